@@ -1,0 +1,33 @@
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Logger } from 'pino';
+import { AppModule } from './app.module';
+import { AppConfig } from './config/config';
+import { AllExceptionsFilter } from './infra/http/all-exceptions.filter';
+import { PinoNestLogger } from './infra/logging/logger';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** Builds the Nest application for the configured roles (used by main.ts and by the end-to-end tests). */
+export async function createApp(config: AppConfig, logger: Logger): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES, trustProxy: true });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoles(config, logger), adapter, {
+    logger: new PinoNestLogger(logger.child({ context: 'nest' })),
+    bufferLogs: false,
+  });
+  acceptJsonSentAsText(adapter);
+  app.useGlobalFilters(new AllExceptionsFilter(logger));
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+  return app;
+}
+
+/**
+ * Hooks and `curl -d` often send JSON as text/plain or form-encoded; parse those as JSON too, so a body is judged by
+ * what it holds (400 when it is not JSON) rather than by its label.
+ */
+function acceptJsonSentAsText(adapter: FastifyAdapter) {
+  const fastify = adapter.getInstance();
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  fastify.removeContentTypeParser(['text/plain', 'application/x-www-form-urlencoded']);
+  fastify.addContentTypeParser(['text/plain', 'application/x-www-form-urlencoded'], { parseAs: 'string' }, parseJson);
+}

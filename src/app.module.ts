@@ -1,0 +1,33 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
+import { Logger } from 'pino';
+import { CategorizeModule } from './categorize/categorize.module';
+import { DeadLetterAdminModule } from './categorize/dead-letter.module';
+import { AppConfig } from './config/config';
+import { ConfigModule } from './config/config.module';
+import { DashboardModule } from './dashboard/dashboard.module';
+import { HealthModule } from './infra/health/health.module';
+import { LoggingModule } from './infra/logging/logging.module';
+import { PrismaModule } from './infra/prisma/prisma.module';
+import { QueueModule } from './infra/queue/queue.module';
+import { IngestModule } from './ingest/ingest.module';
+import { TenancyModule } from './tenancy/tenancy.module';
+
+/** Composition root: shared infrastructure always; feature modules by the roles this process runs. */
+@Module({})
+export class AppModule {
+  static forRoles(config: AppConfig, logger: Logger): DynamicModule {
+    const imports: DynamicModule['imports'] = [
+      ConfigModule.forRoot(config),
+      LoggingModule.forRoot(logger),
+      PrismaModule,
+      QueueModule,
+      TenancyModule,
+      HealthModule,
+    ];
+    if (config.roles.has('api')) imports.push(IngestModule, DashboardModule, DeadLetterAdminModule);
+    if (config.roles.has('worker')) imports.push(CategorizeModule);
+    if (config.roles.has('scheduler')) imports.push(ScheduleModule.forRoot());
+    return { module: AppModule, imports };
+  }
+}

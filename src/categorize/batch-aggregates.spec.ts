@@ -1,0 +1,74 @@
+import { aggregateBatch, hourOf } from './batch-aggregates';
+import { StoredEventRow } from './stored-event';
+
+function row(overrides: Partial<StoredEventRow>): StoredEventRow {
+  return {
+    id: 'e1', tool: 't', status: 'success', arguments: null, result: null, errorType: null, errorMessage: null,
+    errorStack: null, durationMs: null, occurredAt: new Date('2026-05-01T10:20:00Z'), receivedAt: new Date(),
+    agent: null, model: null, framework: null, sessionId: null, traceId: null, runId: null, toolCallId: null,
+    descriptionVersion: null, prompt: null, metadata: null, diagnosis: null, ...overrides,
+  };
+}
+
+function errorRow(id: string, fingerprint: string, occurredAt: string, category = 'overflow'): StoredEventRow {
+  return row({
+    id,
+    status: 'error',
+    occurredAt: new Date(occurredAt),
+    diagnosis: {
+      category: category as never, subtype: null, argumentPath: null, evidence: 'message', wrongArgument: null,
+      intendedArgument: null, offendingValue: null, arrayForScalar: false, messageTemplate: 'm', fingerprint,
+      errorGroupId: `group-${fingerprint}`,
+    },
+  });
+}
+
+describe('hourOf', () => {
+  it('truncates to the start of the UTC hour', () => {
+    expect(hourOf(new Date('2026-05-01T10:59:59.999Z')).toISOString()).toBe('2026-05-01T10:00:00.000Z');
+  });
+});
+
+describe('aggregateBatch', () => {
+  it('counts calls, errors and latency per tool and hour, leaving events without duration out of latency', () => {
+    const { hourly } = aggregateBatch([
+      row({ id: 'a', durationMs: 3 }),
+      row({ id: 'b', durationMs: 7000 }),
+      row({ id: 'c', occurredAt: new Date('2026-05-01T11:00:00Z') }),
+      errorRow('d', 'f1', '2026-05-01T10:01:00Z'),
+    ]);
+    expect(hourly).toHaveLength(2);
+    expect(hourly[0]).toMatchObject({ hour: new Date('2026-05-01T10:00:00Z'), calls: 3, errors: 1, latencyCount: 2, latencySumMs: 7003 });
+    expect(hourly[0].latencyBuckets.reduce((a, b) => a + b, 0)).toBe(2);
+    expect(hourly[1]).toMatchObject({ calls: 1, errors: 0, latencyCount: 0 });
+  });
+
+  it('folds errors into groups with count, first and last seen, and at most five samples', () => {
+    const rows = Array.from({ length: 7 }, (_, i) => errorRow(`e${i}`, 'same', `2026-05-01T10:0${i}:00Z`));
+    rows.push(errorRow('other', 'different', '2026-05-01T09:00:00Z'));
+    const { groups } = aggregateBatch(rows.reverse());
+    const same = groups.find((g) => g.fingerprint === 'same')!;
+    expect(same.count).toBe(7);
+    expect(same.firstSeen.toISOString()).toBe('2026-05-01T10:00:00.000Z');
+    expect(same.lastSeen.toISOString()).toBe('2026-05-01T10:06:00.000Z');
+    expect(same.sampleEventIds).toHaveLength(5);
+    expect(groups.find((g) => g.fingerprint === 'different')!.count).toBe(1);
+  });
+
+  it('counts errors per category and subtype, with an empty subtype for categories that have none', () => {
+    const { hourlyErrors } = aggregateBatch([
+      errorRow('a', 'f1', '2026-05-01T10:00:00Z', 'overflow'),
+      errorRow('b', 'f2', '2026-05-01T10:30:00Z', 'overflow'),
+      errorRow('c', 'f3', '2026-05-01T10:30:00Z', 'timeout'),
+    ]);
+    expect(hourlyErrors.map((r) => [r.category, r.subtype, r.count])).toEqual([
+      ['overflow', '', 2],
+      ['timeout', '', 1],
+    ]);
+  });
+
+  it('returns groups sorted by fingerprint so concurrent batches lock rows in one order', () => {
+    const { groups } = aggregateBatch(['c', 'a', 'b'].map((f, i) => errorRow(`e${i}`, f, '2026-05-01T10:00:00Z')));
+    expect(groups.map((g) => g.fingerprint)).toEqual(['a', 'b', 'c']);
+  });
+});

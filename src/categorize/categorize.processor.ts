@@ -1,0 +1,76 @@
+import { Inject, Injectable, OnApplicationBootstrap, BeforeApplicationShutdown } from '@nestjs/common';
+import { Job, UnrecoverableError, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { Logger } from 'pino';
+import { AppConfig } from '../config/config';
+import { APP_CONFIG } from '../config/config.module';
+import { ROOT_LOGGER } from '../infra/logging/logging.module';
+import { JobName, QueueName } from '../infra/queue/queue.names';
+import { CategorizeBatchPayload } from '../infra/queue/queue.payloads';
+import { createWorkerConnection } from '../infra/redis/redis-connections';
+import { CategorizeService } from './categorize.service';
+import { DeadLetterService } from './dead-letter.service';
+
+/** The BullMQ worker of the events queue: unwraps the job, calls the service, parks jobs out of attempts. */
+@Injectable()
+export class CategorizeProcessor implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private worker?: Worker<CategorizeBatchPayload>;
+  private connection?: Redis;
+  private readonly logger: Logger;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(ROOT_LOGGER) rootLogger: Logger,
+    private readonly categorize: CategorizeService,
+    private readonly deadLetters: DeadLetterService,
+  ) {
+    this.logger = rootLogger.child({ context: 'CategorizeProcessor' });
+  }
+
+  onApplicationBootstrap() {
+    this.connection = createWorkerConnection(this.config.redisUrl);
+    this.connection.on('error', (error) => this.logger.warn({ err: error.message }, 'worker redis connection error'));
+    this.worker = new Worker<CategorizeBatchPayload>(QueueName.Events, (job) => this.process(job), {
+      connection: this.connection,
+      prefix: this.config.queuePrefix,
+      concurrency: this.config.workerConcurrency,
+      lockDuration: this.config.workerLockDurationMs,
+      stalledInterval: Math.max(1000, Math.floor(this.config.workerLockDurationMs / 2)),
+      maxStalledCount: 5,
+    });
+    this.worker.on('error', (error) => this.logger.error({ err: error.message }, 'worker error'));
+    this.logger.info({ concurrency: this.config.workerConcurrency }, 'categorize worker started');
+  }
+
+  async process(job: Job<CategorizeBatchPayload>) {
+    if (job.name !== JobName.CategorizeBatch) throw new UnrecoverableError(`unknown job name ${job.name}`);
+    const startedAt = Date.now();
+    try {
+      const outcome = await this.categorize.categorizeBatch(job.data);
+      this.logger.debug({ jobId: job.id, ...outcome, ms: Date.now() - startedAt }, 'batch stored');
+      return outcome;
+    } catch (error) {
+      const failure = error instanceof Error ? error : new Error(String(error));
+      const isLastAttempt = failure instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      this.logger.warn({ jobId: job.id, attempt: job.attemptsMade + 1, isLastAttempt, err: failure.message }, 'batch failed');
+      if (isLastAttempt) await this.deadLetters.park(job, failure);
+      throw failure;
+    }
+  }
+
+  /** Lets in-flight batches finish (their transactions commit or roll back whole); unfinished ones are retried later. */
+  async beforeApplicationShutdown() {
+    if (!this.worker) return;
+    const closing = this.worker.close();
+    const timedOut = await Promise.race([
+      closing.then(() => false),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(true), this.config.shutdownTimeoutMs).unref()),
+    ]);
+    if (timedOut) {
+      this.logger.warn('in-flight jobs did not finish in time; they will be retried by another worker');
+      await this.worker.close(true);
+    }
+    this.connection?.disconnect();
+    this.logger.info('categorize worker stopped');
+  }
+}

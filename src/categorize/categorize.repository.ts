@@ -1,0 +1,181 @@
+import { Injectable } from '@nestjs/common';
+import { PrismaService } from '../infra/prisma/prisma.service';
+import { ErrorGroupDelta, HourlyErrorRollupDelta, HourlyRollupDelta } from './batch-aggregates';
+import { StoredEventRow } from './stored-event';
+
+type Transaction = Parameters<Parameters<PrismaService['$transaction']>[0]>[0];
+
+export interface BatchAggregates {
+  groups: ErrorGroupDelta[];
+  hourly: HourlyRollupDelta[];
+  hourlyErrors: HourlyErrorRollupDelta[];
+}
+
+const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+
+// Hot path: one multi-row statement per table (unnest of column arrays), all in one transaction per batch.
+const INSERT_EVENTS = `
+INSERT INTO events (project_id, id, tool, status, arguments, result, error_type, error_message, error_stack,
+  duration_ms, occurred_at, received_at, agent, model, framework, session_id, trace_id, run_id, tool_call_id,
+  description_version, prompt, metadata, category, subtype, argument_path, fingerprint, error_group_id, evidence,
+  wrong_argument, intended_argument, offending_value, array_for_scalar)
+SELECT $1::uuid, u.* FROM unnest(
+  $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::jsonb[], $7::text[], $8::text[], $9::text[],
+  $10::float8[], $11::timestamptz[], $12::timestamptz[], $13::text[], $14::text[], $15::text[], $16::text[],
+  $17::text[], $18::text[], $19::text[], $20::int[], $21::text[], $22::jsonb[], $23::text[], $24::text[],
+  $25::text[], $26::text[], $27::uuid[], $28::text[], $29::text[], $30::text[], $31::float8[], $32::boolean[]
+) AS u
+ON CONFLICT (project_id, id) DO NOTHING
+RETURNING id`;
+
+const UPSERT_ERROR_GROUPS = `
+INSERT INTO error_groups AS g (id, project_id, fingerprint, tool, category, subtype, argument_path, message_template,
+  count, first_seen, last_seen, sample_event_ids)
+SELECT u.id, $1::uuid, u.fingerprint, u.tool, u.category, u.subtype, u.argument_path, u.message_template, u.count,
+  u.first_seen, u.last_seen, ARRAY(SELECT jsonb_array_elements_text(u.samples))
+FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::bigint[],
+  $10::timestamptz[], $11::timestamptz[], $12::jsonb[])
+  AS u(id, fingerprint, tool, category, subtype, argument_path, message_template, count, first_seen, last_seen, samples)
+ON CONFLICT (project_id, fingerprint) DO UPDATE SET
+  count = g.count + excluded.count,
+  first_seen = LEAST(g.first_seen, excluded.first_seen),
+  last_seen = GREATEST(g.last_seen, excluded.last_seen),
+  sample_event_ids = (COALESCE(g.sample_event_ids, '{}') || excluded.sample_event_ids)[1:5]`;
+
+const UPSERT_HOURLY_ROLLUPS = `
+INSERT INTO hourly_rollups AS r (project_id, tool, hour, calls, errors, latency_count, latency_sum_ms, latency_buckets)
+SELECT $1::uuid, u.tool, u.hour, u.calls, u.errors, u.latency_count, u.latency_sum_ms,
+  ARRAY(SELECT (jsonb_array_elements_text(u.buckets))::int)
+FROM unnest($2::text[], $3::timestamptz[], $4::int[], $5::int[], $6::int[], $7::float8[], $8::jsonb[])
+  AS u(tool, hour, calls, errors, latency_count, latency_sum_ms, buckets)
+ON CONFLICT (project_id, tool, hour) DO UPDATE SET
+  calls = r.calls + excluded.calls,
+  errors = r.errors + excluded.errors,
+  latency_count = r.latency_count + excluded.latency_count,
+  latency_sum_ms = r.latency_sum_ms + excluded.latency_sum_ms,
+  latency_buckets = ARRAY(
+    SELECT COALESCE(b.old, 0) + COALESCE(b.new, 0)
+    FROM unnest(r.latency_buckets, excluded.latency_buckets) WITH ORDINALITY AS b(old, new, n) ORDER BY b.n)`;
+
+const UPSERT_HOURLY_ERROR_ROLLUPS = `
+INSERT INTO hourly_error_rollups AS r (project_id, tool, hour, category, subtype, count)
+SELECT $1::uuid, u.tool, u.hour, u.category, u.subtype, u.count
+FROM unnest($2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::int[]) AS u(tool, hour, category, subtype, count)
+ON CONFLICT (project_id, tool, hour, category, subtype) DO UPDATE SET count = r.count + excluded.count`;
+
+@Injectable()
+export class CategorizeRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /**
+   * Inserts the events that are not stored yet and folds only those into groups and rollups, atomically: a retried
+   * or duplicated batch changes nothing twice. Returns how many events were new.
+   */
+  async writeBatch(
+    projectId: string,
+    rows: readonly StoredEventRow[],
+    aggregate: (inserted: StoredEventRow[]) => BatchAggregates,
+  ): Promise<number> {
+    if (rows.length === 0) return 0;
+    return this.prisma.$transaction(
+      async (tx) => {
+        const insertedIds = await this.insertEvents(tx, projectId, rows);
+        if (insertedIds.size === 0) return 0;
+        const inserted = rows.filter((row) => insertedIds.has(row.id));
+        const { groups, hourly, hourlyErrors } = aggregate(inserted);
+        await this.upsertErrorGroups(tx, projectId, groups);
+        await this.upsertHourlyRollups(tx, projectId, hourly);
+        await this.upsertHourlyErrorRollups(tx, projectId, hourlyErrors);
+        return inserted.length;
+      },
+      { timeout: 60_000, maxWait: 10_000 },
+    );
+  }
+
+  private async insertEvents(tx: Transaction, projectId: string, rows: readonly StoredEventRow[]): Promise<Set<string>> {
+    const column = <T>(pick: (row: StoredEventRow) => T) => rows.map(pick);
+    const inserted = await tx.$queryRawUnsafe<Array<{ id: string }>>(
+      INSERT_EVENTS,
+      projectId,
+      column((r) => r.id),
+      column((r) => r.tool),
+      column((r) => r.status),
+      column((r) => json(r.arguments)),
+      column((r) => json(r.result)),
+      column((r) => r.errorType),
+      column((r) => r.errorMessage),
+      column((r) => r.errorStack),
+      column((r) => r.durationMs),
+      column((r) => r.occurredAt.toISOString()),
+      column((r) => r.receivedAt.toISOString()),
+      column((r) => r.agent),
+      column((r) => r.model),
+      column((r) => r.framework),
+      column((r) => r.sessionId),
+      column((r) => r.traceId),
+      column((r) => r.runId),
+      column((r) => r.toolCallId),
+      column((r) => r.descriptionVersion),
+      column((r) => r.prompt),
+      column((r) => json(r.metadata)),
+      column((r) => r.diagnosis?.category ?? null),
+      column((r) => r.diagnosis?.subtype ?? null),
+      column((r) => r.diagnosis?.argumentPath?.slice(0, 500) ?? null),
+      column((r) => r.diagnosis?.fingerprint ?? null),
+      column((r) => r.diagnosis?.errorGroupId ?? null),
+      column((r) => r.diagnosis?.evidence ?? null),
+      column((r) => r.diagnosis?.wrongArgument?.slice(0, 200) ?? null),
+      column((r) => r.diagnosis?.intendedArgument?.slice(0, 200) ?? null),
+      column((r) => r.diagnosis?.offendingValue ?? null),
+      column((r) => r.diagnosis?.arrayForScalar ?? false),
+    );
+    return new Set(inserted.map((row) => row.id));
+  }
+
+  private async upsertErrorGroups(tx: Transaction, projectId: string, groups: readonly ErrorGroupDelta[]) {
+    if (groups.length === 0) return;
+    await tx.$executeRawUnsafe(
+      UPSERT_ERROR_GROUPS,
+      projectId,
+      groups.map((g) => g.id),
+      groups.map((g) => g.fingerprint),
+      groups.map((g) => g.tool),
+      groups.map((g) => g.category),
+      groups.map((g) => g.subtype),
+      groups.map((g) => g.argumentPath?.slice(0, 500) ?? null),
+      groups.map((g) => g.messageTemplate),
+      groups.map((g) => g.count),
+      groups.map((g) => g.firstSeen.toISOString()),
+      groups.map((g) => g.lastSeen.toISOString()),
+      groups.map((g) => JSON.stringify(g.sampleEventIds)),
+    );
+  }
+
+  private async upsertHourlyRollups(tx: Transaction, projectId: string, rollups: readonly HourlyRollupDelta[]) {
+    if (rollups.length === 0) return;
+    await tx.$executeRawUnsafe(
+      UPSERT_HOURLY_ROLLUPS,
+      projectId,
+      rollups.map((r) => r.tool),
+      rollups.map((r) => r.hour.toISOString()),
+      rollups.map((r) => r.calls),
+      rollups.map((r) => r.errors),
+      rollups.map((r) => r.latencyCount),
+      rollups.map((r) => r.latencySumMs),
+      rollups.map((r) => JSON.stringify(r.latencyBuckets)),
+    );
+  }
+
+  private async upsertHourlyErrorRollups(tx: Transaction, projectId: string, rollups: readonly HourlyErrorRollupDelta[]) {
+    if (rollups.length === 0) return;
+    await tx.$executeRawUnsafe(
+      UPSERT_HOURLY_ERROR_ROLLUPS,
+      projectId,
+      rollups.map((r) => r.tool),
+      rollups.map((r) => r.hour.toISOString()),
+      rollups.map((r) => r.category),
+      rollups.map((r) => r.subtype),
+      rollups.map((r) => r.count),
+    );
+  }
+}

@@ -1,0 +1,47 @@
+import 'reflect-metadata';
+import { loadConfig } from './config/config';
+import { PrismaService } from './infra/prisma/prisma.service';
+import { ProjectRepository } from './tenancy/project.repository';
+import { ProjectExistsError, ProjectService } from './tenancy/project.service';
+
+const USAGE = `Usage: npm run cli -- <command>
+  project:create NAME          create a project and print its first API key (shown once)
+  key:create PROJECT [NAME]    create another API key for a project and print it
+  key:revoke KEY               revoke an API key at once`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...args] = argv;
+  const prisma = new PrismaService(loadConfig(process.env));
+  const projects = new ProjectService(new ProjectRepository(prisma));
+  try {
+    switch (command) {
+      case 'project:create': {
+        if (!args[0]) break;
+        const { projectId, apiKey } = await projects.createProject(args[0]);
+        console.log(`project ${args[0]} created (id ${projectId})`);
+        console.log(`API key (shown once, store it now): ${apiKey}`);
+        return 0;
+      }
+      case 'key:create': {
+        if (!args[0]) break;
+        console.log(await projects.createKeyForProject(args[0], args[1] ?? 'cli'));
+        return 0;
+      }
+      case 'key:revoke': {
+        if (!args[0]) break;
+        const revoked = await projects.revokeApiKey(args[0]);
+        console.log(revoked ? 'key revoked' : 'no active key matches');
+        return revoked ? 0 : 1;
+      }
+    }
+    console.error(USAGE);
+    return 2;
+  } catch (error) {
+    console.error(error instanceof ProjectExistsError || error instanceof Error ? error.message : error);
+    return 1;
+  } finally {
+    await prisma.$disconnect();
+  }
+}
+
+main(process.argv.slice(2)).then((code) => process.exit(code));

@@ -1,0 +1,142 @@
+import Ajv from 'ajv';
+
+/** The only place that reads process.env: every variable is checked at boot and all problems are reported at once. */
+
+export const ROLE_NAMES = ['api', 'worker', 'scheduler'] as const;
+export type Role = (typeof ROLE_NAMES)[number];
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface AppConfig {
+  nodeEnv: string;
+  isProduction: boolean;
+  databaseUrl: string;
+  redisUrl: string;
+  port: number;
+  host: string;
+  roles: ReadonlySet<Role>;
+  logLevel: LogLevel;
+  devKey: string;
+  /** Prefix of every BullMQ key, so several deployments (or test workers) can share one Redis. */
+  queuePrefix: string;
+  workerConcurrency: number;
+  jobAttempts: number;
+  migrateOnStart: boolean;
+  shutdownTimeoutMs: number;
+  /** How long a worker's hold on a job lasts without renewal; a crashed worker's job is retried after about this. */
+  workerLockDurationMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+const DEFAULTS: Record<string, string> = {
+  NODE_ENV: 'development',
+  DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/toolcoach',
+  REDIS_URL: 'redis://127.0.0.1:6379',
+  PORT: '3000',
+  HOST: '0.0.0.0',
+  ROLES: 'api,worker,scheduler',
+  LOG_LEVEL: 'info',
+  TOOLCOACH_DEV_KEY: 'tc_dev_key',
+  QUEUE_PREFIX: 'toolcoach',
+  WORKER_CONCURRENCY: '4',
+  JOB_ATTEMPTS: '8',
+  MIGRATE_ON_START: 'true',
+  SHUTDOWN_TIMEOUT_MS: '10000',
+  WORKER_LOCK_DURATION_MS: '30000',
+};
+
+const envSchema = {
+  type: 'object',
+  properties: {
+    NODE_ENV: { type: 'string', minLength: 1 },
+    DATABASE_URL: { type: 'string', pattern: '^postgres(ql)?://' },
+    REDIS_URL: { type: 'string', pattern: '^rediss?://' },
+    PORT: { type: 'string', pattern: '^[0-9]{1,5}$' },
+    HOST: { type: 'string', minLength: 1 },
+    ROLES: { type: 'string', pattern: '^\\s*(api|worker|scheduler)\\s*(,\\s*(api|worker|scheduler)\\s*)*$' },
+    LOG_LEVEL: { enum: [...LOG_LEVELS] },
+    TOOLCOACH_DEV_KEY: { type: 'string', minLength: 8 },
+    QUEUE_PREFIX: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,64}$' },
+    WORKER_CONCURRENCY: { type: 'string', pattern: '^[1-9][0-9]{0,2}$' },
+    JOB_ATTEMPTS: { type: 'string', pattern: '^[1-9][0-9]{0,2}$' },
+    MIGRATE_ON_START: { enum: ['true', 'false'] },
+    SHUTDOWN_TIMEOUT_MS: { type: 'string', pattern: '^[0-9]{1,7}$' },
+    WORKER_LOCK_DURATION_MS: { type: 'string', pattern: '^[1-9][0-9]{3,6}$' },
+  },
+} as const;
+
+const HINTS: Record<string, string> = {
+  DATABASE_URL: 'a postgresql:// URL',
+  REDIS_URL: 'a redis:// or rediss:// URL',
+  PORT: 'a TCP port number (1-65535)',
+  ROLES: `a comma list of ${ROLE_NAMES.join(', ')}`,
+  LOG_LEVEL: `one of ${LOG_LEVELS.join(', ')}`,
+  TOOLCOACH_DEV_KEY: 'a string of at least 8 characters',
+  QUEUE_PREFIX: 'letters, digits, _ . - (1-64)',
+  WORKER_CONCURRENCY: 'an integer from 1 to 999',
+  JOB_ATTEMPTS: 'an integer from 1 to 999',
+  MIGRATE_ON_START: 'true or false',
+  SHUTDOWN_TIMEOUT_MS: 'milliseconds, an integer',
+  WORKER_LOCK_DURATION_MS: 'milliseconds, from 1000 to 9999999',
+};
+
+const validateEnv = new Ajv({ allErrors: true }).compile(envSchema);
+
+export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
+  const raw: Record<string, string> = {};
+  for (const key of Object.keys(DEFAULTS)) {
+    const value = env[key];
+    raw[key] = value === undefined || value === '' ? DEFAULTS[key] : value;
+  }
+  const problems: string[] = [];
+  if (!validateEnv(raw)) {
+    const seen = new Set<string>();
+    for (const error of validateEnv.errors ?? []) {
+      const key = error.instancePath.slice(1);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      problems.push(`${key}=${JSON.stringify(raw[key])} is invalid: expected ${HINTS[key] ?? error.message}`);
+    }
+  }
+  const port = Number(raw.PORT);
+  if (!problems.some((p) => p.startsWith('PORT=')) && (port < 1 || port > 65535)) {
+    problems.push(`PORT=${JSON.stringify(raw.PORT)} is invalid: expected ${HINTS.PORT}`);
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const nodeEnv = raw.NODE_ENV;
+  return {
+    nodeEnv,
+    isProduction: nodeEnv === 'production',
+    databaseUrl: raw.DATABASE_URL,
+    redisUrl: raw.REDIS_URL,
+    port,
+    host: raw.HOST,
+    roles: new Set(raw.ROLES.split(',').map((r) => r.trim() as Role)),
+    logLevel: raw.LOG_LEVEL as LogLevel,
+    devKey: raw.TOOLCOACH_DEV_KEY,
+    queuePrefix: raw.QUEUE_PREFIX,
+    workerConcurrency: Number(raw.WORKER_CONCURRENCY),
+    jobAttempts: Number(raw.JOB_ATTEMPTS),
+    migrateOnStart: raw.MIGRATE_ON_START === 'true',
+    shutdownTimeoutMs: Number(raw.SHUTDOWN_TIMEOUT_MS),
+    workerLockDurationMs: Number(raw.WORKER_LOCK_DURATION_MS),
+  };
+}
+
+/** A URL safe to print: the password is replaced. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '<unparseable URL>';
+  }
+}

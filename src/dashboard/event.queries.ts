@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import { PrismaService } from '../infra/prisma/prisma.service';
+import { Prisma } from '../generated/prisma/client';
+
+export interface EventFilter {
+  tool?: string;
+  status?: string;
+  category?: string;
+  from?: Date;
+  to?: Date;
+  /** Position after which to continue, newest first. */
+  after?: { occurredAt: Date; id: string };
+  limit: number;
+}
+
+const EVENT_SELECT = {
+  id: true,
+  tool: true,
+  status: true,
+  arguments: true,
+  result: true,
+  errorType: true,
+  errorMessage: true,
+  errorStack: true,
+  durationMs: true,
+  occurredAt: true,
+  receivedAt: true,
+  storedAt: true,
+  agent: true,
+  model: true,
+  framework: true,
+  sessionId: true,
+  traceId: true,
+  runId: true,
+  toolCallId: true,
+  descriptionVersion: true,
+  prompt: true,
+  metadata: true,
+  category: true,
+  subtype: true,
+  argumentPath: true,
+  fingerprint: true,
+  errorGroupId: true,
+  evidence: true,
+  wrongArgument: true,
+  intendedArgument: true,
+  offendingValue: true,
+  arrayForScalar: true,
+} satisfies Prisma.EventSelect;
+
+export type EventRecord = Prisma.EventGetPayload<{ select: typeof EVENT_SELECT }>;
+
+/** Read-only queries over stored events, always scoped to one project. */
+@Injectable()
+export class EventQueries {
+  constructor(private readonly prisma: PrismaService) {}
+
+  findEvent(projectId: string, id: string): Promise<EventRecord | null> {
+    return this.prisma.event.findUnique({ where: { projectId_id: { projectId, id } }, select: EVENT_SELECT });
+  }
+
+  /** Newest first; keyset pagination on (occurred_at, id) so pages stay stable while events arrive. */
+  listEvents(projectId: string, filter: EventFilter): Promise<EventRecord[]> {
+    const where: Prisma.EventWhereInput = { projectId };
+    if (filter.tool) where.tool = filter.tool;
+    if (filter.status) where.status = filter.status;
+    if (filter.category) where.category = filter.category;
+    if (filter.from || filter.to) where.occurredAt = { gte: filter.from, lt: filter.to };
+    if (filter.after) {
+      const { occurredAt, id } = filter.after;
+      where.AND = [{ OR: [{ occurredAt: { lt: occurredAt } }, { occurredAt, id: { lt: id } }] }];
+    }
+    return this.prisma.event.findMany({
+      where,
+      select: EVENT_SELECT,
+      orderBy: [{ occurredAt: 'desc' }, { id: 'desc' }],
+      take: filter.limit,
+    });
+  }
+}

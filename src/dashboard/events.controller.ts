@@ -1,0 +1,82 @@
+import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
+import { CATEGORIES } from '../diagnosis';
+import { ApiError } from '../infra/http/api-error';
+import { decodeCursor, encodeCursor } from '../infra/http/cursor';
+import { compileQueryValidator } from '../infra/http/query-validator';
+import { ApiKeyGuard } from '../tenancy/api-key.guard';
+import { CurrentProject } from '../tenancy/current-project.decorator';
+import { AuthenticatedProject } from '../tenancy/project.repository';
+import { EventQueries, EventRecord } from './event.queries';
+
+interface ListEventsQuery {
+  tool?: string;
+  status?: 'success' | 'error';
+  category?: string;
+  from?: string;
+  to?: string;
+  cursor?: string;
+  limit: number;
+}
+
+const validateListQuery = compileQueryValidator<ListEventsQuery>({
+  properties: {
+    tool: { type: 'string', minLength: 1, maxLength: 200 },
+    status: { enum: ['success', 'error'] },
+    category: { enum: [...CATEGORIES] },
+    from: { type: 'string', format: 'date-time' },
+    to: { type: 'string', format: 'date-time' },
+    cursor: { type: 'string', minLength: 1, maxLength: 400 },
+    limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+  },
+});
+
+@Controller('v1/events')
+@UseGuards(ApiKeyGuard)
+export class EventsController {
+  constructor(private readonly events: EventQueries) {}
+
+  @Get()
+  async list(@CurrentProject() project: AuthenticatedProject, @Query() rawQuery: unknown) {
+    const query = validateListQuery(rawQuery);
+    const after = query.cursor ? decodeEventCursor(query.cursor) : undefined;
+    const rows = await this.events.listEvents(project.projectId, {
+      tool: query.tool,
+      status: query.status,
+      category: query.category,
+      from: query.from ? new Date(query.from) : undefined,
+      to: query.to ? new Date(query.to) : undefined,
+      after,
+      limit: query.limit + 1,
+    });
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    const nextCursor = rows.length > query.limit && last ? encodeCursor([last.occurredAt.toISOString(), last.id]) : null;
+    return { items: page.map(toEventView), nextCursor };
+  }
+
+  @Get(':id')
+  async get(@CurrentProject() project: AuthenticatedProject, @Param('id') id: string) {
+    const event = id.length <= 128 ? await this.events.findEvent(project.projectId, id) : null;
+    if (!event) throw new ApiError(404, 'not_found', `No event ${JSON.stringify(id.slice(0, 128))} in this project`);
+    return toEventView(event);
+  }
+}
+
+function decodeEventCursor(cursor: string): { occurredAt: Date; id: string } {
+  const value = decodeCursor(cursor);
+  if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') {
+    const occurredAt = new Date(value[0]);
+    if (!Number.isNaN(occurredAt.getTime())) return { occurredAt, id: value[1] };
+  }
+  throw new ApiError(400, 'invalid_query', 'Invalid query parameter cursor', {
+    details: [{ path: '/query/cursor', message: 'is not a cursor this API issued' }],
+  });
+}
+
+export function toEventView(event: EventRecord) {
+  const { errorType, errorMessage, errorStack, ...rest } = event;
+  return {
+    ...rest,
+    error: errorMessage === null ? null : { type: errorType, message: errorMessage, stack: errorStack },
+  };
+}

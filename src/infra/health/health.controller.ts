@@ -1,0 +1,45 @@
+import { Controller, Get, Res } from '@nestjs/common';
+import { FastifyReply } from 'fastify';
+import { PrismaService } from '../prisma/prisma.service';
+import { QueueProducer } from '../queue/queue.producer';
+
+const CHECK_TIMEOUT_MS = 2000;
+
+@Controller()
+export class HealthController {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly producer: QueueProducer,
+  ) {}
+
+  /** The process is up and serving. */
+  @Get('healthz')
+  health() {
+    return { status: 'ok' };
+  }
+
+  /** Postgres and Redis are reachable: 200 when both are, 503 naming the one that is not. */
+  @Get('readyz')
+  async ready(@Res({ passthrough: true }) reply: FastifyReply) {
+    const [postgres, redis] = await Promise.all([this.isPostgresReachable(), this.producer.isRedisReachable()]);
+    const isReady = postgres && redis;
+    reply.status(isReady ? 200 : 503);
+    return { status: isReady ? 'ready' : 'unavailable', checks: { postgres: up(postgres), redis: up(redis) } };
+  }
+
+  private async isPostgresReachable(): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        this.prisma.$queryRawUnsafe('SELECT 1').then(() => true),
+        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), CHECK_TIMEOUT_MS))),
+      ]);
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+const up = (ok: boolean) => (ok ? 'up' : 'down');

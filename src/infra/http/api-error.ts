@@ -1,0 +1,33 @@
+/** A field-level problem: JSON Pointer into the request (body or query) and what is wrong there. */
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export interface ApiErrorOptions {
+  details?: readonly FieldError[];
+  headers?: Record<string, string>;
+  /** Fields answered beside `error`, for endpoints whose error body has a documented shape of its own. */
+  body?: Record<string, unknown>;
+}
+
+/** An error the API answers with as-is: `{error: {code, message, details?}}` and the given status. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly options: ApiErrorOptions = {},
+  ) {
+    super(message);
+  }
+
+  get headers(): Record<string, string> {
+    return this.options.headers ?? {};
+  }
+
+  toBody() {
+    const { details, body } = this.options;
+    return { ...body, error: { code: this.code, message: this.message, ...(details ? { details } : {}) } };
+  }
+}

@@ -1,0 +1,13 @@
+/**
+ * Queue and job names are a persisted contract: jobs already in Redis carry them. Renaming one needs a migration plan
+ * (drain the old queue with the old name first).
+ */
+export enum QueueName {
+  Events = 'events',
+  /** Jobs of any queue that failed their last attempt; kept until replayed. Has no worker. */
+  DeadLetter = 'dead-letter',
+}
+
+export enum JobName {
+  CategorizeBatch = 'categorize-batch',
+}

@@ -1,0 +1,46 @@
+import { JobName, QueueName } from './queue.names';
+
+/** An event as accepted by the API: validated, defaults applied, oversize fields truncated. */
+export interface AcceptedEvent {
+  id: string;
+  tool: string;
+  status: 'success' | 'error';
+  arguments?: unknown;
+  result?: unknown;
+  error?: { type?: string; message: string; stack?: string };
+  durationMs?: number;
+  occurredAt: string;
+  agent?: string;
+  model?: string;
+  framework?: string;
+  sessionId?: string;
+  traceId?: string;
+  runId?: string;
+  toolCallId?: string;
+  descriptionVersion?: number;
+  prompt?: string;
+  metadata?: Record<string, unknown>;
+}
+
+export interface CategorizeBatchPayload {
+  projectId: string;
+  receivedAt: string;
+  events: AcceptedEvent[];
+}
+
+/** What a dead-letter job holds: the original job, so it can be replayed as it was. */
+export interface DeadLetterPayload {
+  queue: QueueName;
+  jobName: JobName;
+  originalJobId: string;
+  projectId: string;
+  data: CategorizeBatchPayload;
+  failedReason: string;
+  attemptsMade: number;
+  failedAt: string;
+}
+
+/** One type map from job name to payload: producers and processors agree through it. */
+export interface JobPayloads {
+  [JobName.CategorizeBatch]: CategorizeBatchPayload;
+}

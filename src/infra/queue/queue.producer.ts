@@ -1,0 +1,92 @@
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { AppConfig } from '../../config/config';
+import { APP_CONFIG } from '../../config/config.module';
+import { createProducerConnection } from '../redis/redis-connections';
+import { JobName, QueueName } from './queue.names';
+import { CategorizeBatchPayload, DeadLetterPayload, JobPayloads } from './queue.payloads';
+
+export class QueueUnavailableError extends Error {}
+
+/** Default job options per queue: retries with exponential backoff; finished jobs are trimmed, failed ones kept. */
+export function eventsJobOptions(attempts: number) {
+  return {
+    attempts,
+    backoff: { type: 'exponential' as const, delay: 500 },
+    removeOnComplete: { age: 3600, count: 10000 },
+    removeOnFail: false,
+  };
+}
+
+const ENQUEUE_TIMEOUT_MS = 3000;
+
+/** The typed producer: the only way the app puts jobs on a queue. */
+@Injectable()
+export class QueueProducer implements OnModuleDestroy {
+  private readonly connection: Redis;
+  private readonly eventsQueue: Queue;
+  private readonly deadLetterQueue: Queue;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    this.connection = createProducerConnection(config.redisUrl);
+    // An unreachable Redis is reported per request (503), not as an unhandled 'error' event.
+    this.connection.on('error', () => undefined);
+    const options = { connection: this.connection, prefix: config.queuePrefix };
+    this.eventsQueue = new Queue(QueueName.Events, options);
+    this.deadLetterQueue = new Queue(QueueName.DeadLetter, options);
+    this.eventsQueue.on('error', () => undefined);
+    this.deadLetterQueue.on('error', () => undefined);
+  }
+
+  /** Resolves once Redis has the job; rejects with QueueUnavailableError when it cannot be queued. */
+  async enqueueCategorizeBatch(jobId: string, payload: CategorizeBatchPayload): Promise<void> {
+    await this.add(JobName.CategorizeBatch, jobId, payload);
+  }
+
+  async enqueueDeadLetter(jobId: string, payload: DeadLetterPayload): Promise<void> {
+    await this.withTimeout(
+      this.deadLetterQueue.add(payload.jobName, payload, { jobId, removeOnComplete: false, removeOnFail: false }),
+    );
+  }
+
+  get events(): Queue {
+    return this.eventsQueue;
+  }
+
+  get deadLetters(): Queue {
+    return this.deadLetterQueue;
+  }
+
+  async isRedisReachable(): Promise<boolean> {
+    try {
+      return (await this.withTimeout(this.connection.ping())) === 'PONG';
+    } catch {
+      return false;
+    }
+  }
+
+  private async add<N extends JobName>(name: N, jobId: string, payload: JobPayloads[N]): Promise<void> {
+    if (this.connection.status !== 'ready') throw new QueueUnavailableError(`redis is ${this.connection.status}`);
+    await this.withTimeout(this.eventsQueue.add(name, payload, { ...eventsJobOptions(this.config.jobAttempts), jobId }));
+  }
+
+  private async withTimeout<T>(promise: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new QueueUnavailableError('redis did not answer in time')), ENQUEUE_TIMEOUT_MS);
+    });
+    try {
+      return await Promise.race([promise, timeout]);
+    } catch (error) {
+      throw error instanceof QueueUnavailableError ? error : new QueueUnavailableError(String(error));
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async onModuleDestroy() {
+    await Promise.allSettled([this.eventsQueue.close(), this.deadLetterQueue.close()]);
+    this.connection.disconnect();
+  }
+}

@@ -1,0 +1,20 @@
+import { Redis, RedisOptions } from 'ioredis';
+
+/**
+ * BullMQ needs two kinds of connection. Workers block on Redis and must retry forever (maxRetriesPerRequest: null).
+ * Producers on the request path must fail fast when Redis is gone, so the API can answer 503 instead of hanging:
+ * no offline queue, one retry.
+ */
+export function createWorkerConnection(url: string): Redis {
+  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false });
+}
+
+export function createProducerConnection(url: string, options: RedisOptions = {}): Redis {
+  return new Redis(url, {
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    connectTimeout: 2000,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+    ...options,
+  });
+}

@@ -1,0 +1,64 @@
+import { Redis } from 'ioredis';
+import { Client } from 'pg';
+import { AppConfig, redactUrl } from '../config/config';
+
+const CONNECT_TIMEOUT_MS = 3000;
+const START_HINT = 'Start it with `docker compose up -d db redis` (or your own service), or set';
+
+/** Checks that Postgres and Redis answer before anything else starts; returns one message per unreachable service. */
+export async function findUnreachableServices(config: AppConfig): Promise<string[]> {
+  const problems: string[] = [];
+  try {
+    await ensureDatabase(config.databaseUrl);
+  } catch (error) {
+    problems.push(
+      `Postgres is unreachable at ${redactUrl(config.databaseUrl)} (${describe(error)}). ${START_HINT} DATABASE_URL.`,
+    );
+  }
+  const redis = new Redis(config.redisUrl, {
+    lazyConnect: true,
+    connectTimeout: CONNECT_TIMEOUT_MS,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+  });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (error) {
+    problems.push(`Redis is unreachable at ${redactUrl(config.redisUrl)} (${describe(error)}). ${START_HINT} REDIS_URL.`);
+  } finally {
+    redis.disconnect();
+  }
+  return problems;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) return describe(error.errors[0]);
+  if (error instanceof Error) return (error as NodeJS.ErrnoException).code ?? error.message;
+  return String(error);
+}
+
+/** Connects once; when the server is up but the database does not exist yet, creates it (first run on a new machine). */
+async function ensureDatabase(databaseUrl: string): Promise<void> {
+  try {
+    await query(databaseUrl, 'SELECT 1');
+  } catch (error) {
+    if ((error as { code?: string }).code !== '3D000') throw error;
+    const url = new URL(databaseUrl);
+    const name = decodeURIComponent(url.pathname.slice(1));
+    url.pathname = '/postgres';
+    await query(url.toString(), `CREATE DATABASE "${name.replaceAll('"', '""')}"`);
+  }
+}
+
+async function query(connectionString: string, sql: string): Promise<void> {
+  const client = new Client({ connectionString, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  try {
+    await client.connect();
+    await client.query(sql);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,18 @@
+import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
+import { ApiKeyGuard } from '../tenancy/api-key.guard';
+import { CurrentProject } from '../tenancy/current-project.decorator';
+import { AuthenticatedProject } from '../tenancy/project.repository';
+import { IngestResult, IngestService } from './ingest.service';
+
+@Controller('v1/events')
+@UseGuards(ApiKeyGuard)
+export class IngestController {
+  constructor(private readonly ingest: IngestService) {}
+
+  /** 202: every accepted event is durably queued; rejected ones are listed with the field at fault. */
+  @Post()
+  @HttpCode(202)
+  postEvents(@CurrentProject() project: AuthenticatedProject, @Body() body: unknown): Promise<IngestResult> {
+    return this.ingest.ingest(project.projectId, body);
+  }
+}

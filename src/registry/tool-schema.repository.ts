@@ -1,0 +1,30 @@
+import { Injectable } from '@nestjs/common';
+import { PrismaService } from '../infra/prisma/prisma.service';
+
+export interface ToolSchemaRow {
+  name: string;
+  version: number;
+  parameters: Record<string, unknown> | null;
+}
+
+@Injectable()
+export class ToolSchemaRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async findActiveToolSchemas(projectId: string, names: readonly string[]): Promise<ToolSchemaRow[]> {
+    if (names.length === 0) return [];
+    const rows = await this.prisma.tool.findMany({
+      where: { projectId, name: { in: [...names] }, archivedAt: null },
+      select: { name: true, version: true, parameters: true },
+    });
+    return rows.map((row) => ({
+      name: row.name,
+      version: row.version,
+      parameters: isObject(row.parameters) ? row.parameters : null,
+    }));
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

@@ -1,0 +1,104 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { randomBytes } from 'node:crypto';
+import { createApp } from '../../src/app.factory';
+import { AppConfig, loadConfig } from '../../src/config/config';
+import { createRootLogger } from '../../src/infra/logging/logger';
+import { ProjectService } from '../../src/tenancy/project.service';
+import { createTestDatabase, TestDatabase } from './test-database';
+import { REDIS_URL } from './test-env';
+
+export interface TestApp {
+  app: NestFastifyApplication;
+  config: AppConfig;
+  db: TestDatabase;
+  baseUrl: string;
+  /** API key of a fresh project created for this test file. */
+  apiKey: string;
+  projectId: string;
+  request(method: string, path: string, options?: { body?: unknown; rawBody?: string; headers?: Record<string, string>; key?: string | null }): Promise<TestResponse>;
+  createProject(name: string): Promise<{ projectId: string; apiKey: string }>;
+  close(): Promise<void>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+/**
+ * Boots the real application (api + worker by default) on a random port against a database and a BullMQ prefix of its
+ * own, so test files never see each other's rows or jobs.
+ */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const db = await createTestDatabase();
+  const queuePrefix = `tc-test-${randomBytes(4).toString('hex')}`;
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: db.url,
+    REDIS_URL,
+    ROLES: 'api,worker',
+    LOG_LEVEL: 'silent',
+    QUEUE_PREFIX: queuePrefix,
+    JOB_ATTEMPTS: '3',
+    WORKER_LOCK_DURATION_MS: '2000',
+    ...env,
+  });
+  const app = await createApp(config, createRootLogger(config.logLevel));
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.getHttpServer().address() as { port: number };
+  const baseUrl = `http://127.0.0.1:${address.port}`;
+  const projects = app.get(ProjectService);
+  const project = await projects.createProject(`test-${randomBytes(3).toString('hex')}`);
+
+  const request: TestApp['request'] = async (method, path, options = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    const key = options.key === undefined ? project.apiKey : options.key;
+    if (key !== null) headers.authorization = `Bearer ${key}`;
+    let payload: string | undefined = options.rawBody;
+    if (options.body !== undefined) {
+      payload = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(baseUrl + path, { method, headers, body: payload });
+    const text = await response.text();
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.status, headers: response.headers, body };
+  };
+
+  return {
+    app,
+    config,
+    db,
+    baseUrl,
+    apiKey: project.apiKey,
+    projectId: project.projectId,
+    request,
+    createProject: (name) => projects.createProject(name),
+    async close() {
+      await app.close();
+      await db.drop();
+    },
+  };
+}
+
+/** Polls until `check` returns a value that is not undefined, or fails after `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000, intervalMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+  throw new Error(`condition not met within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ''}`);
+}
