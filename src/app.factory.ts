@@ -22,12 +22,11 @@ export async function createApp(config: AppConfig, logger: Logger): Promise<Nest
 }
 
 /**
- * Hooks and `curl -d` often send JSON as text/plain or form-encoded; parse those as JSON too, so a body is judged by
- * what it holds (400 when it is not JSON) rather than by its label.
+ * Browser beacons and some hooks send JSON labelled text/plain; parse it as JSON, so the body is judged by what it
+ * holds (400 when it is not JSON) rather than by its label.
  */
 function acceptJsonSentAsText(adapter: FastifyAdapter) {
   const fastify = adapter.getInstance();
-  const parseJson = fastify.getDefaultJsonParser('error', 'error');
-  fastify.removeContentTypeParser(['text/plain', 'application/x-www-form-urlencoded']);
-  fastify.addContentTypeParser(['text/plain', 'application/x-www-form-urlencoded'], { parseAs: 'string' }, parseJson);
+  fastify.removeContentTypeParser('text/plain');
+  fastify.addContentTypeParser('text/plain', { parseAs: 'string' }, fastify.getDefaultJsonParser('error', 'error'));
 }

@@ -22,8 +22,11 @@ export class AllExceptionsFilter implements ExceptionFilter {
   private toApiError(exception: unknown): ApiError {
     if (exception instanceof ApiError) return exception;
     if (exception instanceof HttpException) {
+      // Nest wraps Fastify's body-parsing errors; answer those by their Fastify code
+      const fromFastify = exception.cause ? apiErrorFromFastify(exception.cause as FastifyError) : null;
+      if (fromFastify) return fromFastify;
       const status = exception.getStatus();
-      const code = status === 404 ? 'not_found' : status === 405 ? 'method_not_allowed' : 'http_error';
+      const code = status === 404 ? 'not_found' : status === 400 ? 'bad_request' : 'http_error';
       return new ApiError(status, code, exception.message);
     }
     const fromFastify = apiErrorFromFastify(exception as FastifyError);

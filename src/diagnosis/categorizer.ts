@@ -1,0 +1,193 @@
+import { matchArgumentName } from './argument-name-matcher';
+import {
+  type ParsedArguments,
+  asNumber,
+  isPlainObject,
+  parseArguments,
+  singleNumericArgument,
+  valueAtPointer,
+} from './argument-values';
+import type { ArgumentSchema, Diagnosis, DiagnosisInput, EvidenceSource } from './diagnosis.types';
+import { type Finding, encodePointerSegment, lastSegment } from './finding';
+import { findMessageEvidence, rangeDirection } from './message-evidence';
+import {
+  declaredProperties,
+  declaredTypesOf,
+  findSchemaEvidence,
+  isScalarTypeList,
+  requiredProperties,
+} from './schema-evidence';
+
+// Evidence precedence (shared/taxonomy.md): the arguments checked against the registered schema decide first;
+// when they pass, the error message decides; with neither, the call is `unknown`.
+
+const UNKNOWN: Diagnosis = Object.freeze({
+  category: 'unknown',
+  subtype: null,
+  argumentPath: null,
+  evidence: 'none',
+  wrongArgument: null,
+  intendedArgument: null,
+  offendingValue: null,
+  arrayForScalar: false,
+});
+
+export function diagnose(input: DiagnosisInput): Diagnosis {
+  try {
+    return diagnoseOrThrow(input);
+  } catch {
+    // Input is arbitrary user telemetry; a diagnosis we cannot make must never fail the batch it belongs to.
+    return { ...UNKNOWN };
+  }
+}
+
+function diagnoseOrThrow(input: DiagnosisInput): Diagnosis {
+  const args = parseArguments(input?.arguments);
+  const schema = isUsableSchema(input?.schema) ? input.schema : null;
+
+  if (schema && args.kind !== 'absent') {
+    const finding = findSchemaEvidence(schema, args);
+    if (finding) return complete(finding, 'schema', args, schema);
+  }
+
+  const evidence = findMessageEvidence(input?.error);
+  if (!evidence) return { ...UNKNOWN };
+  const effectiveArgs =
+    args.kind === 'absent' && evidence.printedArguments !== undefined ? parseArguments(evidence.printedArguments) : args;
+  const finding = resolveRename(resolveKeyLookup(evidence.finding, effectiveArgs, schema), effectiveArgs, schema);
+  return complete(finding, 'message', effectiveArgs, schema);
+}
+
+function isUsableSchema(schema: ArgumentSchema | null | undefined): schema is ArgumentSchema {
+  return typeof schema?.validate === 'function' && isPlainObject(schema.json);
+}
+
+/**
+ * KeyError('n') is the tool's own lookup failing: a missing argument when the tool expected `n` from the call
+ * (declared by the schema, or simply absent from the arguments), an internal bug otherwise.
+ */
+function resolveKeyLookup(finding: Finding, args: ParsedArguments, schema: ArgumentSchema | null): Finding {
+  if (finding.keyName === undefined) return finding;
+  const key = finding.keyName;
+  if (!key || args.kind !== 'object' || Object.prototype.hasOwnProperty.call(args.value, key)) return finding;
+  // The tool looked up the model's value in its own table (KeyError: 'Atlantis'): a value it does not support.
+  const holder = Object.entries(args.value).find(([, value]) => value === key);
+  if (holder) {
+    return { category: 'out_of_range', subtype: 'not_in_enum', argumentPath: `/${encodePointerSegment(holder[0])}` };
+  }
+  const declared = schema ? declaredProperties(schema.json) : [];
+  if (schema && declared.length > 0 && !declared.includes(key)) return finding;
+  return { category: 'argument_mismatch', subtype: 'missing_argument', argumentPath: `/${encodePointerSegment(key)}` };
+}
+
+/**
+ * A message that reports `number` missing while the call carried `numbers` describes one mistake, a rename: the
+ * same reading the schema path gives (see selectPrimaryFinding).
+ */
+function resolveRename(finding: Finding, args: ParsedArguments, schema: ArgumentSchema | null): Finding {
+  if (finding.subtype !== 'missing_argument' || !finding.argumentPath || args.kind !== 'object') return finding;
+  if (finding.argumentPath.lastIndexOf('/') !== 0) return finding;
+  const missingName = lastSegment(finding.argumentPath);
+  const declared = schema ? declaredProperties(schema.json) : [];
+  const strangers = Object.keys(args.value).filter((key) => key !== missingName && !declared.includes(key));
+  const renamed = strangers.find((key) => matchArgumentName(key, [missingName]) === missingName);
+  if (!renamed) return finding;
+  return {
+    category: 'argument_mismatch',
+    subtype: 'unknown_argument',
+    argumentPath: `/${encodePointerSegment(renamed)}`,
+    wrongArgument: renamed,
+    intendedArgument: missingName,
+  };
+}
+
+function complete(finding: Finding, evidence: EvidenceSource, args: ParsedArguments, schema: ArgumentSchema | null): Diagnosis {
+  const argsObject = args.kind === 'object' ? args.value : null;
+  let argumentPath = finding.argumentPath;
+  let wrongArgument: string | null = null;
+  let intendedArgument: string | null = null;
+  let offendingValue: number | null = null;
+  let arrayForScalar = false;
+  let subtype = finding.subtype;
+
+  if (finding.subtype === 'unknown_argument') {
+    wrongArgument = finding.wrongArgument ?? (argumentPath ? lastSegment(argumentPath) : null);
+    if (!wrongArgument && argsObject && schema) {
+      wrongArgument = undeclaredArguments(argsObject, schema)[0] ?? null;
+      if (wrongArgument) argumentPath = `/${encodePointerSegment(wrongArgument)}`;
+    }
+    intendedArgument = finding.intendedArgument ?? (wrongArgument ? intendedFromSchema(wrongArgument, argsObject, schema) : null);
+    const wrongValue = argsObject && wrongArgument ? argsObject[wrongArgument] : undefined;
+    if (Array.isArray(wrongValue) && intendedArgument) {
+      const intendedTypes = schema ? declaredTypesOf(schema.json, intendedArgument) : [];
+      arrayForScalar = intendedTypes.length > 0
+        ? isScalarTypeList(intendedTypes)
+        : matchArgumentName(wrongArgument ?? '', [intendedArgument]) === intendedArgument && wrongArgument !== intendedArgument;
+    }
+  }
+
+  if (finding.subtype === 'type_mismatch') {
+    const value = argumentPath ? valueAtPointer(argsObject, argumentPath) : undefined;
+    // The taxonomy counts null where a value is required as missing, whichever library reported it as a type.
+    if (value === null) subtype = 'missing_argument';
+    const declaredTypes = schema && argumentPath ? declaredTypesOf(schema.json, lastSegment(argumentPath)) : [];
+    arrayForScalar =
+      finding.isArrayForScalar === true ||
+      (Array.isArray(value) && (declaredTypes.length === 0 || isScalarTypeList(declaredTypes)));
+  }
+
+  if (finding.category === 'out_of_range' || finding.category === 'overflow') {
+    const located = locateOffendingValue(finding, argumentPath, argsObject);
+    offendingValue = located.value;
+    argumentPath = located.path;
+    if (finding.rangeText !== undefined) subtype = rangeDirection(finding.rangeText, offendingValue);
+  }
+
+  return {
+    category: finding.category,
+    subtype,
+    argumentPath,
+    evidence,
+    wrongArgument,
+    intendedArgument,
+    offendingValue,
+    arrayForScalar,
+  };
+}
+
+/** The value at the reported path; else the only numeric argument (and its path); else a value the message states. */
+function locateOffendingValue(
+  finding: Finding,
+  path: string | null,
+  args: Record<string, unknown> | null,
+): { value: number | null; path: string | null } {
+  if (path && args) {
+    const atPath = valueAtPointer(args, path);
+    if (atPath !== undefined) return { value: asNumber(atPath), path };
+  }
+  if (args && finding.impliedValue !== undefined) {
+    const holders = Object.entries(args).filter(([, value]) => asNumber(value) === finding.impliedValue);
+    if (holders.length === 1) return { value: finding.impliedValue, path: path ?? `/${encodePointerSegment(holders[0][0])}` };
+  }
+  // Only numeric limits read the lone number in the call; an enum or format problem is about some other value.
+  const isNumericLimit = finding.category === 'overflow' || finding.subtype === 'above_maximum' || finding.subtype === 'below_minimum';
+  if (args && !path && isNumericLimit) {
+    const single = singleNumericArgument(args);
+    if (single) return { value: single[1], path: `/${encodePointerSegment(single[0])}` };
+  }
+  return { value: finding.statedValue ?? null, path };
+}
+
+function undeclaredArguments(args: Record<string, unknown>, schema: ArgumentSchema): string[] {
+  const declared = declaredProperties(schema.json);
+  return declared.length === 0 ? [] : Object.keys(args).filter((name) => !declared.includes(name));
+}
+
+/** Prefers declared names the call left out (a rename leaves its target missing), then any declared name. */
+function intendedFromSchema(wrong: string, args: Record<string, unknown> | null, schema: ArgumentSchema | null): string | null {
+  if (!schema) return null;
+  const declared = declaredProperties(schema.json);
+  const absent = declared.filter((name) => !args || !Object.prototype.hasOwnProperty.call(args, name));
+  const missingRequired = requiredProperties(schema.json).filter((name) => absent.includes(name));
+  return matchArgumentName(wrong, missingRequired) ?? matchArgumentName(wrong, absent) ?? matchArgumentName(wrong, declared);
+}

@@ -1,0 +1,74 @@
+// The contract between the worker and the pure diagnosis core (see ../shared/taxonomy.md).
+// Category and subtype strings are persisted in events, error groups and rollups: renaming one needs a migration.
+
+export const CATEGORIES = [
+  'argument_mismatch',
+  'out_of_range',
+  'overflow',
+  'unknown_tool',
+  'timeout',
+  'runtime_error',
+  'unknown',
+] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+export const SUBTYPES = [
+  'missing_argument',
+  'unknown_argument',
+  'type_mismatch',
+  'malformed_arguments',
+  'above_maximum',
+  'below_minimum',
+  'not_in_enum',
+  'invalid_format',
+] as const;
+export type Subtype = (typeof SUBTYPES)[number];
+
+/** Which piece of evidence decided the category. */
+export type EvidenceSource = 'schema' | 'message' | 'none';
+
+export interface ToolError {
+  type?: string | null;
+  message: string;
+  stack?: string | null;
+}
+
+export interface DiagnosisInput {
+  tool: string;
+  /** The arguments as the model produced them; a string when they were not valid JSON. */
+  arguments: unknown;
+  error: ToolError;
+  /** The tool's registered JSON Schema for its arguments, compiled once by the caller (see compileArgumentSchema). */
+  schema?: ArgumentSchema | null;
+}
+
+export interface ArgumentSchema {
+  /** The raw JSON Schema object (properties, required, ...). */
+  readonly json: Record<string, unknown>;
+  /** Validates arguments; returns Ajv errors (allErrors) or an empty array when valid. */
+  readonly validate: (args: unknown) => readonly AjvLikeError[];
+}
+
+export interface AjvLikeError {
+  keyword: string;
+  instancePath: string;
+  schemaPath: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+export interface Diagnosis {
+  category: Category;
+  subtype: Subtype | null;
+  /** JSON Pointer of the offending argument ("/number"), or null when none can be told. */
+  argumentPath: string | null;
+  evidence: EvidenceSource;
+  /** An argument name the tool does not accept (e.g. "numbers"). */
+  wrongArgument: string | null;
+  /** The declared argument it most likely meant (e.g. "number"). */
+  intendedArgument: string | null;
+  /** For range and overflow errors: the numeric value that failed. */
+  offendingValue: number | null;
+  /** True when an array was passed where the schema (or the error) wants a scalar. */
+  arrayForScalar: boolean;
+}

@@ -1,0 +1,236 @@
+import type { Category, Subtype } from './diagnosis.types';
+
+// The wording of real libraries and runtimes, mapped to the taxonomy. First match wins, so the order is the
+// precedence: names of tools, then the shape of the arguments, then declared limits on values, then computation
+// limits, then time, then the environment. A declared limit ("n must be <= 20") is out_of_range even when the text
+// also says "overflow"; a computation that overflowed ("factorial overflow for n > 20") is overflow.
+//
+// Named groups carry extractions: `arg` (the argument named), `value` (the failing value), `expected` (the
+// argument the library says was meant), `received` (the JSON/Python type that arrived). Patterns avoid nested
+// quantifiers and bound every repetition, because messages are user-controlled text.
+
+/** Range rules whose direction is told by the failing value: negative means below the minimum. */
+export const BY_VALUE = 'by_value';
+
+export interface MessageRule {
+  /** A short id for debugging and tests; not persisted. */
+  name: string;
+  message?: RegExp;
+  /** Matched against each exception type name known for the error (error.type, "ValueError: ..." prefixes). */
+  errorType?: RegExp;
+  category: Category;
+  subtype: Subtype | null | typeof BY_VALUE;
+  /** The pattern itself means an array arrived where one value was wanted. */
+  isArrayForScalar?: boolean;
+  /** The pattern implies the failing value (division by zero -> 0), used to find the argument that holds it. */
+  impliedValue?: number;
+  /** KeyError-like errors: a missing argument when the key is a declared or expected-but-absent argument. */
+  isKeyLookup?: boolean;
+}
+
+const Q = `['"\`\u2018\u201c]`; // opening quote as libraries print it
+const QE = `['"\`\u2019\u201d]`; // closing quote
+const NAME = `[A-Za-z_$][\\w$.\\-]{0,127}`;
+const NUM = `[-+]?\\d{1,40}(?:\\.\\d{1,40})?(?:e[-+]?\\d{1,4})?`;
+const TYPE_WORDS = 'string|str|number|integer|int|float|boolean|bool|object|array|list|dict|null|none|undefined|nan|bigint|symbol|date|tuple|map|set';
+
+function rx(source: string, flags = 'i'): RegExp {
+  return new RegExp(source, flags);
+}
+
+const UNKNOWN_TOOL_RULES: MessageRule[] = [
+  { name: 'langgraph-invalid-tool', message: rx(`(?:^|\\s)${Q}?${NAME}${QE}? is not a valid tool\\b`), category: 'unknown_tool', subtype: null },
+  { name: 'tool-not-found', message: rx(`\\b(?:tool|function)\\s{1,4}(?:named\\s{1,4})?${Q}?${NAME}${QE}?\\s{1,4}(?:was\\s|is\\s)?not\\s(?:be\\s)?found\\b`), category: 'unknown_tool', subtype: null },
+  { name: 'tool-not-registered', message: rx(`\\b(?:tool|function|action)\\s{1,4}${Q}?${NAME}${QE}?\\s{1,4}(?:does not exist|doesn't exist|don't exist|do not exist|is not (?:registered|defined|available|recognized|known)|not (?:registered|defined|available|recognized))`), category: 'unknown_tool', subtype: null },
+  { name: 'unknown-tool', message: rx('\\b(?:unknown|unrecognized|unregistered|invalid) (?:tool|function)(?: name)?\\b(?!\\s(?:input|argument|parameter|call|params|output|result|response|schema|definition))'), category: 'unknown_tool', subtype: null },
+  { name: 'no-such-tool', message: rx('\\bno (?:such )?(?:tool|function)s? (?:named|called|registered|found|with (?:the )?name)\\b|\\bno such tool\\b'), category: 'unknown_tool', subtype: null },
+  { name: 'bfcl-wrong-func-name', message: rx(`Function name ${Q}${NAME}${QE} not found in model output`), category: 'unknown_tool', subtype: null },
+  { name: 'groq-not-in-request-tools', message: rx('\\bwhich was not (?:in )?request\\.tools\\b'), category: 'unknown_tool', subtype: null },
+  { name: 'jsonrpc-method-not-found', message: rx('\\bMethod not found\\b|-32601\\b'), category: 'unknown_tool', subtype: null },
+];
+
+const MALFORMED_RULES: MessageRule[] = [
+  { name: 'json-parse-v8', message: rx('\\bin JSON at position \\d|is not valid JSON\\b|Unexpected end of JSON input|JSON\\.parse|Unterminated string in JSON|Bad control character in string literal|Unexpected non-whitespace character after JSON'), category: 'argument_mismatch', subtype: 'malformed_arguments' },
+  { name: 'python-json', message: rx("\\b(?:Expecting (?:value|property name enclosed in double quotes|',' delimiter|':' delimiter)|Unterminated string starting at|Extra data|Invalid control character at|Invalid \\\\escape): line \\d{1,9} column \\d"), category: 'argument_mismatch', subtype: 'malformed_arguments' },
+  { name: 'pydantic-json-invalid', message: rx('\\bInvalid JSON\\b|\\bJSON input should be string, bytes or bytearray|\\bjson_invalid\\b'), category: 'argument_mismatch', subtype: 'malformed_arguments' },
+  { name: 'langchain-invalid-tool-call', message: rx('\\bare not valid JSON\\b|\\bnot (?:a )?valid JSON\\b|\\b(?:could not|couldn\'t|failed to|unable to) (?:parse|decode)\\b[^\\n]{0,60}\\b(?:JSON|arguments)\\b|\\binvalid JSON\\b|\\bmalformed (?:JSON|arguments)\\b'), category: 'argument_mismatch', subtype: 'malformed_arguments' },
+  { name: 'go-json', message: rx('\\binvalid character [^\\n]{1,8} (?:looking for beginning|after (?:object key|top-level value|array element))|\\bunexpected end of JSON input\\b'), category: 'argument_mismatch', subtype: 'malformed_arguments' },
+  { name: 'serde-json', message: rx('\\bEOF while parsing (?:a|an) \\w{1,10}|\\b(?:expected value|trailing comma|trailing characters|key must be a string) at line \\d'), category: 'argument_mismatch', subtype: 'malformed_arguments' },
+  { name: 'jackson-parse', message: rx('\\bUnexpected character \\(\'[^\\n]{1,20}\\(code \\d{1,5}\\)\\)|\\bUnexpected end-of-input\\b|\\bJsonParseException\\b'), category: 'argument_mismatch', subtype: 'malformed_arguments' },
+  { name: 'system-text-json-parse', message: rx('\\bis an invalid (?:start of a value|end of a number)\\b|\\bExpected depth to be zero\\b|\\b\'[^\'\\n]{1,4}\' is invalid after a (?:value|property name)\\b'), category: 'argument_mismatch', subtype: 'malformed_arguments' },
+  { name: 'jsonrpc-parse-error', message: rx('\\bParse error\\b|-32700\\b'), category: 'argument_mismatch', subtype: 'malformed_arguments' },
+  { name: 'json-decode-type', errorType: rx('^(?:JSONDecodeError|JsonParseException|JsonReaderException)$'), category: 'argument_mismatch', subtype: 'malformed_arguments' },
+];
+
+const UNKNOWN_ARGUMENT_RULES: MessageRule[] = [
+  { name: 'python-unexpected-kwarg', message: rx(`got an unexpected keyword argument ${Q}(?<arg>${NAME})${QE}(?:\\. Did you mean ${Q}(?<expected>${NAME})${QE})?`), category: 'argument_mismatch', subtype: 'unknown_argument' },
+  { name: 'python-too-many-positional', message: rx('takes (?:from \\d{1,3} to )?\\d{1,3} positional arguments? but \\d{1,3} (?:were|was) given'), category: 'argument_mismatch', subtype: 'unknown_argument' },
+  { name: 'pydantic-extra', message: rx('Extra inputs are not permitted|Unexpected keyword argument\\b'), category: 'argument_mismatch', subtype: 'unknown_argument' },
+  // pydantic's no_such_attribute; case-sensitive so Python's AttributeError ("'x' object has no attribute") stays out.
+  { name: 'pydantic-no-such-attribute', message: rx('^Object has no attribute', ''), category: 'argument_mismatch', subtype: 'unknown_argument' },
+  { name: 'ajv-additional', message: rx('must NOT have (?:additional|unevaluated) properties'), category: 'argument_mismatch', subtype: 'unknown_argument' },
+  { name: 'zod-unrecognized', message: rx(`Unrecognized keys?(?:\\(s\\))?(?: in object)?:\\s{0,3}${Q}(?<arg>${NAME})${QE}`), category: 'argument_mismatch', subtype: 'unknown_argument' },
+  { name: 'cfworker-additional', message: rx(`Property ${Q}(?<arg>${NAME})${QE} does not match additional properties schema`), category: 'argument_mismatch', subtype: 'unknown_argument' },
+  { name: 'jsonschema-py-additional', message: rx(`Additional properties are not allowed \\(${Q}(?<arg>${NAME})${QE} (?:was|were) unexpected\\)`), category: 'argument_mismatch', subtype: 'unknown_argument' },
+  { name: 'bfcl-unexpected-param', message: rx(`Unexpected (?:parameter|dict key parameter): ${Q}(?<arg>${NAME})${QE}`), category: 'argument_mismatch', subtype: 'unknown_argument' },
+  { name: 'jackson-unrecognized', message: rx(`Unrecognized (?:field|property) ${Q}(?<arg>${NAME})${QE}`), category: 'argument_mismatch', subtype: 'unknown_argument' },
+  { name: 'serde-unknown-field', message: rx('unknown field `(?<arg>[^`\\n]{1,128})`(?:, expected `(?<expected>[^`\\n]{1,128})`)?'), category: 'argument_mismatch', subtype: 'unknown_argument' },
+  { name: 'expected-received-name', message: rx(`\\bexpected(?: (?:argument|parameter|key|field|name)s?)?:\\s{0,3}${Q}?(?!(?:${TYPE_WORDS})\\b)(?<expected>[A-Za-z_][\\w.\\-]{0,63})${QE}?[.,;]?\\s{1,3}(?:but\\s)?received:\\s{0,3}${Q}?(?!(?:${TYPE_WORDS})\\b)(?<arg>[A-Za-z_][\\w.\\-]{0,63})`), category: 'argument_mismatch', subtype: 'unknown_argument' },
+  { name: 'generic-unknown-argument', message: rx(`\\b(?:unknown|unexpected|unrecognized|extra|undeclared) (?:argument|parameter|param|field|property|key|keyword)(?: name)?s?\\b(?!\\s(?:type|value))(?::?\\s{0,3}${Q}?(?<arg>${NAME})${QE}?)?`), category: 'argument_mismatch', subtype: 'unknown_argument' },
+];
+
+const MISSING_ARGUMENT_RULES: MessageRule[] = [
+  { name: 'python-missing-positional', message: rx(`missing \\d{1,3} required (?:positional |keyword-only )?arguments?: ${Q}(?<arg>${NAME})${QE}`), category: 'argument_mismatch', subtype: 'missing_argument' },
+  { name: 'pydantic-missing', message: rx('\\bField required\\b|\\bMissing required argument\\b'), category: 'argument_mismatch', subtype: 'missing_argument' },
+  { name: 'ajv-required', message: rx(`must have required property ${Q}(?<arg>${NAME})${QE}`), category: 'argument_mismatch', subtype: 'missing_argument' },
+  { name: 'cfworker-required', message: rx(`does not have required property ${Q}(?<arg>${NAME})${QE}|Instance has ${Q}${NAME}${QE} but does not have ${Q}(?<arg2>${NAME})${QE}`), category: 'argument_mismatch', subtype: 'missing_argument' },
+  { name: 'jsonschema-py-required', message: rx(`${Q}(?<arg>${NAME})${QE} is a (?:required|dependency of)`), category: 'argument_mismatch', subtype: 'missing_argument' },
+  { name: 'bfcl-missing', message: rx(`Missing (?:required parameter|dict key parameter): ${Q}(?<arg>${NAME})${QE}|Optional parameter ${Q}(?<arg2>${NAME})${QE} not provided`), category: 'argument_mismatch', subtype: 'missing_argument' },
+  { name: 'dotnet-null', message: rx(`Value cannot be null\\.?(?:\\s{0,3}\\(Parameter ${Q}(?<arg>${NAME})${QE}\\))?|cannot be null|must not be null|is null or empty`), category: 'argument_mismatch', subtype: 'missing_argument' },
+  { name: 'zod-required', message: rx(`(?:^|✖\\s?|: )Required\\s*$|received undefined\\b|expected (?:${TYPE_WORDS}|nonoptional), received (?:undefined|null)\\b`, 'im'), category: 'argument_mismatch', subtype: 'missing_argument' },
+  { name: 'serde-missing-field', message: rx('\\bmissing field `(?<arg>[^`\\n]{1,128})`'), category: 'argument_mismatch', subtype: 'missing_argument' },
+  { name: 'generic-missing', message: rx(`\\b(?:missing|absent|no value (?:given|provided) for)(?: required)? (?:argument|parameter|param|field|property|key|value|input)s?\\b(?::?\\s{0,3}${Q}?(?<arg>${NAME})${QE}?)?|\\b(?:argument|parameter|field|property) ${Q}(?<arg2>${NAME})${QE} is (?:required|missing)\\b|^${Q}?(?<arg3>[A-Za-z_][\\w.]{0,63})${QE}? is (?:required|missing)\\b|\\brequired (?:argument|parameter|field|property) ${Q}?(?<arg4>${NAME})${QE}? (?:is )?(?:missing|not (?:provided|given|set))`, 'im'), category: 'argument_mismatch', subtype: 'missing_argument' },
+  { name: 'dotnet-argument-null-type', errorType: rx('^ArgumentNullException$'), category: 'argument_mismatch', subtype: 'missing_argument' },
+  { name: 'key-lookup', errorType: rx('^(?:KeyError|KeyNotFoundException|NoSuchElementException)$'), category: 'runtime_error', subtype: null, isKeyLookup: true },
+  { name: 'key-lookup-dotnet', message: rx(`The given key ${Q}?(?<arg>${NAME})${QE}? was not present in the dictionary`), category: 'runtime_error', subtype: null, isKeyLookup: true },
+];
+
+const MALFORMED_SHAPE_RULES: MessageRule[] = [
+  { name: 'argument-after-stars', message: rx('argument after \\*\\* must be a mapping'), category: 'argument_mismatch', subtype: 'malformed_arguments' },
+];
+
+const TYPE_MISMATCH_RULES: MessageRule[] = [
+  // Before the generic "valid X" rules: parsing failures of dates/UUIDs/URLs are format problems.
+  { name: 'pydantic-format-parsing', message: rx('Input should be a valid (?:date|datetime|time|timedelta|UUID|URL|email|IPv[46]|ip)\\b[^\\n]{0,40}(?:format|invalid|input is|unable to parse|relative|character|length|found|expected)|\\bvalue is not a valid email address\\b|\\bInput should be a valid URL\\b|\\bInput should be a valid UUID\\b'), category: 'out_of_range', subtype: 'invalid_format' },
+  { name: 'pydantic-valid-type', message: rx(`Input should be (?:a valid|an instance of|a finite|None\\b|an? (?:${TYPE_WORDS})\\b)|Input should be a valid (?:integer|number|string|boolean|list|dictionary|tuple|set|array|float|decimal|bytes|date|datetime|time|callable)`), category: 'argument_mismatch', subtype: 'type_mismatch' },
+  { name: 'zod-expected-received', message: rx(`expected (?:an? )?(?<expected>${TYPE_WORDS}|[a-z]{2,12}), received (?<received>${TYPE_WORDS}|[a-z]{2,12})\\b`), category: 'argument_mismatch', subtype: 'type_mismatch' },
+  { name: 'ajv-type', message: rx('\\bmust be (?:an? )?(?<expected>integer|number|string|boolean|array|object|null)(?:,(?:integer|number|string|boolean|array|object|null)){0,6}\\s*(?:$|[,;\\n)])', 'im'), category: 'argument_mismatch', subtype: 'type_mismatch' },
+  { name: 'cfworker-type', message: rx('Instance type "(?<received>\\w{1,16})" is invalid\\. Expected "(?<expected>[^"\\n]{1,60})"'), category: 'argument_mismatch', subtype: 'type_mismatch' },
+  { name: 'jsonschema-py-type', message: rx(`is not of type ${Q}(?<expected>\\w{1,16})${QE}`), category: 'argument_mismatch', subtype: 'type_mismatch' },
+  { name: 'bfcl-type', message: rx(`Incorrect type for parameter ${Q}(?<arg>${NAME})${QE}`), category: 'argument_mismatch', subtype: 'type_mismatch' },
+  { name: 'python-none-internal', message: rx("'NoneType' object (?:is not (?:subscriptable|iterable|callable)|has no attribute)"), category: 'runtime_error', subtype: null },
+  { name: 'python-cannot-interpret', message: rx(`${Q}(?<received>\\w{1,32})${QE} object cannot be interpreted as an integer|only accepts integral values`), category: 'argument_mismatch', subtype: 'type_mismatch' },
+  { name: 'python-operand-types', message: rx('unsupported operand type\\(s\\)|not supported between instances of|can only concatenate|can\'t multiply sequence|bad operand type for'), category: 'argument_mismatch', subtype: 'type_mismatch' },
+  { name: 'python-must-be-not', message: rx(`\\b(?:must be|expected)(?: an?)? [\\w\\s,.\\-]{1,80}, not ${Q}?(?<received>\\w{1,32})${QE}?`), category: 'argument_mismatch', subtype: 'type_mismatch' },
+  { name: 'python-object-protocol', message: rx(`${Q}(?<received>\\w{1,32})${QE} object (?:is not (?:iterable|subscriptable)|has no len)|object of type ${Q}(?<received2>\\w{1,32})${QE} has no len|argument of type ${Q}\\w{1,32}${QE} is not iterable|string indices must be integers|list indices must be integers`), category: 'argument_mismatch', subtype: 'type_mismatch' },
+  { name: 'python-parse-number', message: rx(`invalid literal for (?:int|float)\\(\\)(?: with base \\d{1,2})?|could not convert string to (?:float|int)|could not convert ${Q}?\\w{1,16}${QE}? to`), category: 'argument_mismatch', subtype: 'type_mismatch' },
+  { name: 'java-number-format', message: rx('For input string:|NumberFormatException|InputMismatchException|cannot be cast to|ClassCastException|Cannot deserialize value of type|MismatchedInputException'), category: 'argument_mismatch', subtype: 'type_mismatch' },
+  { name: 'dotnet-format', message: rx(`(?:The )?input string (?:${Q}[^\\n]{0,100}${QE} )?was not in a correct format|Unable to cast object of type|The JSON value could not be converted to|could not be converted to (?:System\\.)?(?:Int\\d{2}|Double|Decimal|Boolean|Single)`), category: 'argument_mismatch', subtype: 'type_mismatch' },
+  { name: 'go-strconv-syntax', message: rx('strconv\\.\\w{1,20}: parsing "[^"\\n]{0,100}": invalid syntax'), category: 'argument_mismatch', subtype: 'type_mismatch' },
+  { name: 'go-unmarshal', message: rx('cannot unmarshal (?<received>\\w{1,16}) into Go (?:struct field \\w{1,64}\\.(?<arg>[\\w.]{1,64})|value) of type (?<expected>[\\w\\[\\].]{1,32})'), category: 'argument_mismatch', subtype: 'type_mismatch' },
+  { name: 'node-invalid-arg-type', message: rx('ERR_INVALID_ARG_TYPE|must be (?:of type|an instance of) [^\\n]{1,60}Received (?:type |an instance of )?(?<received>\\w{1,32})'), category: 'argument_mismatch', subtype: 'type_mismatch' },
+  { name: 'bigint-convert', message: rx('Cannot convert [^\\n]{1,60} to a BigInt'), category: 'argument_mismatch', subtype: 'type_mismatch' },
+  { name: 'generic-type', message: rx(`\\b(?:wrong|invalid|incorrect|unexpected|mismatched) (?:argument |parameter |value )?types?\\b|\\btype mismatch\\b|\\bexpected (?:an? )?(?:integer|number|string|boolean|array|list|object|int|float|numeric value)\\b(?:(?!length|maximum|minimum|size|at most|at least)[^\\n]){0,40}\\b(?:got|but got|received|found|but was)\\b|\\bis not (?:a|an) (?:number|integer|string|numeric value|valid number|valid integer)\\b|\\bnot a number\\b`), category: 'argument_mismatch', subtype: 'type_mismatch' },
+  { name: 'type-error-type', errorType: rx('^(?:NumberFormatException|FormatException|InputMismatchException|ClassCastException|InvalidCastException|MismatchedInputException)$'), category: 'argument_mismatch', subtype: 'type_mismatch' },
+];
+
+const NOT_IN_ENUM_RULES: MessageRule[] = [
+  { name: 'pydantic-enum', message: rx(`Input should be (?:${Q}[^\\n]{0,120}${QE}|-?\\d{1,20}(?:, -?\\d{1,20}){0,20} or -?\\d{1,20})|\\bInput tag ${Q}[^\\n]{0,60}${QE} found using`), category: 'out_of_range', subtype: 'not_in_enum' },
+  { name: 'ajv-enum', message: rx('must be equal to (?:one of the allowed values|constant)'), category: 'out_of_range', subtype: 'not_in_enum' },
+  { name: 'zod-enum', message: rx(`Invalid enum value|Invalid literal value|Invalid option: expected one of|Invalid input: expected ${Q}|Invalid discriminator value`), category: 'out_of_range', subtype: 'not_in_enum' },
+  { name: 'cfworker-enum', message: rx('Instance does not match (?:any of )?[\\["{0-9tfn-]'), category: 'out_of_range', subtype: 'not_in_enum' },
+  { name: 'jsonschema-py-enum', message: rx(`is not one of \\[|\\bwas expected$`, 'im'), category: 'out_of_range', subtype: 'not_in_enum' },
+  { name: 'python-enum', message: rx(`is not a valid (?!(?:tool|URL|URI|UUID|GUID|JSON|ISO|IP|IPv4|IPv6|Date|DateTime|Time|Email|E-?mail|Number|Integer)\\b)[A-Z]\\w{0,63}\\b`, ''), category: 'out_of_range', subtype: 'not_in_enum' },
+  { name: 'java-enum', message: rx('No enum constant |Requested value [\'"][^\\n]{0,100}[\'"] was not found|\\bnot a valid enum\\b|\\bunknown enum\\b'), category: 'out_of_range', subtype: 'not_in_enum' },
+  { name: 'bfcl-value', message: rx(`Invalid value for parameter ${Q}(?<arg>${NAME})${QE}`), category: 'out_of_range', subtype: 'not_in_enum' },
+  { name: 'generic-enum', message: rx(`\\b(?:must be|should be|expected) one of\\b|\\bnot (?:one of|in|among) (?:the )?(?:allowed|accepted|supported|valid|permitted)(?: values| options| choices)?\\b|\\b(?:invalid|unsupported|unknown|unrecognized) (?:choice|option|unit|currency|language|mode|operation|operator|category|status|region|model|format option)\\b|\\bis not (?:a )?(?:supported|allowed|valid) (?:option|choice|value|unit|currency|language|mode|operation|operator|category)\\b|\\b(?:valid|allowed|supported) (?:values|options|choices) (?:are|is|include)\\b`), category: 'out_of_range', subtype: 'not_in_enum' },
+];
+
+const INVALID_FORMAT_RULES: MessageRule[] = [
+  { name: 'pydantic-pattern', message: rx('String should match pattern|should be a valid (?:email|url|uuid)'), category: 'out_of_range', subtype: 'invalid_format' },
+  { name: 'ajv-pattern', message: rx('must match (?:pattern|format)'), category: 'out_of_range', subtype: 'invalid_format' },
+  { name: 'zod-format', message: rx('Invalid string: must|Invalid (?:email(?: address)?|url|URL|uuid|UUID|GUID|cuid2?|ulid|nanoid|emoji|ISO (?:datetime|date|time|duration)|datetime|date|time|duration|ip|IPv[46](?: address)?|base64(?:url)?(?:-encoded string)?|E\\.164 number|hex string|JWT|CIDR|MAC address)\\b'), category: 'out_of_range', subtype: 'invalid_format' },
+  { name: 'cfworker-pattern', message: rx('String does not match (?:pattern|format)|does not match format'), category: 'out_of_range', subtype: 'invalid_format' },
+  { name: 'jsonschema-py-format', message: rx(`\\bdoes not match ${Q}|\\bis not a ${Q}(?:email|uri|date|date-time|uuid|ipv4|ipv6|hostname|time|regex)${QE}`), category: 'out_of_range', subtype: 'invalid_format' },
+  { name: 'python-datetime-format', message: rx('time data [^\\n]{1,120} does not match format|Invalid isoformat string|unconverted data remains|is not a valid (?:date|datetime|time|email|e-mail address|url|uri|uuid|ISO)|badly formed hexadecimal UUID string|Invalid IPv[46] address|does not appear to be an IPv[46]'), category: 'out_of_range', subtype: 'invalid_format' },
+  { name: 'java-datetime', message: rx('could not be parsed(?: at index \\d{1,5})?|DateTimeParseException|Invalid UUID string|was not recognized as a valid DateTime|Unrecognized Guid format|Guid should contain'), category: 'out_of_range', subtype: 'invalid_format' },
+  { name: 'js-invalid-date', message: rx('Invalid time value|Invalid Date\\b|Invalid URL\\b|ERR_INVALID_URL|URI malformed'), category: 'out_of_range', subtype: 'invalid_format' },
+  { name: 'generic-format', message: rx('\\b(?:invalid|wrong|bad|incorrect|malformed|unrecognized) (?:date|time|datetime|timestamp|email|e-mail|url|uri|uuid|guid|phone(?: number)?|zip(?: code)?|postal code|iso ?\\d{0,4}|date format|format|pattern|syntax|hex|color|ip(?: address)?|address format)\\b|\\binvalid [\\w -]{1,30}? format\\b|\\bnot in (?:the )?(?:correct|expected|valid|required|right) format\\b|\\bdoes not match (?:the )?(?:expected |required )?(?:pattern|format|regex|regular expression)\\b|\\bexpected format\\b'), category: 'out_of_range', subtype: 'invalid_format' },
+  { name: 'format-type', errorType: rx('^(?:DateTimeParseException|UriFormatException)$'), category: 'out_of_range', subtype: 'invalid_format' },
+];
+
+// Wordings that only a computation limit produces; ahead of declared limits because some contain "out of range".
+const COMPUTATION_LIMIT_RULES: MessageRule[] = [
+  { name: 'go-strconv-range', message: rx('strconv\\.\\w{1,20}: parsing "[^"\\n]{0,100}": value out of range'), category: 'overflow', subtype: null },
+  { name: 'recursion-depth', message: rx('maximum recursion depth exceeded|Maximum call stack size exceeded|too much recursion|stack level too deep|recursion (?:limit|depth)'), category: 'overflow', subtype: null },
+  { name: 'result-too-large', message: rx('math range error|Numerical result out of range|Result too large|too large to convert|too large to (?:represent|compute|fit|store)|Exceeds the limit \\(\\d{1,9} digits\\)|integer string conversion|cannot convert float (?:infinity|NaN) to integer|Value was either too large or too small|too large or too small for|exceeds (?:the )?(?:maximum )?(?:safe integer|representable|precision|max safe)|BigInt(?:eger)? (?:would overflow|too big)|Maximum BigInt size exceeded|Invalid (?:array|string|typed array) length|Array buffer allocation failed|out of memory|Java heap space|MemoryError|result (?:is )?(?:too (?:large|big)|infinite|not finite)|is too large to compute|precision (?:limit|loss)'), category: 'overflow', subtype: null },
+];
+
+const DECLARED_LIMIT_RULES: MessageRule[] = [
+  { name: 'pydantic-less-than', message: rx('Input should be less than|should have at most \\d|(?:String|List|Dictionary|Set|Tuple|Value|Array) should have at most'), category: 'out_of_range', subtype: 'above_maximum' },
+  { name: 'pydantic-greater-than', message: rx('Input should be greater than|should have at least \\d|(?:String|List|Dictionary|Set|Tuple|Value|Array) should have at least|Date should be in the (?:future|past)'), category: 'out_of_range', subtype: 'below_minimum' },
+  { name: 'ajv-max', message: rx('must be <=? ?-?\\d|must NOT have more than \\d|must NOT be longer than'), category: 'out_of_range', subtype: 'above_maximum' },
+  { name: 'ajv-min', message: rx('must be >=? ?-?\\d|must NOT have fewer than \\d|must NOT be shorter than'), category: 'out_of_range', subtype: 'below_minimum' },
+  { name: 'zod-too-big', message: rx('Too big:|(?:Number|BigInt|Date) must be (?:less than|smaller than|before)|(?:String|Array|Set) must contain at most|(?:String|Array) must be at most|must contain at most \\d'), category: 'out_of_range', subtype: 'above_maximum' },
+  { name: 'zod-too-small', message: rx('Too small:|(?:Number|BigInt|Date) must be (?:greater than|after)|(?:String|Array|Set) must contain at least|(?:String|Array) must be at least|must contain at least \\d'), category: 'out_of_range', subtype: 'below_minimum' },
+  { name: 'cfworker-jsonschema-max', message: rx(`(?<value>${NUM}) is greater than\\b|String is too long|Array has too many items|\\bis too long\\b|has more than \\d{1,9} (?:items|properties|characters)|\\bis too many\\b|non-empty array of at most`), category: 'out_of_range', subtype: 'above_maximum' },
+  { name: 'cfworker-jsonschema-min', message: rx(`(?<value>${NUM}) is less than\\b|String is too short|Array has too few items|\\bis too short\\b|should be non-empty`), category: 'out_of_range', subtype: 'below_minimum' },
+  { name: 'dotnet8-range', message: rx(`(?<arg>${NAME}) \\('(?<value>[^'\\n]{0,40})'\\) must be (?:less than|greater than|a non-negative|a non-zero|a positive|a negative|non-negative|equal to|not equal to)`), category: 'out_of_range', subtype: BY_VALUE },
+  { name: 'java-value-range', message: rx(`Invalid value for \\w{1,40} \\(valid values -?\\d{1,20} - -?\\d{1,20}(?:/-?\\d{1,20})?\\): (?<value>${NUM})`), category: 'out_of_range', subtype: BY_VALUE },
+  { name: 'rejected-negative', message: rx(`\\b(?:invalid|illegal|bad)\\b[^\\n]{0,40}?:\\s?(?<value>-\\d{1,20}(?:\\.\\d{1,20})?)\\s*$`, 'im'), category: 'out_of_range', subtype: 'below_minimum' },
+  { name: 'date-in-future', message: rx('\\bmust be in the future\\b|\\bmust be (?:after|later than)\\b'), category: 'out_of_range', subtype: 'below_minimum' },
+  { name: 'date-in-past', message: rx('\\bmust be in the past\\b|\\bmust be (?:before|earlier than)\\b'), category: 'out_of_range', subtype: 'above_maximum' },
+  { name: 'declared-between', message: rx(`\\bmust (?:be |lie )?(?:between|in (?:the )?range|within (?:the )?range|in \\[|from) -?\\d|\\bmust be in -?\\d{1,20}\\s?\\.\\.|\\bnot (?:with)?in (?:the )?(?:valid |allowed |accepted )?range\\b|\\bis out of (?:the )?(?:valid |allowed )?range\\b(?! for (?:float|int))|\\bout of bounds\\b|\\bout of range\\b|\\boutside (?:the )?(?:valid |allowed )?range\\b|Specified argument was out of the range|Index was out of range|Index (?<value>${NUM}) out of bounds for length|index out of range|Actual value was (?<value2>${NUM})`), category: 'out_of_range', subtype: BY_VALUE },
+  { name: 'math-domain', message: rx('math domain error|not defined for negative values|negative (?:numbers?|values?|inputs?) (?:is |are )?not (?:allowed|supported|permitted)|\\bcannot be negative\\b|\\bmust not be negative\\b|\\bmust be (?:non-?negative|positive|a positive|a non-negative|nonzero|non-zero|at least|greater than|larger than|bigger than|above|>=?|no (?:less|smaller) than)\\b|\\bshould be (?:non-?negative|positive|at least|greater than)\\b|\\bbelow (?:the )?minimum\\b|\\bless than (?:the )?minimum\\b|\\bunder the minimum\\b|\\bsquare root of (?:a )?negative\\b|\\blogarithm of (?:a )?(?:non-positive|negative|zero)\\b'), category: 'out_of_range', subtype: 'below_minimum' },
+  { name: 'division-by-zero', message: rx('division by zero|divide by zero|/ by zero|modulo by zero|Attempted to divide by zero|Division by zero'), category: 'out_of_range', subtype: 'below_minimum', impliedValue: 0 },
+  { name: 'declared-maximum', message: rx('\\bmust (?:be )?(?:<=?|less than|smaller than|lower than|at most|below|no (?:more|greater|larger) than|not exceed|not be (?:greater|larger|more|bigger) than|up to|less than or equal to)\\s{0,3}[\'"]?-?\\d|\\b(?:must|should|cannot|can\'t|may not) (?:exceed|be (?:more|greater|larger|bigger) than)\\b|\\bexceeds? (?:the )?(?:max(?:imum)?|upper (?:bound|limit)|allowed|limit of|maximum allowed)\\b|\\b(?:above|over|greater than) (?:the )?(?:max(?:imum)?|upper (?:bound|limit)|allowed maximum|limit)\\b|\\bmaximum (?:allowed |permitted )?(?:value |length |size )?(?:is|of) -?\\d|\\bshould be (?:<=?|less than|at most|no more than)\\s{0,3}-?\\d|\\bis limited to\\b'), category: 'out_of_range', subtype: 'above_maximum' },
+];
+
+const OVERFLOW_RULES: MessageRule[] = [
+  { name: 'overflow-word', message: rx('\\boverflow(?:s|ed|ing)?\\b|\\bover-?flow error\\b|StackOverflow'), category: 'overflow', subtype: null },
+  { name: 'overflow-type', errorType: rx('^(?:OverflowError|OverflowException|RecursionError|StackOverflowError|MemoryError|OutOfMemoryError|InsufficientExecutionStackException|FloatingPointError)$'), category: 'overflow', subtype: null },
+];
+
+const LATE_RANGE_RULES: MessageRule[] = [
+  { name: 'too-large', message: rx('\\btoo (?:large|big|high|long|many|much)\\b'), category: 'out_of_range', subtype: 'above_maximum' },
+  { name: 'too-small', message: rx('\\btoo (?:small|low|short|few|little)\\b|\\bnegative\\b'), category: 'out_of_range', subtype: 'below_minimum' },
+  { name: 'range-type', errorType: rx('^(?:IndexError|ArgumentOutOfRangeException|IndexOutOfRangeException|IndexOutOfBoundsException|ArrayIndexOutOfBoundsException|StringIndexOutOfBoundsException|RangeError)$'), category: 'out_of_range', subtype: BY_VALUE },
+  { name: 'zero-division-type', errorType: rx('^(?:ZeroDivisionError|DivideByZeroException)$'), category: 'out_of_range', subtype: 'below_minimum', impliedValue: 0 },
+];
+
+const TIMEOUT_RULES: MessageRule[] = [
+  { name: 'timeout-words', message: rx('\\btimed? ?out\\b|\\btime-?out\\b|\\btimeouts?\\b|ETIMEDOUT|ESOCKETTIMEDOUT|deadline (?:exceeded|expired)|DEADLINE_EXCEEDED|took too long|exceeded (?:the )?(?:time limit|timeout|deadline)|time limit exceeded|UND_ERR_(?:CONNECT|HEADERS|BODY)_TIMEOUT|ReadTimeout|ConnectTimeout|Gateway Time-?out|Request Time-?out|(?:status(?: code)?|HTTP(?:/\\d(?:\\.\\d)?)?|code|error|returned)[:\\s]{1,3}(?:504|408)\\b|^(?:504|408)\\b|\\b(?:504|408) (?:Gateway|Request)|-32001\\b|\\bcontext deadline\\b|\\bexecution expired\\b', 'im'), category: 'timeout', subtype: null },
+  { name: 'timeout-type', errorType: rx('timeout|TimedOut|DeadlineExceeded|TaskCanceledException'), category: 'timeout', subtype: null },
+];
+
+const RUNTIME_RULES: MessageRule[] = [
+  { name: 'rate-limit', message: rx('\\brate[ _-]?limit|Too Many Requests|\\bquota (?:exceeded|exhausted)|exceeded (?:your|the) (?:current )?quota|insufficient_quota|RESOURCE_EXHAUSTED|\\bthrottl(?:ed|ing)\\b|(?:status(?: code)?|HTTP(?:/\\d(?:\\.\\d)?)?|code|error|returned)[:\\s]{1,3}429\\b|^429\\b|\\b429 Too|overloaded_error|\\bOverloaded\\b', 'im'), category: 'runtime_error', subtype: null },
+  { name: 'http-5xx', message: rx('Internal Server Error|Bad Gateway|Service (?:Temporarily )?Unavailable|(?:status(?: code)?|HTTP(?:/\\d(?:\\.\\d)?)?|code|error|returned)[:\\s]{1,3}5\\d\\d\\b|^5\\d\\d\\b|\\b5\\d\\d (?:Internal|Bad|Service|Server)|\\bserver error\\b|\\bupstream\\b|-32603\\b|\\bInternal error\\b', 'im'), category: 'runtime_error', subtype: null },
+  { name: 'network', message: rx('ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EPIPE|ECONNABORTED|socket hang up|Connection (?:refused|reset|aborted|closed|error)|fetch failed|getaddrinfo|Name or service not known|Temporary failure in name resolution|nodename nor servname|No route to host|Network is unreachable|network error|Failed to establish a new connection|Max retries exceeded|Remote end closed connection|SSL(?:Error|: )|certificate verify failed|No such host is known|UnknownHostException|ConnectException|Could not resolve host|DNS|\\bUNAVAILABLE\\b|actively refused'), category: 'runtime_error', subtype: null },
+  { name: 'permission', message: rx('permission denied|EACCES|EPERM|PermissionError|Access (?:is )?denied|AccessDenied|\\bForbidden\\b|\\bUnauthorized\\b|not authorized|unauthenticated|invalid api[ _-]?key|Incorrect API key|authentication (?:failed|error|required)|insufficient (?:permissions|privileges|scope)|(?:status(?: code)?|HTTP(?:/\\d(?:\\.\\d)?)?|code|error|returned)[:\\s]{1,3}(?:401|403)\\b|^(?:401|403)\\b', 'im'), category: 'runtime_error', subtype: null },
+  { name: 'internal-bug', message: rx("Cannot read propert(?:y|ies) of (?:undefined|null)|is not a function\\b|undefined is not an object|is not defined\\b|Object reference not set to an instance|NullPointerException|NullReferenceException|\\bnull pointer\\b|No module named|ModuleNotFoundError|ImportError|cannot import name|has no attribute|AttributeError|NameError|UnboundLocalError|NotImplementedError|not implemented\\b|IllegalStateException|UnsupportedOperationException|ConcurrentModificationException|No such file or directory|ENOENT|FileNotFoundError|ENOSPC|No space left on device|disk full|deadlock|database is locked|connection pool|Event loop is closed|Segmentation fault|core dumped|panic:|assertion failed|AssertionError|\\bdisabled\\b|Service not available|not available\\b|is unavailable\\b|too many open files|EMFILE|broken pipe|out of stock"), category: 'runtime_error', subtype: null },
+  { name: 'runtime-type', errorType: rx('^(?:ConnectionError|ConnectionRefusedError|ConnectionResetError|ConnectionAbortedError|BrokenPipeError|PermissionError|FileNotFoundError|IsADirectoryError|NotADirectoryError|OSError|IOError|IOException|UncheckedIOException|NullPointerException|NullReferenceException|IllegalStateException|InvalidOperationException|AttributeError|NameError|ImportError|ModuleNotFoundError|NotImplementedError|NotImplementedException|UnsupportedOperationException|UnboundLocalError|HttpRequestException|HTTPError|HTTPStatusError|APIConnectionError|APIStatusError|InternalServerError|ServiceUnavailableError|RateLimitError|AuthenticationError|PermissionDeniedError|ConnectException|UnknownHostException|SQLException|DatabaseError|OperationalError|SecurityException|UnauthorizedAccessException|AssertionError|FetchError|AxiosError)$'), category: 'runtime_error', subtype: null },
+];
+
+/** Evidence that arguments failed validation, without saying how. Checked last, below every specific wording. */
+const VAGUE_ARGUMENT_RULES: MessageRule[] = [
+  { name: 'validation-without-detail', message: rx('Tool input validation error|did not match expected schema|\\bInvalid (?:arguments|params|parameters|input|request parameters)\\b|\\bvalidation (?:error|failed)\\b|\\binvalid_(?:arguments|params|request_error)\\b|-32602\\b|\\bUnprocessable Entity\\b|\\bbad (?:arguments|parameters)\\b|\\bschema validation\\b'), category: 'argument_mismatch', subtype: null },
+  { name: 'validation-type', errorType: rx('^(?:ValidationError|ZodError|ToolInputParsingException|ArgumentException|IllegalArgumentException|InvalidArgumentException|InvalidParams|ArgumentError)$'), category: 'argument_mismatch', subtype: null },
+];
+
+const ORDERED_RULES: readonly MessageRule[] = [
+  ...UNKNOWN_TOOL_RULES,
+  ...MALFORMED_RULES,
+  ...UNKNOWN_ARGUMENT_RULES,
+  ...MISSING_ARGUMENT_RULES,
+  ...MALFORMED_SHAPE_RULES,
+  ...TYPE_MISMATCH_RULES,
+  ...NOT_IN_ENUM_RULES,
+  ...INVALID_FORMAT_RULES,
+  ...COMPUTATION_LIMIT_RULES,
+  ...DECLARED_LIMIT_RULES,
+  ...OVERFLOW_RULES,
+  ...TIMEOUT_RULES,
+  ...RUNTIME_RULES,
+  ...LATE_RANGE_RULES,
+  ...VAGUE_ARGUMENT_RULES,
+];
+
+/**
+ * Every rule in precedence order (see the header comment). A rule that looks only at the exception type comes after
+ * every wording: "FormatException: String '31/31' was not recognized as a valid DateTime" is a format problem first.
+ */
+export const MESSAGE_RULES: readonly MessageRule[] = [
+  ...ORDERED_RULES.filter((rule) => rule.message !== undefined),
+  ...ORDERED_RULES.filter((rule) => rule.message === undefined),
+];

@@ -1,0 +1,25 @@
+// NestJS 12 ships ES modules only, and Jest on Node 20 cannot require() them (Node itself can, since 20.19).
+// This transform turns those packages into CommonJS for Jest only; the built app loads them natively.
+const ts = require('typescript');
+const { createHash } = require('node:crypto');
+
+const IMPORT_META_URL = /\bimport\.meta\.url\b/g;
+
+module.exports = {
+  process(sourceText, sourcePath) {
+    const { outputText } = ts.transpileModule(sourceText, {
+      fileName: sourcePath,
+      compilerOptions: {
+        module: ts.ModuleKind.CommonJS,
+        target: ts.ScriptTarget.ES2022,
+        esModuleInterop: true,
+        allowJs: true,
+        sourceMap: false,
+      },
+    });
+    return { code: outputText.replace(IMPORT_META_URL, "require('node:url').pathToFileURL(__filename).href") };
+  },
+  getCacheKey(sourceText, sourcePath) {
+    return createHash('sha1').update('esm-to-cjs-1').update(sourcePath).update(sourceText).digest('hex');
+  },
+};
