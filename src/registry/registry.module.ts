@@ -1,6 +1,16 @@
 import { Module } from '@nestjs/common';
+import { RegistryChangesChannel } from './registry-changes.channel';
 import { RegistryService } from './registry.service';
+import { ToolChangesService } from './tool-changes.service';
+import { ToolRepository } from './tool.repository';
 import { ToolSchemaRepository } from './tool-schema.repository';
 
-@Module({ providers: [ToolSchemaRepository, RegistryService], exports: [RegistryService] })
+/**
+ * The registry core, for every role: other features use RegistryService; the registry's own API module (api role)
+ * also uses the writes, the reads and the change channel.
+ */
+@Module({
+  providers: [ToolSchemaRepository, ToolRepository, RegistryChangesChannel, ToolChangesService, RegistryService],
+  exports: [RegistryService, ToolChangesService, ToolRepository, RegistryChangesChannel],
+})
 export class RegistryModule {}

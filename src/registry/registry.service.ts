@@ -1,19 +1,29 @@
 import { Injectable } from '@nestjs/common';
 import { ArgumentSchema, compileArgumentSchema } from '../diagnosis';
+import type { JsonObject, WarningRecord } from './registry.types';
+import { AutoWarning, AutoWarningResult, ToolChangesService } from './tool-changes.service';
+import { ToolRepository } from './tool.repository';
 import { ToolSchemaRepository } from './tool-schema.repository';
 
 const MAX_CACHED_SCHEMAS = 2000;
 
-/** What other features may ask of the registry. The worker uses it to validate arguments against registered schemas. */
+/**
+ * What other features may ask of the registry. The worker validates arguments against registered schemas; the
+ * nightly analytics add, refresh and retire automatic warnings.
+ */
 @Injectable()
 export class RegistryService {
   // Compiling a schema costs far more than validating with it; recompile only when the tool's version changes.
   private readonly compiled = new Map<string, { version: number; schema: ArgumentSchema | null }>();
 
-  constructor(private readonly tools: ToolSchemaRepository) {}
+  constructor(
+    private readonly schemas: ToolSchemaRepository,
+    private readonly tools: ToolRepository,
+    private readonly toolChanges: ToolChangesService,
+  ) {}
 
   async findArgumentSchemas(projectId: string, toolNames: readonly string[]): Promise<Map<string, ArgumentSchema>> {
-    const rows = await this.tools.findActiveToolSchemas(projectId, toolNames);
+    const rows = await this.schemas.findActiveToolSchemas(projectId, toolNames);
     const schemas = new Map<string, ArgumentSchema>();
     for (const row of rows) {
       const key = `${projectId}\u0000${row.name}`;
@@ -26,6 +36,29 @@ export class RegistryService {
       if (entry.schema) schemas.set(row.name, entry.schema);
     }
     return schemas;
+  }
+
+  /** The registered argument schema of an active tool, or null when the tool is unknown or archived. */
+  async findToolSchema(projectId: string, toolName: string): Promise<{ name: string; version: number; parameters: JsonObject } | null> {
+    const [row] = await this.schemas.findActiveToolSchemas(projectId, [toolName]);
+    return row ? { name: row.name, version: row.version, parameters: row.parameters ?? {} } : null;
+  }
+
+  listActiveWarnings(projectId: string, toolName: string): Promise<WarningRecord[]> {
+    return this.tools.findActiveWarnings(projectId, toolName);
+  }
+
+  /**
+   * Adds or refreshes the active automatic warning for `evidenceKey`. New evidence alone keeps the version; a new
+   * warning or a changed text makes a new one. Refused when a warning for the same evidence was dismissed.
+   */
+  applyAutoWarning(projectId: string, toolName: string, warning: AutoWarning): Promise<AutoWarningResult> {
+    return this.toolChanges.applyAutoWarning(projectId, toolName, warning);
+  }
+
+  /** Dismisses a warning (a new version without it); it is never re-added automatically for the same evidence. */
+  retireWarning(projectId: string, warningId: string, reason: string): Promise<void> {
+    return this.toolChanges.retireWarning(projectId, warningId, reason);
   }
 
   private compileOrNull(parameters: Record<string, unknown>): ArgumentSchema | null {

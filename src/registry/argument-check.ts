@@ -1,0 +1,234 @@
+import {
+  type AjvLikeError,
+  type ArgumentSchema,
+  type Category,
+  type Subtype,
+  SUBTYPE_BY_SCHEMA_KEYWORD,
+  categoryOfSubtype,
+  declaredProperties,
+  declaredTypesOf,
+  diagnose,
+  isScalarTypeList,
+  matchArgumentName,
+} from '../diagnosis';
+
+// Pre-execution validation: checks arguments against a tool's registered schema with the worker's categories, and
+// proposes a corrected argument object when a correction is safe. Pure.
+
+export interface ArgumentError {
+  category: Category;
+  subtype: Subtype | null;
+  /** JSON Pointer into the arguments; "" for the arguments as a whole. */
+  path: string;
+  message: string;
+}
+
+export interface ArgumentCheck {
+  valid: boolean;
+  errors: ArgumentError[];
+  suggestion: Record<string, unknown> | null;
+}
+
+export interface ArgumentCheckInput {
+  tool: string;
+  arguments: unknown;
+  schema: ArgumentSchema;
+  /** wrong name -> intended name, as learned from this project's stored events for the tool. */
+  learnedRenames: ReadonlyMap<string, string>;
+}
+
+/** Arguments sent as a JSON string (as models produce them) are read as JSON; undefined when they cannot be. */
+export function readArguments(raw: unknown): unknown {
+  if (typeof raw !== 'string') return raw;
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when the arguments carry a name the schema does not declare: only then are learned renames worth fetching. */
+export function hasUndeclaredArguments(args: unknown, schema: ArgumentSchema): boolean {
+  const declared = declaredProperties(schema.json);
+  return isObject(args) && declared.length > 0 && Object.keys(args).some((name) => !declared.includes(name));
+}
+
+export function checkArguments(input: ArgumentCheckInput): ArgumentCheck {
+  const args = readArguments(input.arguments);
+  if (!isObject(args)) {
+    const message = 'arguments must be a JSON object of argument names to values';
+    return { valid: false, errors: [{ category: 'argument_mismatch', subtype: 'malformed_arguments', path: '', message }], suggestion: null };
+  }
+  const ajvErrors = input.schema.validate(args);
+  if (ajvErrors.length === 0) return { valid: true, errors: [], suggestion: null };
+
+  const renames = resolveRenames(input, args);
+  const errors = describeErrors(ajvErrors, args, input.schema.json, renames);
+  return { valid: false, errors, suggestion: suggestCorrection(args, input.schema, renames) };
+}
+
+/** For each undeclared argument, the declared one it stands for: learned from events first, then by the name itself. */
+function resolveRenames(input: ArgumentCheckInput, args: Record<string, unknown>): Map<string, string> {
+  const declared = declaredProperties(input.schema.json);
+  const renames = new Map<string, string>();
+  if (declared.length === 0) return renames;
+  const primary = diagnose({ tool: input.tool, arguments: args, error: { message: '' }, schema: input.schema });
+  for (const wrong of Object.keys(args).filter((name) => !declared.includes(name))) {
+    const free = declared.filter((name) => !(name in args) && ![...renames.values()].includes(name));
+    const learned = input.learnedRenames.get(wrong);
+    const intended =
+      (learned !== undefined && free.includes(learned) ? learned : null) ??
+      matchArgumentName(wrong, free) ??
+      (primary.wrongArgument === wrong && primary.intendedArgument && free.includes(primary.intendedArgument) ? primary.intendedArgument : null);
+    if (intended) renames.set(wrong, intended);
+  }
+  return renames;
+}
+
+function describeErrors(
+  ajvErrors: readonly AjvLikeError[],
+  args: Record<string, unknown>,
+  schemaJson: Record<string, unknown>,
+  renames: ReadonlyMap<string, string>,
+): ArgumentError[] {
+  const errors: ArgumentError[] = [];
+  const seen = new Set<string>();
+  const add = (error: ArgumentError) => {
+    const key = `${error.subtype}\u0000${error.path}`;
+    if (!seen.has(key)) errors.push(error), seen.add(key);
+  };
+  const leafErrors = ajvErrors.filter((error) => SUBTYPE_BY_SCHEMA_KEYWORD[error.keyword] !== undefined);
+
+  for (const error of leafErrors) add(describeError(error, args, schemaJson, renames));
+  // Without additionalProperties:false a renamed argument shows only as a missing one; name the stray too, as the
+  // worker's categorizer does.
+  const reportsUnknown = errors.some((error) => error.subtype === 'unknown_argument');
+  const reportsMissingAtTop = errors.some((error) => error.subtype === 'missing_argument' && error.path.lastIndexOf('/') === 0);
+  const declared = declaredProperties(schemaJson);
+  if (!reportsUnknown && reportsMissingAtTop && declared.length > 0) {
+    for (const name of Object.keys(args).filter((key) => !declared.includes(key))) {
+      add(unknownArgumentError('', name, args, schemaJson, renames));
+    }
+  }
+  // Composite keywords (anyOf, not, ...) explain nothing their leaves do not; alone, they are all there is.
+  if (errors.length === 0) {
+    for (const error of ajvErrors) {
+      add({ category: 'argument_mismatch', subtype: null, path: error.instancePath, message: withName(error.instancePath, error.message ?? 'is invalid') });
+    }
+  }
+  return errors;
+}
+
+function describeError(
+  error: AjvLikeError,
+  args: Record<string, unknown>,
+  schemaJson: Record<string, unknown>,
+  renames: ReadonlyMap<string, string>,
+): ArgumentError {
+  const subtype = SUBTYPE_BY_SCHEMA_KEYWORD[error.keyword];
+  const base = { category: categoryOfSubtype(subtype), subtype };
+  const at = error.instancePath;
+
+  if (subtype === 'missing_argument') {
+    const name = stringParam(error, 'missingProperty') ?? stringParam(error, 'property') ?? '';
+    const sentAs = at === '' ? [...renames].find(([, intended]) => intended === name)?.[0] : undefined;
+    const message = `'${name}' is required${sentAs ? `; it was sent as '${sentAs}'` : ''}`;
+    return { ...base, path: `${at}/${escape(name)}`, message };
+  }
+  if (subtype === 'unknown_argument') {
+    const name = stringParam(error, 'additionalProperty') ?? stringParam(error, 'unevaluatedProperty') ?? '';
+    return unknownArgumentError(at, name, args, schemaJson, renames);
+  }
+  if (subtype === 'type_mismatch') {
+    if (at === '') return { category: 'argument_mismatch', subtype: 'malformed_arguments', path: '', message: 'arguments must be a JSON object' };
+    const value = valueAt(args, at);
+    if (value === null) return { category: 'argument_mismatch', subtype: 'missing_argument', path: at, message: withName(at, 'is required (null was given)') };
+    const expected = typesOfParam(error.params.type);
+    if (Array.isArray(value) && isScalarTypeList(expected)) {
+      return { ...base, path: at, message: withName(at, `must be ${expected.join(' or ')}, not an array${arrayAdvice(value)}`) };
+    }
+  }
+  return { ...base, path: at, message: withName(at, error.message ?? 'is invalid') };
+}
+
+function unknownArgumentError(
+  parent: string,
+  name: string,
+  args: Record<string, unknown>,
+  schemaJson: Record<string, unknown>,
+  renames: ReadonlyMap<string, string>,
+): ArgumentError {
+  const intended = parent === '' ? renames.get(name) : undefined;
+  let message = `'${name}' is not a parameter of this tool`;
+  if (intended) {
+    message += `; the parameter is '${intended}'`;
+    const value = args[name];
+    const types = declaredTypesOf(schemaJson, intended);
+    if (Array.isArray(value) && isScalarTypeList(types)) message += ` (one ${types.join(' or ')})${arrayAdvice(value)}`;
+  }
+  return { category: 'argument_mismatch', subtype: 'unknown_argument', path: `${parent}/${escape(name)}`, message };
+}
+
+function arrayAdvice(value: readonly unknown[]): string {
+  return value.length === 1 ? '; pass the single item itself' : ': call this tool once per item';
+}
+
+/**
+ * A corrected argument object, only when every correction is safe and the result validates: renamed arguments,
+ * one-element arrays unwrapped for scalar parameters. Several items for a scalar have no safe correction.
+ */
+export function suggestCorrection(
+  args: Record<string, unknown>,
+  schema: ArgumentSchema,
+  renames: ReadonlyMap<string, string>,
+): Record<string, unknown> | null {
+  const corrected: Record<string, unknown> = { ...args };
+  let isChanged = false;
+  for (const [wrong, intended] of renames) {
+    corrected[intended] = corrected[wrong];
+    delete corrected[wrong];
+    isChanged = true;
+  }
+  for (const name of declaredProperties(schema.json)) {
+    const value = corrected[name];
+    if (!Array.isArray(value) || !isScalarTypeList(declaredTypesOf(schema.json, name))) continue;
+    if (value.length !== 1) return null;
+    corrected[name] = value[0];
+    isChanged = true;
+  }
+  return isChanged && schema.validate(corrected).length === 0 ? corrected : null;
+}
+
+function withName(pointer: string, message: string): string {
+  if (pointer === '') return `arguments ${message}`;
+  const name = pointer.slice(pointer.lastIndexOf('/') + 1).replace(/~1/g, '/').replace(/~0/g, '~');
+  return `'${name}' ${message}`;
+}
+
+function valueAt(args: Record<string, unknown>, pointer: string): unknown {
+  let current: unknown = args;
+  for (const segment of pointer.split('/').slice(1)) {
+    const key = segment.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (typeof current !== 'object' || current === null) return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
+
+function typesOfParam(type: unknown): string[] {
+  if (typeof type === 'string') return type.split(',');
+  return Array.isArray(type) ? type.filter((entry): entry is string => typeof entry === 'string') : [];
+}
+
+function stringParam(error: AjvLikeError, key: string): string | null {
+  const value = error.params?.[key];
+  return typeof value === 'string' ? value : null;
+}
+
+function escape(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,161 @@
+import Ajv, { type ErrorObject } from 'ajv';
+import Ajv2019 from 'ajv/dist/2019';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { FieldError } from '../infra/http/api-error';
+import { unsafePatternReason } from './regex-safety';
+import type { JsonObject } from './registry.types';
+
+// Checks a user-supplied JSON Schema for a tool's arguments at registration: the meta-schema of its draft, then
+// Ajv's strict mode (unknown keywords, `properties` without `type: object`, required names never declared), so a
+// schema that would silently validate nothing is refused with the problem named. Pure apart from Ajv's own caches.
+
+export const MAX_SCHEMA_BYTES = 64 * 1024;
+export const MAX_SCHEMA_DEPTH = 32;
+const MAX_REPORTED_PROBLEMS = 20;
+
+// One instance per draft, built once: Ajv compiles its meta-schemas per instance. allowUnionTypes because
+// ["string", "null"] is how OpenAI's strict mode spells an optional argument; strictTuples off because a tuple
+// without minItems is complete enough to validate and common in generated schemas.
+const options = { strict: true, strictTuples: false, allErrors: true, allowUnionTypes: true } as const;
+const ajvByDraft = {
+  draft7: addFormats(new Ajv(options)),
+  draft2019: addFormats(new Ajv2019(options)),
+  draft2020: addFormats(new Ajv2020(options)),
+};
+
+/** Problems with `schema`, each at a JSON Pointer under `path` (e.g. /parameters/properties/n/type); empty when fine. */
+export function checkParametersSchema(schema: unknown, path: string): FieldError[] {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+    return [{ path, message: 'must be a JSON Schema object' }];
+  }
+  if (Buffer.byteLength(JSON.stringify(schema), 'utf8') > MAX_SCHEMA_BYTES) {
+    return [{ path, message: `must be at most ${MAX_SCHEMA_BYTES / 1024} KB as JSON` }];
+  }
+  const tooDeep = findTooDeep(schema, path, 0);
+  if (tooDeep) return [{ path: tooDeep, message: `nests deeper than ${MAX_SCHEMA_DEPTH} levels` }];
+  const remoteRefs = findRemoteRefs(schema, path);
+  if (remoteRefs.length > 0) return remoteRefs.slice(0, MAX_REPORTED_PROBLEMS);
+  const unsafePatterns = findUnsafePatterns(schema, path);
+  if (unsafePatterns.length > 0) return unsafePatterns.slice(0, MAX_REPORTED_PROBLEMS);
+
+  const json = schema as JsonObject;
+  // Every provider sends tool arguments as one JSON object, so the schema must describe one.
+  if (json.type !== 'object') {
+    return [{ path: `${path}/type`, message: 'must be "object": a tool takes its arguments as one JSON object' }];
+  }
+  const ajv = ajvForDraft(json.$schema);
+  if (!ajv) {
+    return [{ path: `${path}/$schema`, message: 'must be JSON Schema draft-07, 2019-09 or 2020-12 (or absent, meaning draft-07)' }];
+  }
+  if (!ajv.validateSchema(json)) return fromMetaSchemaErrors(ajv.errors ?? [], path);
+  return strictModeProblems(ajv, json, path);
+}
+
+function ajvForDraft(metaSchema: unknown): Ajv | null {
+  if (metaSchema === undefined) return ajvByDraft.draft7;
+  if (typeof metaSchema !== 'string') return null;
+  const uri = metaSchema.replace(/#$/, '');
+  if (/^https?:\/\/json-schema\.org\/draft-07\/schema$/.test(uri)) return ajvByDraft.draft7;
+  if (/^https:\/\/json-schema\.org\/draft\/2019-09\/schema$/.test(uri)) return ajvByDraft.draft2019;
+  if (/^https:\/\/json-schema\.org\/draft\/2020-12\/schema$/.test(uri)) return ajvByDraft.draft2020;
+  return null;
+}
+
+function fromMetaSchemaErrors(errors: readonly ErrorObject[], path: string): FieldError[] {
+  // The meta-schema reports one mistake several times (enum, then type array, then anyOf); the first says it best.
+  const byPath = new Map<string, string>();
+  for (const error of errors) {
+    const at = `${path}${error.instancePath}`;
+    if (byPath.has(at)) continue;
+    const allowed = error.keyword === 'enum' ? (error.params as { allowedValues?: unknown[] }).allowedValues : undefined;
+    byPath.set(at, allowed ? `must be one of ${allowed.map((value) => JSON.stringify(value)).join(', ')}` : (error.message ?? 'is invalid'));
+  }
+  return [...byPath].slice(0, MAX_REPORTED_PROBLEMS).map(([at, message]) => ({ path: at, message }));
+}
+
+function strictModeProblems(ajv: Ajv, json: JsonObject, path: string): FieldError[] {
+  // Ajv registers a schema under its $id; an id-less copy keeps two versions of one tool from colliding.
+  const { $id: _id, ...schema } = json;
+  try {
+    ajv.compile(schema);
+    return [];
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return [{ path: locateStrictProblem(message, schema, path), message: message.replace(/^strict mode: /, '') }];
+  } finally {
+    ajv.removeSchema(schema);
+  }
+}
+
+/** Strict-mode errors name a place as `at "#/properties/a"`, or only the keyword; find it either way. */
+function locateStrictProblem(message: string, schema: JsonObject, path: string): string {
+  const at = /at (?:path )?"#([^"]*)"/.exec(message);
+  if (at) return `${path}${decodeURIComponent(at[1])}`;
+  const keyword = /unknown keyword: "([^"]+)"/.exec(message);
+  if (keyword) return findKey(schema, keyword[1], path) ?? path;
+  return path;
+}
+
+function findKey(value: unknown, key: string, at: string): string | null {
+  if (typeof value !== 'object' || value === null) return null;
+  if (!Array.isArray(value) && Object.prototype.hasOwnProperty.call(value, key)) return `${at}/${escape(key)}`;
+  for (const [child, inner] of Object.entries(value)) {
+    const found = findKey(inner, key, `${at}/${escape(child)}`);
+    if (found) return found;
+  }
+  return null;
+}
+
+function findTooDeep(value: unknown, at: string, depth: number): string | null {
+  if (typeof value !== 'object' || value === null) return null;
+  if (depth >= MAX_SCHEMA_DEPTH) return at;
+  for (const [key, inner] of Object.entries(value)) {
+    const found = findTooDeep(inner, `${at}/${escape(key)}`, depth + 1);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** Only local references: resolving a URL would make registration fetch, or silently ignore, someone else's schema. */
+function findRemoteRefs(value: unknown, at: string): FieldError[] {
+  if (typeof value !== 'object' || value === null) return [];
+  const problems: FieldError[] = [];
+  for (const [key, inner] of Object.entries(value)) {
+    const here = `${at}/${escape(key)}`;
+    if ((key === '$ref' || key === '$dynamicRef') && !Array.isArray(value)) {
+      if (typeof inner === 'string' && !inner.startsWith('#')) {
+        problems.push({ path: here, message: 'must be a local reference starting with "#"; remote schemas are not fetched' });
+      }
+      continue;
+    }
+    problems.push(...findRemoteRefs(inner, here));
+  }
+  return problems;
+}
+
+/** `pattern` values and `patternProperties` keys run on every argument checked: refuse those that can backtrack. */
+function findUnsafePatterns(value: unknown, at: string): FieldError[] {
+  if (typeof value !== 'object' || value === null) return [];
+  const problems: FieldError[] = [];
+  for (const [key, inner] of Object.entries(value)) {
+    const here = `${at}/${escape(key)}`;
+    if (!Array.isArray(value) && key === 'pattern' && typeof inner === 'string') {
+      const reason = unsafePatternReason(inner);
+      if (reason) problems.push({ path: here, message: reason });
+      continue;
+    }
+    if (!Array.isArray(value) && key === 'patternProperties' && typeof inner === 'object' && inner !== null) {
+      for (const name of Object.keys(inner)) {
+        const reason = unsafePatternReason(name);
+        if (reason) problems.push({ path: `${here}/${escape(name)}`, message: reason });
+      }
+    }
+    problems.push(...findUnsafePatterns(inner, here));
+  }
+  return problems;
+}
+
+function escape(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}

@@ -1,0 +1,171 @@
+import Ajv, { type ErrorObject } from 'ajv';
+import addFormats from 'ajv-formats';
+import { ApiError, FieldError } from '../infra/http/api-error';
+import { compileQueryValidator } from '../infra/http/query-validator';
+import { checkParametersSchema } from './parameters-schema';
+import { TOOL_FORMATS, type JsonObject, type ToolDefinition, type ToolFormat } from './registry.types';
+import { checkDescription, checkMetadata, isObject, normalizeToolDefinition, TOOL_NAME_PATTERN } from './tool-definition';
+
+// Request bodies and queries of the registry API, checked once at the edge; every reader throws a 400 naming each
+// bad field, or returns typed input.
+
+export const MAX_TOOLS_PER_BULK = 500;
+const MAX_WARNING_TEXT_CHARS = 500;
+
+const ajv = new Ajv({ allErrors: true, strict: true });
+addFormats(ajv, ['date-time']);
+
+/** PUT /v1/tools/:name {description, parameters, metadata?} */
+export function readToolBody(name: string, body: unknown): ToolDefinition {
+  requireToolName(name);
+  if (!isObject(body)) throw invalidBody([{ path: '', message: 'must be an object {description, parameters, metadata?}' }]);
+  const errors: FieldError[] = [
+    ...checkDescription(body.description, '/description', true),
+    ...checkMetadata(body.metadata, '/metadata'),
+    ...Object.keys(body)
+      .filter((field) => !['description', 'parameters', 'metadata'].includes(field))
+      .map((field) => ({ path: `/${field}`, message: 'is not a known field' })),
+  ];
+  if (body.parameters === undefined) errors.push({ path: '/parameters', message: 'is required: the JSON Schema of the arguments' });
+  if (errors.length > 0) throw invalidBody(errors);
+  const schemaErrors = checkParametersSchema(body.parameters, '/parameters');
+  if (schemaErrors.length > 0) throw invalidSchema(schemaErrors);
+  const definition: ToolDefinition = { name, description: body.description as string, parameters: body.parameters as JsonObject };
+  if (body.metadata !== undefined) definition.metadata = body.metadata as JsonObject | null;
+  return definition;
+}
+
+/** POST /v1/tools:bulk: an array of tools, or {tools: [...]}, each in any accepted shape. All or nothing. */
+export function readBulkBody(body: unknown): ToolDefinition[] {
+  const isEnvelope = isObject(body) && Array.isArray(body.tools);
+  const items = Array.isArray(body) ? body : isEnvelope ? (body.tools as unknown[]) : null;
+  const base = isEnvelope ? '/tools' : '';
+  if (!items) throw invalidBody([{ path: '', message: 'must be an array of tools or {"tools": [...]}' }]);
+  if (items.length === 0) throw invalidBody([{ path: base, message: 'must hold at least one tool' }]);
+  if (items.length > MAX_TOOLS_PER_BULK) {
+    throw new ApiError(413, 'too_many_tools', `A request may register at most ${MAX_TOOLS_PER_BULK} tools`);
+  }
+  const fieldErrors: FieldError[] = [];
+  const schemaErrors: FieldError[] = [];
+  const definitions: ToolDefinition[] = [];
+  const seen = new Map<string, number>();
+  items.forEach((item, index) => {
+    const normalized = normalizeToolDefinition(item, `${base}/${index}`);
+    if (!normalized.ok) return fieldErrors.push(...normalized.errors);
+    const { definition, parametersPath } = normalized;
+    const first = seen.get(definition.name);
+    if (first !== undefined) {
+      return fieldErrors.push({ path: `${base}/${index}`, message: `registers "${definition.name}" again (first at index ${first})` });
+    }
+    seen.set(definition.name, index);
+    schemaErrors.push(...checkParametersSchema(definition.parameters, parametersPath));
+    definitions.push(definition);
+  });
+  if (fieldErrors.length > 0) throw invalidBody(fieldErrors);
+  if (schemaErrors.length > 0) throw invalidSchema(schemaErrors);
+  return definitions;
+}
+
+export interface ManualWarningInput {
+  text: string;
+  kind: string;
+  evidenceKey: string | null;
+  evidence: { count: number; firstSeen: string | null; lastSeen: string | null; exampleEventIds: string[] };
+}
+
+const validateWarningBody = ajv.compile({
+  type: 'object',
+  additionalProperties: false,
+  required: ['text'],
+  properties: {
+    text: { type: 'string', minLength: 1, maxLength: MAX_WARNING_TEXT_CHARS },
+    kind: { type: 'string', pattern: '^[a-z][a-z0-9_]{0,63}$' },
+    evidenceKey: { type: 'string', minLength: 1, maxLength: 500 },
+    evidence: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        count: { type: 'integer', minimum: 0 },
+        firstSeen: { type: 'string', format: 'date-time' },
+        lastSeen: { type: 'string', format: 'date-time' },
+        exampleEventIds: { type: 'array', maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 128 } },
+      },
+    },
+  },
+});
+
+/** POST /v1/tools/:name/warnings {text, kind?, evidenceKey?, evidence?} */
+export function readWarningBody(body: unknown): ManualWarningInput {
+  if (!validateWarningBody(body)) throw invalidBody(fieldErrorsOf(validateWarningBody.errors));
+  const input = body as { text: string; kind?: string; evidenceKey?: string; evidence?: Partial<ManualWarningInput['evidence']> };
+  return {
+    text: input.text.trim(),
+    kind: input.kind ?? 'manual',
+    evidenceKey: input.evidenceKey ?? null,
+    evidence: {
+      count: input.evidence?.count ?? 0,
+      firstSeen: input.evidence?.firstSeen ?? null,
+      lastSeen: input.evidence?.lastSeen ?? null,
+      exampleEventIds: input.evidence?.exampleEventIds ?? [],
+    },
+  };
+}
+
+const validateDismissBody = ajv.compile({
+  type: 'object',
+  additionalProperties: false,
+  properties: { reason: { type: 'string', maxLength: 500 } },
+});
+
+/** POST .../dismiss {reason?}; an empty body is fine. */
+export function readDismissBody(body: unknown): { reason: string | null } {
+  const value = body ?? {};
+  if (!validateDismissBody(value)) throw invalidBody(fieldErrorsOf(validateDismissBody.errors));
+  return { reason: (value as { reason?: string }).reason ?? null };
+}
+
+/** POST /v1/tools/:name/validate {arguments} */
+export function readValidateBody(body: unknown): { arguments: unknown } {
+  if (!isObject(body) || !('arguments' in body)) {
+    throw invalidBody([{ path: '/arguments', message: 'is required: the arguments the model produced' }]);
+  }
+  const extra = Object.keys(body).filter((field) => field !== 'arguments');
+  if (extra.length > 0) throw invalidBody(extra.map((field) => ({ path: `/${field}`, message: 'is not a known field' })));
+  return { arguments: body.arguments };
+}
+
+export function requireToolName(name: string): void {
+  if (!TOOL_NAME_PATTERN.test(name)) {
+    throw new ApiError(400, 'invalid_tool_name', 'Tool names are 1 to 200 letters, digits, _ . or -', {
+      details: [{ path: '/params/name', message: 'must be 1 to 200 letters, digits, _ . or -' }],
+    });
+  }
+}
+
+export const readListQuery = compileQueryValidator<{ format: ToolFormat }>({
+  properties: { format: { enum: [...TOOL_FORMATS], default: 'raw' } },
+});
+
+export const readDescriptionQuery = compileQueryValidator<{ version?: number }>({
+  properties: { version: { type: 'integer', minimum: 1, maximum: 2147483647 } },
+});
+
+function invalidBody(details: FieldError[]): ApiError {
+  return new ApiError(400, 'invalid_body', `Invalid field ${details[0].path || 'body'}: ${details[0].message}`, { details });
+}
+
+function invalidSchema(details: FieldError[]): ApiError {
+  return new ApiError(400, 'invalid_schema', `Invalid JSON Schema at ${details[0].path}: ${details[0].message}`, { details });
+}
+
+function fieldErrorsOf(errors: ErrorObject[] | null | undefined): FieldError[] {
+  return (errors ?? []).map((error) => {
+    if (error.keyword === 'additionalProperties') {
+      return { path: `${error.instancePath}/${String(error.params.additionalProperty)}`, message: 'is not a known field' };
+    }
+    if (error.keyword === 'required') {
+      return { path: `${error.instancePath}/${String(error.params.missingProperty)}`, message: 'is required' };
+    }
+    return { path: error.instancePath, message: error.message ?? 'is invalid' };
+  });
+}

@@ -1,0 +1,83 @@
+// The registry's wire and domain types. The description view is a persisted contract: every version is stored in
+// this shape (tool_versions) and served again byte for byte on `?version=N`.
+
+export type JsonObject = Record<string, unknown>;
+
+export interface WarningEvidence {
+  count: number;
+  /** ISO-8601; null for a warning written by hand without evidence. */
+  firstSeen: string | null;
+  lastSeen: string | null;
+  exampleEventIds: string[];
+  [key: string]: unknown;
+}
+
+export type WarningSource = 'manual' | 'auto';
+export type WarningStatus = 'active' | 'dismissed';
+
+export interface WarningRecord {
+  id: string;
+  kind: string;
+  text: string;
+  evidence: WarningEvidence;
+  evidenceKey: string | null;
+  source: WarningSource;
+  status: WarningStatus;
+  dismissedReason: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface ToolRecord {
+  id: string;
+  name: string;
+  description: string;
+  parameters: JsonObject;
+  metadata: JsonObject | null;
+  version: number;
+  archivedAt: Date | null;
+}
+
+/** A tool with every warning it has (active and dismissed), as read under the tool's row lock. */
+export interface ToolState {
+  tool: ToolRecord;
+  warnings: WarningRecord[];
+}
+
+export interface ServedWarning {
+  id: string;
+  kind: string;
+  text: string;
+  evidence: WarningEvidence;
+  status: 'active';
+}
+
+/** GET /v1/tools/:name/description */
+export interface DescriptionView {
+  name: string;
+  version: number;
+  description: string;
+  baseDescription: string;
+  warnings: ServedWarning[];
+  parameters: JsonObject;
+}
+
+/** One row of tool_versions. */
+export interface VersionSnapshot {
+  version: number;
+  baseDescription: string;
+  description: string;
+  parameters: JsonObject;
+  warnings: ServedWarning[];
+}
+
+/** A tool definition after normalizing whichever shape it came in (ours, OpenAI, Anthropic, MCP). */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  parameters: JsonObject;
+  metadata?: JsonObject | null;
+}
+
+export const TOOL_FORMATS = ['raw', 'openai', 'anthropic', 'mcp', 'langchain'] as const;
+export type ToolFormat = (typeof TOOL_FORMATS)[number];

@@ -1,0 +1,61 @@
+// The in-process cache of serialized GET answers (body + strong ETag), keyed by project, tool, version and format.
+// Bounded (least recently used entries go first) and invalidated per tool; a project's list answers drop with any
+// of its tools. Pure data structure: the owner wires it to the registry change channel.
+
+export interface CachedResponse {
+  body: string;
+  etag: string;
+}
+
+export const LIST_KEY = '\u0000list';
+
+export class ServedResponseCache<T = CachedResponse> {
+  private readonly entries = new Map<string, T>();
+  /** Bumped on every invalidation: a load that began before one must not store what it read. */
+  private generation = 0;
+
+  constructor(private readonly maxEntries: number) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get currentGeneration(): number {
+    return this.generation;
+  }
+
+  get(key: string): T | undefined {
+    const value = this.entries.get(key);
+    if (value !== undefined) {
+      this.entries.delete(key);
+      this.entries.set(key, value);
+    }
+    return value;
+  }
+
+  /** Stores unless an invalidation happened since `loadedAtGeneration` (the value may already be stale). */
+  set(key: string, value: T, loadedAtGeneration: number): void {
+    if (loadedAtGeneration !== this.generation) return;
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  invalidateTool(projectId: string, tool: string): void {
+    this.generation++;
+    const toolPrefix = `${projectId}\u0000${tool}\u0000`;
+    const listPrefix = `${projectId}\u0000${LIST_KEY}\u0000`;
+    for (const key of [...this.entries.keys()]) {
+      if (key.startsWith(toolPrefix) || key.startsWith(listPrefix)) this.entries.delete(key);
+    }
+  }
+
+  clear(): void {
+    this.generation++;
+    this.entries.clear();
+  }
+}
+
+export function cacheKey(projectId: string, tool: string, version: number | 'latest', format: string): string {
+  return `${projectId}\u0000${tool}\u0000${version}\u0000${format}`;
+}

@@ -1,0 +1,206 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { ApiError } from '../infra/http/api-error';
+import { RegistryChangesChannel } from './registry-changes.channel';
+import type { ToolDefinition, ToolState, WarningEvidence, WarningRecord, WarningStatus } from './registry.types';
+import type { ManualWarningInput } from './registry.schemas';
+import { ToolDecision, ToolRepository } from './tool.repository';
+import { DesiredTool, planToolChange } from './tool-versioning';
+
+export interface RegistrationResult {
+  name: string;
+  version: number;
+  /** created: new, or back from the archive; updated: a new version; unchanged: nothing an agent reads changed. */
+  status: 'created' | 'updated' | 'unchanged';
+}
+
+export interface AutoWarning {
+  kind: string;
+  text: string;
+  evidence: { count: number; firstSeen: string; lastSeen: string; exampleEventIds: string[]; [key: string]: unknown };
+  evidenceKey: string;
+}
+
+export interface AutoWarningResult {
+  applied: boolean;
+  warningId: string | null;
+  version: number | null;
+  reason?: 'dismissed' | 'unchanged' | 'unknown_tool';
+}
+
+export interface WarningChangeResult {
+  warning: WarningRecord;
+  version: number;
+}
+
+/**
+ * Every write to the registry: plans it with the pure versioning rules under the tool's row lock, then tells every
+ * instance (Redis pub/sub) when what a GET answers has changed.
+ */
+@Injectable()
+export class ToolChangesService {
+  constructor(
+    private readonly tools: ToolRepository,
+    private readonly changes: RegistryChangesChannel,
+  ) {}
+
+  async registerTool(projectId: string, definition: ToolDefinition): Promise<RegistrationResult> {
+    const desiredFrom = (state: ToolState | null): DesiredTool => ({
+      description: definition.description,
+      parameters: definition.parameters,
+      metadata: definition.metadata === undefined ? (state?.tool.metadata ?? null) : definition.metadata,
+      archivedAt: null,
+      warnings: state?.warnings ?? [],
+    });
+    // Agents re-register their whole tool list at every start-up: answer the unchanged case without a transaction.
+    const current = await this.tools.findToolState(projectId, definition.name);
+    if (current && !isWrite(planToolChange(current, desiredFrom(current)))) {
+      return { name: definition.name, version: current.tool.version, status: 'unchanged' };
+    }
+    return this.change(projectId, definition.name, (state) => {
+      const plan = planToolChange(state, desiredFrom(state));
+      const isCreated = state === null || state.tool.archivedAt !== null;
+      const status = isCreated ? 'created' : plan.snapshot ? 'updated' : 'unchanged';
+      return { plan: isWrite(plan) ? plan : null, result: { name: definition.name, version: plan.version, status } };
+    });
+  }
+
+  /** One tool after another, each in its own transaction: a re-registration of 100 unchanged tools writes nothing. */
+  async registerTools(projectId: string, definitions: readonly ToolDefinition[]): Promise<RegistrationResult[]> {
+    const results: RegistrationResult[] = [];
+    for (const definition of definitions) results.push(await this.registerTool(projectId, definition));
+    return results;
+  }
+
+  /** Archives a tool: it is no longer served or validated; its events, versions and warnings stay. False if unknown. */
+  async archiveTool(projectId: string, name: string, now: Date = new Date()): Promise<boolean> {
+    return this.change(projectId, name, (state) => {
+      if (!state) return { plan: null, result: false };
+      if (state.tool.archivedAt) return { plan: null, result: true };
+      return { plan: planToolChange(state, { ...desiredOf(state), archivedAt: now }), result: true };
+    });
+  }
+
+  async listWarnings(projectId: string, name: string): Promise<WarningRecord[]> {
+    const state = await this.tools.findToolState(projectId, name);
+    if (!state || state.tool.archivedAt) throw toolNotFound(name);
+    return state.warnings;
+  }
+
+  async addManualWarning(projectId: string, name: string, input: ManualWarningInput, now: Date = new Date()): Promise<WarningChangeResult> {
+    return this.change(projectId, name, (state) => {
+      if (!state || state.tool.archivedAt) throw toolNotFound(name);
+      const clash = input.evidenceKey === null ? undefined : state.warnings.find((w) => w.evidenceKey === input.evidenceKey);
+      if (clash) {
+        throw new ApiError(409, 'warning_exists', `Warning ${clash.id} already covers evidence key ${JSON.stringify(input.evidenceKey)}`, {
+          details: [{ path: '/evidenceKey', message: `is already used by warning ${clash.id} (${clash.status})` }],
+        });
+      }
+      const warning: WarningRecord = {
+        id: randomUUID(),
+        kind: input.kind,
+        text: input.text,
+        evidence: input.evidence,
+        evidenceKey: input.evidenceKey,
+        source: 'manual',
+        status: 'active',
+        dismissedReason: null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      const plan = planToolChange(state, { ...desiredOf(state), warnings: [...state.warnings, warning] });
+      return { plan, result: { warning, version: plan.version } };
+    });
+  }
+
+  /** Dismisses or reinstates a warning; each real change is a new version. */
+  async setWarningStatus(
+    projectId: string,
+    name: string,
+    warningId: string,
+    status: WarningStatus,
+    reason: string | null,
+    now: Date = new Date(),
+  ): Promise<WarningChangeResult> {
+    return this.change(projectId, name, (state) => {
+      if (!state || state.tool.archivedAt) throw toolNotFound(name);
+      const existing = state.warnings.find((warning) => warning.id === warningId);
+      if (!existing) throw new ApiError(404, 'not_found', `No warning ${warningId} on tool ${JSON.stringify(name)}`);
+      if (existing.status === status) return { plan: null, result: { warning: existing, version: state.tool.version } };
+      const warning: WarningRecord = { ...existing, status, dismissedReason: status === 'dismissed' ? reason : null, updatedAt: now };
+      const warnings = state.warnings.map((each) => (each.id === warningId ? warning : each));
+      const plan = planToolChange(state, { ...desiredOf(state), warnings });
+      return { plan, result: { warning, version: plan.version } };
+    });
+  }
+
+  async applyAutoWarning(projectId: string, toolName: string, input: AutoWarning, now: Date = new Date()): Promise<AutoWarningResult> {
+    return this.change(projectId, toolName, (state): ToolDecision<AutoWarningResult> => {
+      if (!state || state.tool.archivedAt) return { plan: null, result: { applied: false, warningId: null, version: null, reason: 'unknown_tool' } };
+      const existing = state.warnings.find((warning) => warning.evidenceKey === input.evidenceKey);
+      if (existing?.status === 'dismissed') {
+        return { plan: null, result: { applied: false, warningId: existing.id, version: state.tool.version, reason: 'dismissed' } };
+      }
+      const evidence: WarningEvidence = { ...input.evidence };
+      // A person's wording of a warning wins over the generated one; the evidence still follows the data.
+      const warning: WarningRecord = existing
+        ? existing.source === 'manual'
+          ? { ...existing, evidence, updatedAt: now }
+          : { ...existing, kind: input.kind, text: input.text, evidence, updatedAt: now }
+        : {
+            id: randomUUID(),
+            kind: input.kind,
+            text: input.text,
+            evidence,
+            evidenceKey: input.evidenceKey,
+            source: 'auto',
+            status: 'active',
+            dismissedReason: null,
+            createdAt: now,
+            updatedAt: now,
+          };
+      const warnings = existing ? state.warnings.map((each) => (each.id === existing.id ? warning : each)) : [...state.warnings, warning];
+      const plan = planToolChange(state, { ...desiredOf(state), warnings });
+      if (!isWrite(plan)) {
+        return { plan: null, result: { applied: false, warningId: warning.id, version: plan.version, reason: 'unchanged' } };
+      }
+      return { plan, result: { applied: true, warningId: warning.id, version: plan.version } };
+    });
+  }
+
+  async retireWarning(projectId: string, warningId: string, reason: string, now: Date = new Date()): Promise<void> {
+    const toolName = await this.tools.findWarningToolName(projectId, warningId);
+    // the warning went with its tool (deleted with the project or never there): nothing is left to retire
+    if (!toolName) return;
+    await this.setWarningStatus(projectId, toolName, warningId, 'dismissed', reason, now);
+  }
+
+  private async change<R>(projectId: string, name: string, decide: (state: ToolState | null) => ToolDecision<R>): Promise<R> {
+    let isServedChanged = false;
+    const result = await this.tools.changeTool(projectId, name, (state) => {
+      const decision = decide(state);
+      isServedChanged = decision.plan?.isServedChanged ?? false;
+      return decision;
+    });
+    if (isServedChanged) await this.changes.publish({ projectId, tool: name });
+    return result;
+  }
+}
+
+function desiredOf(state: ToolState): DesiredTool {
+  return {
+    description: state.tool.description,
+    parameters: state.tool.parameters,
+    metadata: state.tool.metadata,
+    archivedAt: state.tool.archivedAt,
+    warnings: state.warnings,
+  };
+}
+
+function isWrite(plan: ReturnType<typeof planToolChange>): boolean {
+  return plan.toolRow !== null || plan.warningWrites.length > 0 || plan.snapshot !== null;
+}
+
+function toolNotFound(name: string): ApiError {
+  return new ApiError(404, 'not_found', `No tool ${JSON.stringify(name)} in this project`);
+}

@@ -1,0 +1,82 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { ArgumentSchema, compileArgumentSchema } from '../diagnosis';
+import { ApiError } from '../infra/http/api-error';
+import { ArgumentCheck, checkArguments, hasUndeclaredArguments, readArguments } from './argument-check';
+import { LearnedRenameRepository } from './learned-rename.repository';
+import { RegistryChange, RegistryChangeListener, RegistryChangesChannel } from './registry-changes.channel';
+import { cacheKey, ServedResponseCache } from './served-response.cache';
+import { ToolRepository } from './tool.repository';
+
+const MAX_CACHED_SCHEMAS = 5000;
+const MAX_CACHED_RENAMES = 5000;
+// Learned renames only add suggestions; a few minutes of lag is harmless and keeps events out of the hot path.
+const LEARNED_RENAMES_TTL_MS = 5 * 60_000;
+const LEARNING_WINDOW_DAYS = 30;
+
+interface CompiledTool {
+  version: number;
+  schema: ArgumentSchema;
+}
+
+/**
+ * POST /v1/tools/:name/validate runs before every tool call of the agents that use it: schemas are compiled once per
+ * version and kept in memory (dropped on change, like descriptions); learned renames are read only for arguments the
+ * schema does not declare, and cached for a few minutes.
+ */
+@Injectable()
+export class ToolValidationService implements OnModuleInit, RegistryChangeListener {
+  private readonly schemas = new ServedResponseCache<CompiledTool>(MAX_CACHED_SCHEMAS);
+  private readonly renames = new Map<string, { expiresAtMs: number; renames: Map<string, string> }>();
+
+  constructor(
+    private readonly tools: ToolRepository,
+    private readonly learned: LearnedRenameRepository,
+    private readonly changes: RegistryChangesChannel,
+  ) {}
+
+  onModuleInit(): Promise<void> {
+    return this.changes.listen(this);
+  }
+
+  onRegistryChange(change: RegistryChange): void {
+    this.schemas.invalidateTool(change.projectId, change.tool);
+  }
+
+  onRegistryChangesMissed(): void {
+    this.schemas.clear();
+  }
+
+  async validate(projectId: string, name: string, rawArguments: unknown, nowMs: number = Date.now()): Promise<ArgumentCheck> {
+    const tool = await this.compiledTool(projectId, name);
+    const args = readArguments(rawArguments);
+    const learnedRenames = hasUndeclaredArguments(args, tool.schema) ? await this.learnedRenames(projectId, name, nowMs) : new Map<string, string>();
+    return checkArguments({ tool: name, arguments: rawArguments, schema: tool.schema, learnedRenames });
+  }
+
+  private async compiledTool(projectId: string, name: string): Promise<CompiledTool> {
+    const key = cacheKey(projectId, name, 'latest', 'schema');
+    const cached = this.schemas.get(key);
+    if (cached) return cached;
+    const generation = this.schemas.currentGeneration;
+    const served = await this.tools.findServedTool(projectId, name, null);
+    if (!served) throw new ApiError(404, 'not_found', `No tool ${JSON.stringify(name)} in this project`);
+    const compiled = { version: served.view.version, schema: compileArgumentSchema(served.view.parameters) };
+    this.schemas.set(key, compiled, generation);
+    return compiled;
+  }
+
+  private async learnedRenames(projectId: string, name: string, nowMs: number): Promise<Map<string, string>> {
+    const key = `${projectId}\u0000${name}`;
+    const cached = this.renames.get(key);
+    if (cached && cached.expiresAtMs > nowMs) return cached.renames;
+    const since = new Date(nowMs - LEARNING_WINDOW_DAYS * 86_400_000);
+    const rows = await this.learned.findLearnedRenames(projectId, name, since);
+    const renames = new Map<string, string>();
+    // Rows come most frequent first: each wrong name maps to the name it was most often meant as.
+    for (const row of rows) if (!renames.has(row.wrongArgument)) renames.set(row.wrongArgument, row.intendedArgument);
+    this.renames.delete(key);
+    this.renames.set(key, { expiresAtMs: nowMs + LEARNED_RENAMES_TTL_MS, renames });
+    if (this.renames.size > MAX_CACHED_RENAMES) this.renames.delete(this.renames.keys().next().value!);
+    return renames;
+  }
+}

@@ -1,0 +1,54 @@
+import { Body, Controller, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { ApiError } from '../infra/http/api-error';
+import { ApiKeyGuard } from '../tenancy/api-key.guard';
+import { CurrentProject } from '../tenancy/current-project.decorator';
+import { AuthenticatedProject } from '../tenancy/project.repository';
+import { readDismissBody, readWarningBody, requireToolName } from './registry.schemas';
+import { ToolChangesService, WarningChangeResult } from './tool-changes.service';
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Warnings by hand: add, dismiss, reinstate. Each change to the active set is a new description version. */
+@Controller('v1/tools/:name/warnings')
+@UseGuards(ApiKeyGuard)
+export class ToolWarningsController {
+  constructor(private readonly toolChanges: ToolChangesService) {}
+
+  @Get()
+  async list(@CurrentProject() project: AuthenticatedProject, @Param('name') name: string) {
+    requireToolName(name);
+    return { warnings: await this.toolChanges.listWarnings(project.projectId, name) };
+  }
+
+  @Post()
+  @HttpCode(201)
+  add(@CurrentProject() project: AuthenticatedProject, @Param('name') name: string, @Body() body: unknown): Promise<WarningChangeResult> {
+    requireToolName(name);
+    return this.toolChanges.addManualWarning(project.projectId, name, readWarningBody(body));
+  }
+
+  @Post(':id/dismiss')
+  @HttpCode(200)
+  dismiss(
+    @CurrentProject() project: AuthenticatedProject,
+    @Param('name') name: string,
+    @Param('id') id: string,
+    @Body() body: unknown,
+  ): Promise<WarningChangeResult> {
+    requireToolName(name);
+    const { reason } = readDismissBody(body);
+    return this.toolChanges.setWarningStatus(project.projectId, name, requireWarningId(id), 'dismissed', reason);
+  }
+
+  @Post(':id/reinstate')
+  @HttpCode(200)
+  reinstate(@CurrentProject() project: AuthenticatedProject, @Param('name') name: string, @Param('id') id: string): Promise<WarningChangeResult> {
+    requireToolName(name);
+    return this.toolChanges.setWarningStatus(project.projectId, name, requireWarningId(id), 'active', null);
+  }
+}
+
+function requireWarningId(id: string): string {
+  if (!UUID_PATTERN.test(id)) throw new ApiError(404, 'not_found', `No warning ${JSON.stringify(id.slice(0, 64))}`);
+  return id.toLowerCase();
+}

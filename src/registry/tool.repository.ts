@@ -1,0 +1,259 @@
+import { Injectable } from '@nestjs/common';
+import { Prisma } from '../generated/prisma/client';
+import { PrismaService } from '../infra/prisma/prisma.service';
+import type {
+  DescriptionView,
+  JsonObject,
+  ServedWarning,
+  ToolState,
+  WarningEvidence,
+  WarningRecord,
+  WarningSource,
+  WarningStatus,
+} from './registry.types';
+import type { ToolChangePlan } from './tool-versioning';
+
+type Transaction = Parameters<Parameters<PrismaService['$transaction']>[0]>[0];
+
+export interface ServedTool {
+  view: DescriptionView;
+  metadata: JsonObject | null;
+}
+
+/** What a change callback decides under the tool's row lock: the plan to write (null: nothing) and its answer. */
+export interface ToolDecision<R> {
+  plan: ToolChangePlan | null;
+  result: R;
+}
+
+const UNIQUE_VIOLATION = 'P2002';
+
+const WARNING_SELECT = {
+  id: true,
+  kind: true,
+  text: true,
+  evidence: true,
+  evidenceKey: true,
+  source: true,
+  status: true,
+  dismissedReason: true,
+  createdAt: true,
+  updatedAt: true,
+} satisfies Prisma.ToolWarningSelect;
+
+interface ServedRow {
+  name: string;
+  tool_version: number;
+  tool_description: string;
+  tool_parameters: JsonObject | null;
+  metadata: JsonObject | null;
+  version: number | null;
+  base_description: string | null;
+  description: string | null;
+  parameters: JsonObject | null;
+  warnings: ServedWarning[] | null;
+}
+
+// Raw SQL: one round trip joining each tool to the snapshot it serves (Prisma would load every version per tool).
+// A tool written before versions existed has no snapshot yet and is served from its row.
+const SELECT_SERVED = `
+SELECT t.name, t.version AS tool_version, t.description AS tool_description, t.parameters AS tool_parameters, t.metadata,
+  v.version, v.base_description, v.description, v.parameters, v.warnings
+FROM tools t
+LEFT JOIN tool_versions v ON v.tool_id = t.id AND v.version = COALESCE($3::int, t.version)
+WHERE t.project_id = $1::uuid AND t.archived_at IS NULL AND ($2::text IS NULL OR t.name = $2::text)
+ORDER BY t.name`;
+
+/** Tools, their versions and warnings. Every write goes through changeTool, under the tool's row lock. */
+@Injectable()
+export class ToolRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /**
+   * Locks the tool's row (or its absence), lets `decide` plan the change from the current state, and writes the plan
+   * in the same transaction, so concurrent changes to one tool never skip or reuse a version number.
+   */
+  async changeTool<R>(projectId: string, name: string, decide: (state: ToolState | null) => ToolDecision<R>): Promise<R> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.prisma.$transaction((tx) => this.changeLocked(tx, projectId, name, decide));
+      } catch (error) {
+        // Two first registrations of one name raced; the loser retries and finds the winner's row.
+        const isRace = error instanceof Prisma.PrismaClientKnownRequestError && error.code === UNIQUE_VIOLATION;
+        if (!isRace || attempt >= 3) throw error;
+      }
+    }
+  }
+
+  /** The current state without a lock: lets unchanged re-registrations skip the transaction entirely. */
+  async findToolState(projectId: string, name: string): Promise<ToolState | null> {
+    return this.loadState(this.prisma, projectId, name, false);
+  }
+
+  async findServedTool(projectId: string, name: string, version: number | null): Promise<ServedTool | null> {
+    const rows = await this.prisma.$queryRawUnsafe<ServedRow[]>(SELECT_SERVED, projectId, name, version);
+    const row = rows[0];
+    if (!row) return null;
+    if (row.version === null && version !== null && version !== row.tool_version) return null;
+    return toServedTool(row);
+  }
+
+  async listServedTools(projectId: string): Promise<ServedTool[]> {
+    const rows = await this.prisma.$queryRawUnsafe<ServedRow[]>(SELECT_SERVED, projectId, null, null);
+    return rows.map(toServedTool);
+  }
+
+  async findWarningToolName(projectId: string, warningId: string): Promise<string | null> {
+    const warning = await this.prisma.toolWarning.findFirst({
+      where: { id: warningId, projectId },
+      select: { tool: { select: { name: true } } },
+    });
+    return warning?.tool.name ?? null;
+  }
+
+  async findActiveWarnings(projectId: string, name: string): Promise<WarningRecord[]> {
+    const rows = await this.prisma.toolWarning.findMany({
+      where: { projectId, status: 'active', tool: { name, projectId, archivedAt: null } },
+      select: WARNING_SELECT,
+      orderBy: { createdAt: 'asc' },
+    });
+    return rows.map(toWarningRecord);
+  }
+
+  private async changeLocked<R>(
+    tx: Transaction,
+    projectId: string,
+    name: string,
+    decide: (state: ToolState | null) => ToolDecision<R>,
+  ): Promise<R> {
+    const state = await this.loadState(tx, projectId, name, true);
+    const { plan, result } = decide(state);
+    if (!plan) return result;
+
+    let toolId = state?.tool.id;
+    const row = plan.toolRow;
+    if (!toolId) {
+      if (!row) throw new Error('a new tool needs its row');
+      const created = await tx.tool.create({
+        data: { projectId, name, ...rowData(row) },
+        select: { id: true },
+      });
+      toolId = created.id;
+    } else if (row) {
+      await tx.tool.update({ where: { id: toolId }, data: { ...rowData(row), updatedAt: new Date() } });
+    }
+    for (const warning of plan.warningWrites) {
+      const data = {
+        kind: warning.kind,
+        text: warning.text,
+        evidence: warning.evidence as Prisma.InputJsonObject,
+        evidenceKey: warning.evidenceKey,
+        source: warning.source,
+        status: warning.status,
+        dismissedReason: warning.dismissedReason,
+        updatedAt: warning.updatedAt,
+      };
+      await tx.toolWarning.upsert({
+        where: { id: warning.id },
+        create: { id: warning.id, projectId, toolId, createdAt: warning.createdAt, ...data },
+        update: data,
+      });
+    }
+    if (plan.snapshot) {
+      const snapshot = plan.snapshot;
+      await tx.toolVersion.create({
+        data: {
+          toolId,
+          version: snapshot.version,
+          baseDescription: snapshot.baseDescription,
+          description: snapshot.description,
+          parameters: snapshot.parameters as Prisma.InputJsonObject,
+          warnings: snapshot.warnings as unknown as Prisma.InputJsonArray,
+          warningIds: snapshot.warnings.map((warning) => warning.id),
+        },
+      });
+    }
+    return result;
+  }
+
+  private async loadState(
+    client: Transaction | PrismaService,
+    projectId: string,
+    name: string,
+    isLocked: boolean,
+  ): Promise<ToolState | null> {
+    if (isLocked) {
+      const locked = await client.$queryRaw<{ id: string }[]>`
+        SELECT id FROM tools WHERE project_id = ${projectId}::uuid AND name = ${name} FOR UPDATE`;
+      if (locked.length === 0) return null;
+    }
+    const tool = await client.tool.findUnique({
+      where: { projectId_name: { projectId, name } },
+      select: {
+        id: true,
+        name: true,
+        description: true,
+        parameters: true,
+        metadata: true,
+        version: true,
+        archivedAt: true,
+        warnings: { select: WARNING_SELECT, orderBy: { createdAt: 'asc' } },
+      },
+    });
+    if (!tool) return null;
+    const { warnings, ...record } = tool;
+    return {
+      tool: {
+        ...record,
+        parameters: asObject(record.parameters) ?? {},
+        metadata: asObject(record.metadata),
+      },
+      warnings: warnings.map(toWarningRecord),
+    };
+  }
+}
+
+function rowData(row: NonNullable<ToolChangePlan['toolRow']>) {
+  return {
+    description: row.description,
+    parameters: row.parameters as Prisma.InputJsonObject,
+    metadata: row.metadata === null ? Prisma.DbNull : (row.metadata as Prisma.InputJsonObject),
+    version: row.version,
+    archivedAt: row.archivedAt,
+  };
+}
+
+function toWarningRecord(row: Prisma.ToolWarningGetPayload<{ select: typeof WARNING_SELECT }>): WarningRecord {
+  return {
+    ...row,
+    evidence: row.evidence as WarningEvidence,
+    source: row.source as WarningSource,
+    status: row.status as WarningStatus,
+  };
+}
+
+function toServedTool(row: ServedRow): ServedTool {
+  const view: DescriptionView =
+    row.version === null
+      ? {
+          name: row.name,
+          version: row.tool_version,
+          description: row.tool_description,
+          baseDescription: row.tool_description,
+          warnings: [],
+          parameters: row.tool_parameters ?? {},
+        }
+      : {
+          name: row.name,
+          version: row.version,
+          description: row.description ?? '',
+          baseDescription: row.base_description ?? '',
+          warnings: row.warnings ?? [],
+          parameters: row.parameters ?? {},
+        };
+  return { view, metadata: row.metadata };
+}
+
+function asObject(value: unknown): JsonObject | null {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : null;
+}

@@ -1,0 +1,102 @@
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Query, Res, UseGuards } from '@nestjs/common';
+import { FastifyReply } from 'fastify';
+import { ApiError } from '../infra/http/api-error';
+import { ApiKeyGuard } from '../tenancy/api-key.guard';
+import { CurrentProject } from '../tenancy/current-project.decorator';
+import { AuthenticatedProject } from '../tenancy/project.repository';
+import { DescriptionService } from './description.service';
+import { matchesIfNoneMatch } from './etag';
+import {
+  readBulkBody,
+  readDescriptionQuery,
+  readListQuery,
+  readToolBody,
+  readValidateBody,
+  requireToolName,
+} from './registry.schemas';
+import { CachedResponse } from './served-response.cache';
+import { RegistrationResult, ToolChangesService } from './tool-changes.service';
+import { ToolValidationService } from './tool-validation.service';
+
+// Clients may reuse an answer for a minute and keep serving it while they revalidate in the background.
+const CACHE_CONTROL = 'max-age=60, stale-while-revalidate=300';
+
+@Controller('v1')
+@UseGuards(ApiKeyGuard)
+export class ToolsController {
+  constructor(
+    private readonly toolChanges: ToolChangesService,
+    private readonly descriptions: DescriptionService,
+    private readonly validation: ToolValidationService,
+  ) {}
+
+  @Put('tools/:name')
+  async register(
+    @CurrentProject() project: AuthenticatedProject,
+    @Param('name') name: string,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<RegistrationResult> {
+    const result = await this.toolChanges.registerTool(project.projectId, readToolBody(name, body));
+    reply.status(result.status === 'created' ? 201 : 200);
+    return result;
+  }
+
+  // `::` is Fastify's escape for a literal colon: the route is POST /v1/tools:bulk.
+  @Post('tools::bulk')
+  @HttpCode(200)
+  async registerMany(@CurrentProject() project: AuthenticatedProject, @Body() body: unknown) {
+    return { tools: await this.toolChanges.registerTools(project.projectId, readBulkBody(body)) };
+  }
+
+  @Get('tools')
+  async list(
+    @CurrentProject() project: AuthenticatedProject,
+    @Query() query: unknown,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res() reply: FastifyReply,
+  ) {
+    const { format } = readListQuery(query);
+    sendCacheable(reply, await this.descriptions.listTools(project.projectId, format), ifNoneMatch);
+  }
+
+  @Get('tools/:name/description')
+  async description(
+    @CurrentProject() project: AuthenticatedProject,
+    @Param('name') name: string,
+    @Query() query: unknown,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res() reply: FastifyReply,
+  ) {
+    requireToolName(name);
+    const { version } = readDescriptionQuery(query);
+    sendCacheable(reply, await this.descriptions.getDescription(project.projectId, name, version ?? null), ifNoneMatch);
+  }
+
+  @Delete('tools/:name')
+  @HttpCode(204)
+  async archive(@CurrentProject() project: AuthenticatedProject, @Param('name') name: string): Promise<void> {
+    requireToolName(name);
+    if (!(await this.toolChanges.archiveTool(project.projectId, name))) throw toolNotFound(name);
+  }
+
+  @Post('tools/:name/validate')
+  @HttpCode(200)
+  async validate(@CurrentProject() project: AuthenticatedProject, @Param('name') name: string, @Body() body: unknown) {
+    requireToolName(name);
+    return this.validation.validate(project.projectId, name, readValidateBody(body).arguments);
+  }
+}
+
+function sendCacheable(reply: FastifyReply, response: CachedResponse, ifNoneMatch: string | undefined): void {
+  reply.header('etag', response.etag).header('cache-control', CACHE_CONTROL);
+  if (matchesIfNoneMatch(ifNoneMatch, response.etag)) {
+    reply.status(304).send();
+    return;
+  }
+  reply.status(200).header('content-type', 'application/json; charset=utf-8').send(response.body);
+}
+
+function toolNotFound(name: string): ApiError {
+  return new ApiError(404, 'not_found', `No tool ${JSON.stringify(name)} in this project`);
+}
