@@ -72,3 +72,41 @@ describe('aggregateBatch', () => {
     expect(groups.map((g) => g.fingerprint)).toEqual(['a', 'b', 'c']);
   });
 });
+
+describe('aggregateBatch evidence for the nightly job', () => {
+  it('keeps the range of numeric arguments of successful calls only', () => {
+    const { argumentRanges } = aggregateBatch([
+      row({ id: 'a', arguments: { n: 3, label: 'x' } }),
+      row({ id: 'b', arguments: { n: 20 } }),
+      row({ id: 'c', arguments: [1, 2] }),
+      { ...errorRow('d', 'f', '2026-05-01T10:00:00Z'), arguments: { n: 99 } },
+    ]);
+    expect(argumentRanges).toEqual([{ tool: 't', argumentPath: '/n', successCount: 2, minValue: 3, maxValue: 20 }]);
+  });
+
+  it('counts calls per description version and day, with 0 for calls that did not report one', () => {
+    const { versions } = aggregateBatch([
+      row({ id: 'a', descriptionVersion: 2 }),
+      row({ id: 'b', descriptionVersion: 2 }),
+      { ...errorRow('c', 'f', '2026-05-01T23:00:00Z'), descriptionVersion: 2 },
+      row({ id: 'd' }),
+    ]);
+    expect(versions.map((v) => [v.day, v.descriptionVersion, v.calls, v.errors])).toEqual([
+      ['2026-05-01', 0, 1, 0],
+      ['2026-05-01', 2, 3, 1],
+    ]);
+  });
+
+  it('folds the extracted evidence into the group: intended name, arrays for scalars, offending value range', () => {
+    const make = (id: string, value: number, isArray: boolean) => {
+      const r = errorRow(id, 'same', '2026-05-01T10:00:00Z');
+      r.diagnosis = { ...r.diagnosis!, intendedArgument: 'number', arrayForScalar: isArray, offendingValue: value };
+      return r;
+    };
+    const { groups, mistakes } = aggregateBatch([make('a', 30, true), make('b', 21, false), make('c', 100, true)]);
+    expect(groups[0]).toMatchObject({ intendedArgument: 'number', arrayForScalarCount: 2, minOffendingValue: 21, maxOffendingValue: 100 });
+    expect(mistakes).toEqual([
+      { tool: 't', day: '2026-05-01', descriptionVersion: 0, category: 'overflow', subtype: '', argumentPath: '', count: 3 },
+    ]);
+  });
+});

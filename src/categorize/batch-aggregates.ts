@@ -15,6 +15,39 @@ export interface ErrorGroupDelta {
   firstSeen: Date;
   lastSeen: Date;
   sampleEventIds: string[];
+  intendedArgument: string | null;
+  arrayForScalarCount: number;
+  minOffendingValue: number | null;
+  maxOffendingValue: number | null;
+}
+
+/** Numeric top-level arguments of successful calls: what a tool is known to accept (to learn unstated limits). */
+export interface ArgumentRangeDelta {
+  tool: string;
+  argumentPath: string;
+  successCount: number;
+  minValue: number;
+  maxValue: number;
+}
+
+/** Calls per description version and UTC day (version 0: not reported), to measure a warning's effect. */
+export interface VersionRollupDelta {
+  tool: string;
+  day: string;
+  descriptionVersion: number;
+  calls: number;
+  errors: number;
+}
+
+/** Mistakes (category, subtype, argument path) per description version and day. */
+export interface MistakeRollupDelta {
+  tool: string;
+  day: string;
+  descriptionVersion: number;
+  category: string;
+  subtype: string;
+  argumentPath: string;
+  count: number;
 }
 
 export interface HourlyRollupDelta {
@@ -40,6 +73,14 @@ export function hourOf(instant: Date): Date {
   return new Date(Math.floor(instant.getTime() / 3_600_000) * 3_600_000);
 }
 
+/** The UTC calendar day of an instant, as YYYY-MM-DD. */
+export function dayOf(instant: Date): string {
+  return instant.toISOString().slice(0, 10);
+}
+
+// bounds the work one odd event (hundreds of numeric arguments) can cause
+const MAX_RANGED_ARGUMENTS_PER_EVENT = 20;
+
 /**
  * Folds newly stored events into per-group and per-hour increments. Results are sorted by key, so concurrent
  * batches lock rows in the same order and cannot deadlock.
@@ -48,8 +89,19 @@ export function aggregateBatch(rows: readonly StoredEventRow[]) {
   const groups = new Map<string, ErrorGroupDelta>();
   const hourly = new Map<string, HourlyRollupDelta>();
   const hourlyErrors = new Map<string, HourlyErrorRollupDelta>();
+  const argumentRanges = new Map<string, ArgumentRangeDelta>();
+  const versions = new Map<string, VersionRollupDelta>();
+  const mistakes = new Map<string, MistakeRollupDelta>();
 
   for (const row of rows) {
+    const day = dayOf(row.occurredAt);
+    const descriptionVersion = row.descriptionVersion ?? 0;
+    const versionKey = `${row.tool}\u0000${day}\u0000${descriptionVersion}`;
+    const versionRollup = versions.get(versionKey) ?? { tool: row.tool, day, descriptionVersion, calls: 0, errors: 0 };
+    versions.set(versionKey, versionRollup);
+    versionRollup.calls += 1;
+    if (row.status === 'success') addArgumentRanges(argumentRanges, row);
+
     const hour = hourOf(row.occurredAt);
     const hourKey = `${row.tool}\u0000${hour.getTime()}`;
     let rollup = hourly.get(hourKey);
@@ -74,6 +126,17 @@ export function aggregateBatch(rows: readonly StoredEventRow[]) {
     const diagnosis = row.diagnosis;
     if (row.status !== 'error' || !diagnosis) continue;
     rollup.errors += 1;
+    versionRollup.errors += 1;
+
+    const argumentPath = diagnosis.argumentPath ?? '';
+    const mistakeKey = `${versionKey}\u0000${diagnosis.category}\u0000${diagnosis.subtype ?? ''}\u0000${argumentPath}`;
+    const mistake = mistakes.get(mistakeKey);
+    if (mistake) mistake.count += 1;
+    else {
+      mistakes.set(mistakeKey, {
+        tool: row.tool, day, descriptionVersion, category: diagnosis.category, subtype: diagnosis.subtype ?? '', argumentPath, count: 1,
+      });
+    }
 
     const subtype = diagnosis.subtype ?? '';
     const errorKey = `${hourKey}\u0000${diagnosis.category}\u0000${subtype}`;
@@ -95,6 +158,10 @@ export function aggregateBatch(rows: readonly StoredEventRow[]) {
         firstSeen: row.occurredAt,
         lastSeen: row.occurredAt,
         sampleEventIds: [row.id],
+        intendedArgument: diagnosis.intendedArgument,
+        arrayForScalarCount: diagnosis.arrayForScalar ? 1 : 0,
+        minOffendingValue: diagnosis.offendingValue,
+        maxOffendingValue: diagnosis.offendingValue,
       });
       continue;
     }
@@ -102,13 +169,43 @@ export function aggregateBatch(rows: readonly StoredEventRow[]) {
     if (row.occurredAt < group.firstSeen) group.firstSeen = row.occurredAt;
     if (row.occurredAt > group.lastSeen) group.lastSeen = row.occurredAt;
     if (group.sampleEventIds.length < SAMPLE_EVENTS_PER_GROUP) group.sampleEventIds.push(row.id);
+    group.intendedArgument ??= diagnosis.intendedArgument;
+    if (diagnosis.arrayForScalar) group.arrayForScalarCount += 1;
+    const value = diagnosis.offendingValue;
+    if (value !== null) {
+      group.minOffendingValue = group.minOffendingValue === null ? value : Math.min(group.minOffendingValue, value);
+      group.maxOffendingValue = group.maxOffendingValue === null ? value : Math.max(group.maxOffendingValue, value);
+    }
   }
 
   return {
     groups: sortedValues(groups),
     hourly: sortedValues(hourly),
     hourlyErrors: sortedValues(hourlyErrors),
+    argumentRanges: sortedValues(argumentRanges),
+    versions: sortedValues(versions),
+    mistakes: sortedValues(mistakes),
   };
+}
+
+function addArgumentRanges(ranges: Map<string, ArgumentRangeDelta>, row: StoredEventRow) {
+  const args = row.arguments;
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) return;
+  let ranged = 0;
+  for (const [name, value] of Object.entries(args)) {
+    if (typeof value !== 'number' || !Number.isFinite(value)) continue;
+    if (++ranged > MAX_RANGED_ARGUMENTS_PER_EVENT) return;
+    const argumentPath = `/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`.slice(0, 500);
+    const key = `${row.tool}\u0000${argumentPath}`;
+    const range = ranges.get(key);
+    if (!range) {
+      ranges.set(key, { tool: row.tool, argumentPath, successCount: 1, minValue: value, maxValue: value });
+      continue;
+    }
+    range.successCount += 1;
+    range.minValue = Math.min(range.minValue, value);
+    range.maxValue = Math.max(range.maxValue, value);
+  }
 }
 
 function sortedValues<T>(map: Map<string, T>): T[] {

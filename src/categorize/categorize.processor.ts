@@ -1,21 +1,19 @@
 import { Inject, Injectable, OnApplicationBootstrap, BeforeApplicationShutdown } from '@nestjs/common';
-import { Job, UnrecoverableError, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
+import { Job, UnrecoverableError } from 'bullmq';
 import { Logger } from 'pino';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { ROOT_LOGGER } from '../infra/logging/logging.module';
 import { JobName, QueueName } from '../infra/queue/queue.names';
 import { CategorizeBatchPayload } from '../infra/queue/queue.payloads';
-import { createWorkerConnection } from '../infra/redis/redis-connections';
+import { RunningWorker, startQueueWorker } from '../infra/queue/queue-worker';
 import { CategorizeService } from './categorize.service';
 import { DeadLetterService } from './dead-letter.service';
 
 /** The BullMQ worker of the events queue: unwraps the job, calls the service, parks jobs out of attempts. */
 @Injectable()
 export class CategorizeProcessor implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private worker?: Worker<CategorizeBatchPayload>;
-  private connection?: Redis;
+  private worker?: RunningWorker;
   private readonly logger: Logger;
 
   constructor(
@@ -28,17 +26,12 @@ export class CategorizeProcessor implements OnApplicationBootstrap, BeforeApplic
   }
 
   onApplicationBootstrap() {
-    this.connection = createWorkerConnection(this.config.redisUrl);
-    this.connection.on('error', (error) => this.logger.warn({ err: error.message }, 'worker redis connection error'));
-    this.worker = new Worker<CategorizeBatchPayload>(QueueName.Events, (job) => this.process(job), {
-      connection: this.connection,
-      prefix: this.config.queuePrefix,
+    this.worker = startQueueWorker(this.config, this.logger, QueueName.Events, (job: Job<CategorizeBatchPayload>) => this.process(job), {
       concurrency: this.config.workerConcurrency,
       lockDuration: this.config.workerLockDurationMs,
       stalledInterval: Math.max(1000, Math.floor(this.config.workerLockDurationMs / 2)),
       maxStalledCount: 5,
     });
-    this.worker.on('error', (error) => this.logger.error({ err: error.message }, 'worker error'));
     this.logger.info({ concurrency: this.config.workerConcurrency }, 'categorize worker started');
   }
 
@@ -46,7 +39,7 @@ export class CategorizeProcessor implements OnApplicationBootstrap, BeforeApplic
     if (job.name !== JobName.CategorizeBatch) throw new UnrecoverableError(`unknown job name ${job.name}`);
     const startedAt = Date.now();
     try {
-      const outcome = await this.categorize.categorizeBatch(job.data);
+      const outcome = await this.categorize.categorizeBatch(job.data, job.id!);
       this.logger.debug({ jobId: job.id, ...outcome, ms: Date.now() - startedAt }, 'batch stored');
       return outcome;
     } catch (error) {
@@ -60,17 +53,7 @@ export class CategorizeProcessor implements OnApplicationBootstrap, BeforeApplic
 
   /** Lets in-flight batches finish (their transactions commit or roll back whole); unfinished ones are retried later. */
   async beforeApplicationShutdown() {
-    if (!this.worker) return;
-    const closing = this.worker.close();
-    const timedOut = await Promise.race([
-      closing.then(() => false),
-      new Promise<boolean>((resolve) => setTimeout(() => resolve(true), this.config.shutdownTimeoutMs).unref()),
-    ]);
-    if (timedOut) {
-      this.logger.warn('in-flight jobs did not finish in time; they will be retried by another worker');
-      await this.worker.close(true);
-    }
-    this.connection?.disconnect();
+    await this.worker?.close(this.config.shutdownTimeoutMs);
     this.logger.info('categorize worker stopped');
   }
 }

@@ -1,34 +1,82 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { Logger } from 'pino';
 import { ArgumentSchema, computeFingerprint, diagnose, normalizeMessageTemplate } from '../diagnosis';
+import { ROOT_LOGGER } from '../infra/logging/logging.module';
 import { AcceptedEvent, CategorizeBatchPayload } from '../infra/queue/queue.payloads';
 import { RegistryService } from '../registry/registry.service';
 import { aggregateBatch } from './batch-aggregates';
 import { CategorizeRepository } from './categorize.repository';
+import { DeadLetterService } from './dead-letter.service';
 import { errorGroupIdFor } from './error-group-id';
 import { EventDiagnosis, StoredEventRow } from './stored-event';
+import { classifyWriteFailure } from './write-failure';
 
 export interface BatchOutcome {
   received: number;
   stored: number;
   duplicates: number;
+  deadLettered: number;
+}
+
+interface PoisonEvent {
+  event: AcceptedEvent;
+  reason: string;
 }
 
 @Injectable()
 export class CategorizeService {
+  private readonly logger: Logger;
+
   constructor(
     private readonly registry: RegistryService,
     private readonly repository: CategorizeRepository,
-  ) {}
+    private readonly deadLetters: DeadLetterService,
+    @Inject(ROOT_LOGGER) rootLogger: Logger,
+  ) {
+    this.logger = rootLogger.child({ context: 'CategorizeService' });
+  }
 
-  /** Diagnoses every error event of a batch and stores events, groups and rollups in one transaction. */
-  async categorizeBatch(payload: CategorizeBatchPayload): Promise<BatchOutcome> {
+  /**
+   * Diagnoses every error event of a batch and stores events, groups and rollups in one transaction. When the database
+   * refuses the data itself, the batch is split until the refused events are isolated: those go to the dead-letter
+   * queue with the reason, the rest is stored. Any other failure is thrown, so the job is retried with backoff.
+   */
+  async categorizeBatch(payload: CategorizeBatchPayload, jobId: string): Promise<BatchOutcome> {
     const events = uniqueById(payload.events);
     const errorTools = [...new Set(events.filter((e) => e.status === 'error').map((e) => e.tool))];
     const schemas = await this.registry.findArgumentSchemas(payload.projectId, errorTools);
     const receivedAt = new Date(payload.receivedAt);
     const rows = events.map((event) => toRow(payload.projectId, event, receivedAt, schemas.get(event.tool)));
-    const stored = await this.repository.writeBatch(payload.projectId, rows, (inserted) => aggregateBatch(inserted));
-    return { received: payload.events.length, stored, duplicates: payload.events.length - stored };
+    const poison: PoisonEvent[] = [];
+    const byId = new Map(events.map((event) => [event.id, event]));
+    const stored = await this.storeIsolatingPoison(payload.projectId, rows, byId, poison);
+    if (poison.length > 0) {
+      await this.deadLetters.parkEvents(jobId, payload, poison.map((p) => p.event), poison.map((p) => p.reason).join('; '));
+      this.logger.warn({ jobId, poison: poison.length, reason: poison[0].reason }, 'events refused by the database were dead-lettered');
+    }
+    return { received: payload.events.length, stored, duplicates: payload.events.length - stored - poison.length, deadLettered: poison.length };
+  }
+
+  private async storeIsolatingPoison(
+    projectId: string,
+    rows: StoredEventRow[],
+    byId: Map<string, AcceptedEvent>,
+    poison: PoisonEvent[],
+  ): Promise<number> {
+    if (rows.length === 0) return 0;
+    try {
+      return await this.repository.writeBatch(projectId, rows, (inserted) => aggregateBatch(inserted));
+    } catch (error) {
+      const failure = classifyWriteFailure(error);
+      if (!failure.isPoison) throw error;
+      if (rows.length === 1) {
+        poison.push({ event: byId.get(rows[0].id)!, reason: failure.reason });
+        return 0;
+      }
+      const half = Math.ceil(rows.length / 2);
+      const first = await this.storeIsolatingPoison(projectId, rows.slice(0, half), byId, poison);
+      return first + (await this.storeIsolatingPoison(projectId, rows.slice(half), byId, poison));
+    }
   }
 }
 
@@ -71,6 +119,7 @@ export function toRow(
 
 function diagnoseEvent(projectId: string, event: AcceptedEvent, schema: ArgumentSchema | undefined): EventDiagnosis {
   const error = event.error!;
+  // diagnose never throws: input it cannot read is `unknown`, so no event is lost to a categorizer bug
   const diagnosis = diagnose({ tool: event.tool, arguments: event.arguments, error, schema: schema ?? null });
   const messageTemplate = normalizeMessageTemplate(error.message);
   const fingerprint = computeFingerprint({

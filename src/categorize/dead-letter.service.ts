@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Job } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { JobName, QueueName } from '../infra/queue/queue.names';
-import { CategorizeBatchPayload, DeadLetterPayload } from '../infra/queue/queue.payloads';
+import { AcceptedEvent, CategorizeBatchPayload, DeadLetterPayload } from '../infra/queue/queue.payloads';
 import { QueueProducer } from '../infra/queue/queue.producer';
 
 export interface DeadLetterView {
@@ -31,6 +31,21 @@ export class DeadLetterService {
       data: job.data,
       failedReason: error.message.slice(0, 2000),
       attemptsMade: job.attemptsMade + 1,
+      failedAt: new Date().toISOString(),
+    });
+  }
+
+  /** Parks the events of a batch the database refused; the rest of the batch is stored. */
+  async parkEvents(jobId: string, batch: CategorizeBatchPayload, events: AcceptedEvent[], reason: string): Promise<void> {
+    const id = `${jobId}-refused`;
+    await this.producer.enqueueDeadLetter(id, {
+      queue: QueueName.Events,
+      jobName: JobName.CategorizeBatch,
+      originalJobId: jobId,
+      projectId: batch.projectId,
+      data: { ...batch, events },
+      failedReason: reason.slice(0, 2000),
+      attemptsMade: 1,
       failedAt: new Date().toISOString(),
     });
   }

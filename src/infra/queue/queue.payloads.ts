@@ -40,7 +40,13 @@ export interface DeadLetterPayload {
   failedAt: string;
 }
 
+export interface NightlyRunPayload {
+  /** The UTC day to compute, YYYY-MM-DD. */
+  day: string;
+}
+
 /** One type map from job name to payload: producers and processors agree through it. */
 export interface JobPayloads {
   [JobName.CategorizeBatch]: CategorizeBatchPayload;
+  [JobName.NightlyRun]: NightlyRunPayload;
 }

@@ -5,7 +5,7 @@ import { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import { createProducerConnection } from '../redis/redis-connections';
 import { JobName, QueueName } from './queue.names';
-import { CategorizeBatchPayload, DeadLetterPayload, JobPayloads } from './queue.payloads';
+import { CategorizeBatchPayload, DeadLetterPayload, JobPayloads, NightlyRunPayload } from './queue.payloads';
 
 export class QueueUnavailableError extends Error {}
 
@@ -27,6 +27,7 @@ export class QueueProducer implements OnModuleDestroy {
   private readonly connection: Redis;
   private readonly eventsQueue: Queue;
   private readonly deadLetterQueue: Queue;
+  private readonly analyticsQueue: Queue;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.connection = createProducerConnection(config.redisUrl);
@@ -35,13 +36,26 @@ export class QueueProducer implements OnModuleDestroy {
     const options = { connection: this.connection, prefix: config.queuePrefix };
     this.eventsQueue = new Queue(QueueName.Events, options);
     this.deadLetterQueue = new Queue(QueueName.DeadLetter, options);
-    this.eventsQueue.on('error', () => undefined);
-    this.deadLetterQueue.on('error', () => undefined);
+    this.analyticsQueue = new Queue(QueueName.Analytics, options);
+    for (const queue of [this.eventsQueue, this.deadLetterQueue, this.analyticsQueue]) queue.on('error', () => undefined);
   }
 
   /** Resolves once Redis has the job; rejects with QueueUnavailableError when it cannot be queued. */
   async enqueueCategorizeBatch(jobId: string, payload: CategorizeBatchPayload): Promise<void> {
     await this.add(JobName.CategorizeBatch, jobId, payload);
+  }
+
+  /** The job id is the day, so every scheduler replica enqueuing the same night adds one job between them. */
+  async enqueueNightlyRun(payload: NightlyRunPayload): Promise<void> {
+    await this.withTimeout(
+      this.analyticsQueue.add(JobName.NightlyRun, payload, {
+        jobId: `nightly-${payload.day}`,
+        attempts: 3,
+        backoff: { type: 'exponential', delay: 60_000 },
+        removeOnComplete: { age: 7 * 86400 },
+        removeOnFail: false,
+      }),
+    );
   }
 
   async enqueueDeadLetter(jobId: string, payload: DeadLetterPayload): Promise<void> {
@@ -56,6 +70,10 @@ export class QueueProducer implements OnModuleDestroy {
 
   get deadLetters(): Queue {
     return this.deadLetterQueue;
+  }
+
+  get analytics(): Queue {
+    return this.analyticsQueue;
   }
 
   async isRedisReachable(): Promise<boolean> {
@@ -86,7 +104,7 @@ export class QueueProducer implements OnModuleDestroy {
   }
 
   async onModuleDestroy() {
-    await Promise.allSettled([this.eventsQueue.close(), this.deadLetterQueue.close()]);
+    await Promise.allSettled([this.eventsQueue.close(), this.deadLetterQueue.close(), this.analyticsQueue.close()]);
     this.connection.disconnect();
   }
 }

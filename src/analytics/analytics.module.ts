@@ -1,0 +1,29 @@
+import { Module } from '@nestjs/common';
+import { AdvisoryLocks } from '../infra/locks/advisory-lock';
+import { RegistryModule } from '../registry/registry.module';
+import { AnalyticsRepository } from './analytics.repository';
+import { JobsController } from './jobs.controller';
+import { NightlyProcessor } from './nightly.processor';
+import { NightlyScheduler } from './nightly.scheduler';
+import { NightlyService } from './nightly.service';
+import { RecommendationsController } from './recommendations.controller';
+import { RecommendationsService } from './recommendations.service';
+
+@Module({
+  imports: [RegistryModule],
+  providers: [AnalyticsRepository, NightlyService, AdvisoryLocks, RecommendationsService],
+  exports: [AnalyticsRepository, NightlyService, RecommendationsService],
+})
+export class AnalyticsCoreModule {}
+
+/** api role: run the job on demand, list runs, review recommendations and the policy. */
+@Module({ imports: [AnalyticsCoreModule], controllers: [JobsController, RecommendationsController] })
+export class AnalyticsApiModule {}
+
+/** worker role: runs the nightly jobs the scheduler enqueues. */
+@Module({ imports: [AnalyticsCoreModule], providers: [NightlyProcessor] })
+export class AnalyticsWorkerModule {}
+
+/** scheduler role: enqueues the nightly job at NIGHTLY_CRON. */
+@Module({ providers: [NightlyScheduler] })
+export class AnalyticsSchedulerModule {}

@@ -1,0 +1,44 @@
+import { Inject, Injectable, OnApplicationBootstrap, BeforeApplicationShutdown } from '@nestjs/common';
+import { Job, UnrecoverableError } from 'bullmq';
+import { Logger } from 'pino';
+import { AppConfig } from '../config/config';
+import { APP_CONFIG } from '../config/config.module';
+import { ROOT_LOGGER } from '../infra/logging/logging.module';
+import { QueueName } from '../infra/queue/queue.names';
+import { NightlyRunPayload } from '../infra/queue/queue.payloads';
+import { RunningWorker, startQueueWorker } from '../infra/queue/queue-worker';
+import { parseDay } from './analytics-day';
+import { NightlyService } from './nightly.service';
+
+/** Runs the nightly job enqueued by the scheduler, one at a time per worker process. */
+@Injectable()
+export class NightlyProcessor implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private worker?: RunningWorker;
+  private readonly logger: Logger;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(ROOT_LOGGER) rootLogger: Logger,
+    private readonly nightly: NightlyService,
+  ) {
+    this.logger = rootLogger.child({ context: 'NightlyProcessor' });
+  }
+
+  onApplicationBootstrap() {
+    this.worker = startQueueWorker(this.config, this.logger, QueueName.Analytics, (job: Job<NightlyRunPayload>) => this.process(job), {
+      concurrency: 1,
+      // a day of analytics may take minutes on a large project
+      lockDuration: 5 * 60_000,
+    });
+  }
+
+  async process(job: Job<NightlyRunPayload>) {
+    const day = parseDay(job.data.day);
+    if (!day) throw new UnrecoverableError(`invalid day ${job.data.day}`);
+    await this.nightly.runForAllProjects(day, 'schedule');
+  }
+
+  async beforeApplicationShutdown() {
+    await this.worker?.close(this.config.shutdownTimeoutMs);
+  }
+}

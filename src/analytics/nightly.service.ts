@@ -1,0 +1,194 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Logger } from 'pino';
+import { ROOT_LOGGER } from '../infra/logging/logging.module';
+import { AdvisoryLocks } from '../infra/locks/advisory-lock';
+import { RegistryService } from '../registry/registry.service';
+import { AnalyticsRepository, ProjectPolicyValues, StoredRecommendation } from './analytics.repository';
+import { computeDailyToolStat } from './daily-stats';
+import { estimateEffect, splitByWarning } from './effect-statistics';
+import { deriveRecommendations, MistakeMatch, RECOMMENDATION_KINDS, RecommendationDraft } from './recommendation-rules';
+
+export const NIGHTLY_JOB = 'nightly';
+const DAY_MS = 86_400_000;
+
+export const DEFAULT_POLICY: ProjectPolicyValues = {
+  autoApply: true,
+  minOccurrences: 5,
+  minShare: 0.05,
+  // a review is for humans: it is never applied to a description automatically
+  autoApplyKinds: RECOMMENDATION_KINDS.filter((kind) => kind !== 'review_description'),
+  autoRetire: true,
+};
+
+export class NightlyAlreadyRunningError extends Error {}
+
+export interface NightlyCounts {
+  tools: number;
+  recommendations: number;
+  applied: number;
+  effectsMeasured: number;
+  retired: number;
+  [key: string]: number;
+}
+
+/** The nightly analytics of one project and day: stats, recommendations, auto-applied warnings, their effect. */
+@Injectable()
+export class NightlyService {
+  private readonly logger: Logger;
+
+  constructor(
+    private readonly analytics: AnalyticsRepository,
+    private readonly registry: RegistryService,
+    private readonly locks: AdvisoryLocks,
+    @Inject(ROOT_LOGGER) rootLogger: Logger,
+  ) {
+    this.logger = rootLogger.child({ context: 'NightlyService' });
+  }
+
+  /** Runs every project for `day` (the scheduled job); a project another replica is running is skipped. */
+  async runForAllProjects(day: Date, trigger: string): Promise<void> {
+    for (const projectId of await this.analytics.findProjectIds()) {
+      try {
+        await this.runForProject(projectId, day, trigger);
+      } catch (error) {
+        this.logger.error({ projectId, day, err: (error as Error).message }, 'nightly run failed');
+      }
+    }
+  }
+
+  /** Records the run; re-running a day replaces what that day produced. */
+  async runForProject(projectId: string, day: Date, trigger: string) {
+    const lock = await this.locks.tryAcquire(`toolcoach:${NIGHTLY_JOB}:${projectId}`);
+    if (!lock) throw new NightlyAlreadyRunningError('the nightly job of this project is already running');
+    const runId = await this.analytics.insertJobRun(projectId, NIGHTLY_JOB, day, trigger);
+    try {
+      const counts = await this.computeDay(projectId, day);
+      this.logger.info({ projectId, day: day.toISOString().slice(0, 10), ...counts }, 'nightly run finished');
+      return await this.analytics.finishJobRun(runId, 'succeeded', counts, null);
+    } catch (error) {
+      await this.analytics.finishJobRun(runId, 'failed', null, (error as Error).message.slice(0, 2000));
+      throw error;
+    } finally {
+      await lock.release();
+    }
+  }
+
+  private async computeDay(projectId: string, day: Date): Promise<NightlyCounts> {
+    const stats = (await this.analytics.sumToolDays(projectId, day)).map(computeDailyToolStat);
+    await this.analytics.replaceDailyToolStats(projectId, day, stats);
+
+    const drafts = await this.deriveProjectRecommendations(projectId, day, stats);
+    const recommendations = await this.analytics.upsertRecommendations(projectId, drafts);
+    const policy = (await this.analytics.findPolicy(projectId)) ?? DEFAULT_POLICY;
+    // the end of the computed day: a backfill applies warnings as of then, not as of today
+    const asOf = new Date(Math.min(Date.now(), day.getTime() + DAY_MS));
+    let applied = 0;
+    for (const recommendation of recommendations) {
+      if (recommendation.status === 'applied') await this.refreshWarning(projectId, recommendation);
+      else if (recommendation.status === 'proposed' && isEligible(recommendation, policy)) {
+        if (await this.applyRecommendation(projectId, recommendation, asOf)) applied += 1;
+      }
+    }
+    const { measured, retired } = await this.measureEffects(projectId, day, policy);
+    return { tools: stats.length, recommendations: recommendations.length, applied, effectsMeasured: measured, retired };
+  }
+
+  private async deriveProjectRecommendations(
+    projectId: string,
+    day: Date,
+    stats: ReturnType<typeof computeDailyToolStat>[],
+  ): Promise<RecommendationDraft[]> {
+    const [groups, ranges] = await Promise.all([
+      this.analytics.findRecentErrorGroups(projectId, day),
+      this.analytics.findArgumentRanges(projectId),
+    ]);
+    const samples = await this.analytics.findEventArguments(projectId, groups.flatMap((g) => g.sampleEventIds));
+    const tools = new Set([...groups.map((g) => g.tool), ...stats.map((s) => s.tool)]);
+    const drafts: RecommendationDraft[] = [];
+    for (const tool of tools) {
+      const schema = await this.registry.findToolSchema(projectId, tool);
+      const stat = stats.find((s) => s.tool === tool);
+      drafts.push(
+        ...deriveRecommendations({
+          tool,
+          schema: (schema?.parameters as Record<string, unknown> | null) ?? null,
+          groups: groups.filter((g) => g.tool === tool),
+          argumentRanges: ranges.filter((r) => r.tool === tool),
+          sampleArguments: samples,
+          stats: stat ? { calls: stat.calls, successRate: stat.successRate, prev7SuccessRate: stat.prev7SuccessRate } : null,
+        }),
+      );
+    }
+    return drafts;
+  }
+
+  /** Turns a recommendation into a registry warning; false when the registry refused it. */
+  async applyRecommendation(projectId: string, recommendation: StoredRecommendation, at: Date): Promise<boolean> {
+    const result = await this.registry.applyAutoWarning(projectId, recommendation.tool, toWarning(recommendation));
+    if (result.applied && result.warningId) {
+      await this.analytics.markApplied(recommendation.id, result.warningId, result.version, at);
+      return true;
+    }
+    if (result.reason === 'dismissed') await this.analytics.markDismissed(recommendation.id, at);
+    return false;
+  }
+
+  /** Keeps an applied warning's evidence current; the registry makes a new version only when its text changes. */
+  private async refreshWarning(projectId: string, recommendation: StoredRecommendation) {
+    await this.registry.applyAutoWarning(projectId, recommendation.tool, toWarning(recommendation));
+  }
+
+  private async measureEffects(projectId: string, day: Date, policy: ProjectPolicyValues) {
+    let measured = 0;
+    let retired = 0;
+    const until = new Date(day.getTime() + DAY_MS);
+    for (const recommendation of await this.analytics.findAppliedRecommendations(projectId)) {
+      const match = (recommendation.evidence as { match?: MistakeMatch }).match;
+      if (!match || !recommendation.appliedAt || recommendation.appliedAt > until) continue;
+      const counts = await this.analytics.countMistakesByVersion(projectId, recommendation.tool, match, until);
+      const split = splitByWarning(counts.calls, counts.mistakes, {
+        appliedVersion: recommendation.appliedVersion,
+        appliedAt: recommendation.appliedAt,
+      });
+      const estimate = estimateEffect(split.withWarning, split.withoutWarning);
+      const effect = { ...estimate, method: split.method, measuredFor: day.toISOString().slice(0, 10) };
+      measured += 1;
+      const isUseless = estimate.verdict === 'no_effect' || estimate.verdict === 'worse';
+      if (isUseless && policy.autoRetire && recommendation.warningId) {
+        await this.registry.retireWarning(projectId, recommendation.warningId, `measured effect: ${estimate.verdict}`);
+        await this.analytics.markDismissed(recommendation.id, until, { ...effect, retired: true });
+        retired += 1;
+      } else {
+        await this.analytics.recordEffect(recommendation.id, { ...effect, flagged: isUseless });
+      }
+    }
+    return { measured, retired };
+  }
+}
+
+function isEligible(recommendation: StoredRecommendation, policy: ProjectPolicyValues): boolean {
+  const evidence = recommendation.evidence as { count?: number; share?: number };
+  return (
+    policy.autoApply &&
+    policy.autoApplyKinds.includes(recommendation.kind) &&
+    (evidence.count ?? 0) >= policy.minOccurrences &&
+    (evidence.share ?? 0) >= policy.minShare
+  );
+}
+
+function toWarning(recommendation: StoredRecommendation) {
+  const evidence = recommendation.evidence as RecommendationDraft['evidence'];
+  return {
+    kind: recommendation.kind,
+    text: recommendation.text,
+    evidenceKey: recommendation.evidenceKey,
+    evidence: {
+      count: evidence.count,
+      firstSeen: evidence.firstSeen,
+      lastSeen: evidence.lastSeen,
+      exampleEventIds: evidence.exampleEventIds,
+      share: evidence.share,
+      recommendationId: recommendation.id,
+    },
+  };
+}

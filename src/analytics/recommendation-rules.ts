@@ -1,0 +1,390 @@
+/**
+ * Turns a tool's error groups and the evidence the worker extracted into recommendations: short warnings an LLM reads
+ * well, each with the evidence behind it. Pure: data in, drafts out.
+ */
+
+export const RECOMMENDATION_KINDS = [
+  'wrong_argument_name',
+  'missing_argument',
+  'type_mismatch',
+  'malformed_arguments',
+  'enum_values',
+  'declared_limit',
+  'learned_limit',
+  'review_description',
+] as const;
+export type RecommendationKind = (typeof RECOMMENDATION_KINDS)[number];
+
+export interface GroupEvidence {
+  id: string;
+  category: string;
+  subtype: string | null;
+  argumentPath: string | null;
+  messageTemplate: string;
+  count: number;
+  firstSeen: Date;
+  lastSeen: Date;
+  sampleEventIds: string[];
+  intendedArgument: string | null;
+  arrayForScalarCount: number;
+  minOffendingValue: number | null;
+  maxOffendingValue: number | null;
+}
+
+export interface ArgumentRange {
+  argumentPath: string;
+  successCount: number;
+  minValue: number;
+  maxValue: number;
+}
+
+export interface ToolDayStats {
+  calls: number;
+  successRate: number | null;
+  prev7SuccessRate: number | null;
+}
+
+export interface ToolEvidence {
+  tool: string;
+  /** The registered JSON Schema of the arguments, if any. */
+  schema: Record<string, unknown> | null;
+  groups: GroupEvidence[];
+  argumentRanges: ArgumentRange[];
+  /** Arguments of the groups' sample events, by event id (a handful per group, never a scan). */
+  sampleArguments: ReadonlyMap<string, unknown>;
+  stats: ToolDayStats | null;
+}
+
+/** Which stored mistakes a recommendation is about: used to count them before and after its warning. */
+export interface MistakeMatch {
+  categories: string[];
+  /** '' stands for no subtype / no argument path, as in the mistake rollups. */
+  subtypes: string[];
+  argumentPaths: string[];
+}
+
+export interface RecommendationDraft {
+  tool: string;
+  kind: RecommendationKind;
+  evidenceKey: string;
+  text: string;
+  confidence: number;
+  evidence: {
+    count: number;
+    share: number;
+    firstSeen: string;
+    lastSeen: string;
+    exampleEventIds: string[];
+    errorGroupIds: string[];
+    match: MistakeMatch;
+    [detail: string]: unknown;
+  };
+}
+
+export const LOW_SUCCESS_RATE = 0.8;
+export const FALLING_SUCCESS_RATE = 0.1;
+export const MIN_CALLS_FOR_REVIEW = 20;
+
+export function deriveRecommendations(input: ToolEvidence): RecommendationDraft[] {
+  const totalErrors = input.groups.reduce((sum, group) => sum + group.count, 0);
+  const buckets = new Map<string, { kind: RecommendationKind; path: string; groups: GroupEvidence[] }>();
+  for (const group of input.groups) {
+    const target = classify(group, input);
+    if (!target) continue;
+    const key = `${target.kind}:${target.path}`;
+    const bucket = buckets.get(key) ?? { ...target, groups: [] };
+    bucket.groups.push(group);
+    buckets.set(key, bucket);
+  }
+
+  const drafts: RecommendationDraft[] = [];
+  for (const [evidenceKey, bucket] of buckets) {
+    const rendered = render(bucket.kind, bucket.path, bucket.groups, input);
+    if (!rendered) continue;
+    drafts.push({
+      tool: input.tool,
+      kind: bucket.kind,
+      evidenceKey,
+      text: rendered.text,
+      confidence: confidenceOf(sum(bucket.groups), totalErrors, rendered.confidenceBoost ?? 1),
+      evidence: { ...evidenceOf(bucket.groups, totalErrors), ...rendered.details },
+    });
+  }
+  const review = reviewDescription(input, drafts.length, totalErrors);
+  if (review) drafts.push(review);
+  return drafts.sort((a, b) => b.evidence.count - a.evidence.count || a.evidenceKey.localeCompare(b.evidenceKey));
+}
+
+function classify(group: GroupEvidence, input: ToolEvidence): { kind: RecommendationKind; path: string } | null {
+  const path = group.argumentPath ?? '';
+  switch (`${group.category}/${group.subtype ?? ''}`) {
+    case 'argument_mismatch/unknown_argument':
+      return path ? { kind: 'wrong_argument_name', path } : null;
+    case 'argument_mismatch/missing_argument':
+      return path ? { kind: 'missing_argument', path } : null;
+    case 'argument_mismatch/type_mismatch':
+      return path ? { kind: 'type_mismatch', path } : null;
+    case 'argument_mismatch/malformed_arguments':
+      return { kind: 'malformed_arguments', path: '' };
+    case 'out_of_range/not_in_enum':
+      return path ? { kind: 'enum_values', path } : null;
+    case 'out_of_range/above_maximum':
+    case 'out_of_range/below_minimum': {
+      const limitPath = path || numericArgumentOf(group, input);
+      if (!limitPath) return null;
+      const direction = group.subtype === 'above_maximum' ? 'max' : 'min';
+      return declaredLimit(input.schema, limitPath, direction) !== null
+        ? { kind: 'declared_limit', path: limitPath }
+        : { kind: 'learned_limit', path: limitPath };
+    }
+    case 'overflow/': {
+      const limitPath = path || numericArgumentOf(group, input);
+      return limitPath ? { kind: 'learned_limit', path: limitPath } : null;
+    }
+    default:
+      return null;
+  }
+}
+
+interface Rendered {
+  text: string;
+  details?: Record<string, unknown>;
+  confidenceBoost?: number;
+}
+
+function render(kind: RecommendationKind, path: string, groups: GroupEvidence[], input: ToolEvidence): Rendered | null {
+  const name = argumentName(path);
+  const property = propertyOf(input.schema, path);
+  switch (kind) {
+    case 'wrong_argument_name': {
+      const intended = mostCommon(groups.flatMap((g) => (g.intendedArgument ? [g.intendedArgument] : [])));
+      const arrays = groups.reduce((n, g) => n + g.arrayForScalarCount, 0);
+      if (!intended) return { text: `Do not pass '${name}'; it is not a parameter of this tool.` };
+      const intendedType = typeLabel(propertyOf(input.schema, `/${intended}`));
+      const text =
+        arrays > 0
+          ? `Do not pass '${name}'. The parameter is '${intended}' (one ${intendedType ?? 'value'}); call this tool once per ${intendedType ? intended : 'value'}.`
+          : `Do not pass '${name}'. The parameter is '${intended}'.`;
+      return { text, details: { wrongArgument: name, intendedArgument: intended, arrayForScalarCount: arrays } };
+    }
+    case 'missing_argument': {
+      const type = typeLabel(property);
+      return { text: `Always pass '${name}'${type ? ` (${withArticle(type)})` : ''}.` };
+    }
+    case 'type_mismatch': {
+      const expected = typeLabel(property);
+      const seen = mostCommon(sampleValues(groups, path, input).map(jsonTypeOf));
+      if (!expected) return null;
+      const arrays = seen === 'array' && expected !== 'array';
+      const text = arrays
+        ? `'${name}' must be ${withArticle(`single ${expected}`)}, not an array; call this tool once per value.`
+        : `'${name}' must be ${withArticle(expected)}${seen && seen !== expected ? `, not ${withArticle(seen)}` : ''}.`;
+      return { text, details: { expectedType: expected, seenType: seen ?? null } };
+    }
+    case 'malformed_arguments':
+      return { text: 'Pass the arguments as one valid JSON object matching the parameters.' };
+    case 'enum_values': {
+      const allowed = enumOf(property);
+      if (!allowed) return null;
+      const wrong = mostCommonValues(sampleValues(groups, path, input).filter((v) => !allowed.some((a) => a === v)), 3);
+      const text = `'${name}' must be one of ${allowed.map(quote).join(', ')}${wrong.length ? `; not ${wrong.map(quote).join(', ')}` : ''}.`;
+      return { text, details: { allowedValues: allowed, commonWrongValues: wrong } };
+    }
+    case 'declared_limit': {
+      const above = groups.some((g) => g.subtype === 'above_maximum');
+      const limit = declaredLimit(input.schema, path, above ? 'max' : 'min')!;
+      return { text: `'${name}' must be ${above ? 'at most' : 'at least'} ${limit.text}.`, details: { limit: limit.value } };
+    }
+    case 'learned_limit':
+      return renderLearnedLimit(name, path, groups, input);
+    default:
+      return null;
+  }
+}
+
+/**
+ * The limit a model cannot see in the schema: between the largest value known to succeed and the smallest that failed.
+ * Stated only when the two do not overlap, so the warning never forbids values that work.
+ */
+function renderLearnedLimit(name: string, path: string, groups: GroupEvidence[], input: ToolEvidence): Rendered | null {
+  const failedValues = groups.flatMap((g) => [g.minOffendingValue, g.maxOffendingValue]).filter((v): v is number => v !== null);
+  const isBelow = groups.every((g) => g.subtype === 'below_minimum');
+  const reason = groups.some((g) => g.category === 'overflow') ? 'overflow' : 'out of range';
+  const range = input.argumentRanges.find((r) => r.argumentPath === path);
+  if (failedValues.length === 0) return null;
+  if (isBelow) {
+    const largestFailed = Math.max(...failedValues);
+    if (range && range.minValue <= largestFailed) return null;
+    const text = range
+      ? `'${name}' below ${formatNumber(range.minValue)} fails (${reason}).`
+      : `'${name}' of ${formatNumber(largestFailed)} or less fails (${reason}).`;
+    return { text, details: { smallestSucceeded: range?.minValue ?? null, largestFailed }, confidenceBoost: range ? 1 : 0.8 };
+  }
+  const smallestFailed = Math.min(...failedValues);
+  if (range && range.maxValue >= smallestFailed) return null;
+  const text = range
+    ? `'${name}' above ${formatNumber(range.maxValue)} fails (${reason}).`
+    : `'${name}' of ${formatNumber(smallestFailed)} or more fails (${reason}).`;
+  return { text, details: { largestSucceeded: range?.maxValue ?? null, smallestFailed }, confidenceBoost: range ? 1 : 0.8 };
+}
+
+function reviewDescription(input: ToolEvidence, specificCount: number, totalErrors: number): RecommendationDraft | null {
+  const stats = input.stats;
+  if (specificCount > 0 || !stats || stats.calls < MIN_CALLS_FOR_REVIEW || stats.successRate === null) return null;
+  const isLow = stats.successRate < LOW_SUCCESS_RATE;
+  const isFalling = stats.prev7SuccessRate !== null && stats.prev7SuccessRate - stats.successRate >= FALLING_SUCCESS_RATE;
+  if (!isLow && !isFalling) return null;
+  const top = [...input.groups].sort((a, b) => b.count - a.count).slice(0, 3);
+  const trend = isFalling ? ` (down from ${percent(stats.prev7SuccessRate!)} over the previous 7 days)` : '';
+  const causes = top.length ? ` Top errors: ${top.map((g) => `${g.category} "${g.messageTemplate.slice(0, 80)}" (${g.count})`).join('; ')}.` : '';
+  return {
+    tool: input.tool,
+    kind: 'review_description',
+    evidenceKey: 'review_description:',
+    text: `Success rate ${percent(stats.successRate)}${trend} with no specific cause found; review this tool's description.${causes}`,
+    confidence: 0.5,
+    evidence: {
+      ...evidenceOf(top, totalErrors),
+      successRate: stats.successRate,
+      prev7SuccessRate: stats.prev7SuccessRate,
+      calls: stats.calls,
+      topErrorGroupIds: top.map((g) => g.id),
+    },
+  };
+}
+
+function evidenceOf(groups: GroupEvidence[], totalErrors: number): RecommendationDraft['evidence'] {
+  const count = sum(groups);
+  return {
+    count,
+    share: totalErrors > 0 ? round(count / totalErrors) : 0,
+    firstSeen: new Date(Math.min(...groups.map((g) => g.firstSeen.getTime()))).toISOString(),
+    lastSeen: new Date(Math.max(...groups.map((g) => g.lastSeen.getTime()))).toISOString(),
+    exampleEventIds: groups.flatMap((g) => g.sampleEventIds).slice(0, 5),
+    errorGroupIds: groups.map((g) => g.id),
+    match: {
+      categories: [...new Set(groups.map((g) => g.category))],
+      subtypes: [...new Set(groups.map((g) => g.subtype ?? ''))],
+      argumentPaths: [...new Set(groups.map((g) => g.argumentPath ?? ''))],
+    },
+  };
+}
+
+/** More occurrences and a larger share of the tool's errors make a recommendation more certain (0..0.99). */
+export function confidenceOf(count: number, totalErrors: number, boost = 1): number {
+  if (count <= 0 || totalErrors <= 0) return 0;
+  const share = count / totalErrors;
+  return round(Math.min(0.99, Math.sqrt(share) * (1 - 1 / Math.sqrt(count + 1)) * boost));
+}
+
+function numericArgumentOf(group: GroupEvidence, input: ToolEvidence): string | null {
+  for (const id of group.sampleEventIds) {
+    const args = input.sampleArguments.get(id);
+    if (args === null || typeof args !== 'object' || Array.isArray(args)) continue;
+    const numeric = Object.entries(args).filter(([, value]) => typeof value === 'number');
+    if (numeric.length === 1) return `/${escapePointer(numeric[0][0])}`;
+  }
+  return null;
+}
+
+function sampleValues(groups: GroupEvidence[], path: string, input: ToolEvidence): unknown[] {
+  const name = argumentName(path);
+  const values: unknown[] = [];
+  for (const id of groups.flatMap((g) => g.sampleEventIds)) {
+    const args = input.sampleArguments.get(id);
+    if (args !== null && typeof args === 'object' && !Array.isArray(args) && name in args) {
+      values.push((args as Record<string, unknown>)[name]);
+    }
+  }
+  return values;
+}
+
+function propertyOf(schema: Record<string, unknown> | null, path: string): Record<string, unknown> | null {
+  const properties = schema?.properties;
+  if (!properties || typeof properties !== 'object') return null;
+  const property = (properties as Record<string, unknown>)[argumentName(path)];
+  return property && typeof property === 'object' ? (property as Record<string, unknown>) : null;
+}
+
+function declaredLimit(schema: Record<string, unknown> | null, path: string, direction: 'max' | 'min'): { value: number; text: string } | null {
+  const property = propertyOf(schema, path);
+  if (!property) return null;
+  const keywords =
+    direction === 'max'
+      ? [['maximum', ''], ['exclusiveMaximum', ' (exclusive)'], ['maxLength', ' characters'], ['maxItems', ' items']]
+      : [['minimum', ''], ['exclusiveMinimum', ' (exclusive)'], ['minLength', ' characters'], ['minItems', ' items']];
+  for (const [keyword, unit] of keywords) {
+    const value = property[keyword];
+    if (typeof value === 'number') return { value, text: `${formatNumber(value)}${unit}` };
+  }
+  return null;
+}
+
+function enumOf(property: Record<string, unknown> | null): unknown[] | null {
+  if (!property) return null;
+  if (Array.isArray(property.enum)) return property.enum;
+  if ('const' in property) return [property.const];
+  return null;
+}
+
+function typeLabel(property: Record<string, unknown> | null): string | null {
+  const type = property?.type;
+  if (typeof type === 'string') return type === 'object' ? 'object' : type;
+  if (Array.isArray(type)) return type.filter((t) => t !== 'null').join(' or ') || null;
+  return null;
+}
+
+function jsonTypeOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+function withArticle(noun: string): string {
+  return /^[aeiou]/i.test(noun) ? `an ${noun}` : `a ${noun}`;
+}
+
+function argumentName(path: string): string {
+  const first = path.split('/')[1] ?? '';
+  return first.replaceAll('~1', '/').replaceAll('~0', '~');
+}
+
+function escapePointer(name: string): string {
+  return name.replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+function mostCommon<T>(values: T[]): T | undefined {
+  return mostCommonValues(values, 1)[0];
+}
+
+function mostCommonValues<T>(values: T[], limit: number): T[] {
+  const counts = new Map<string, { value: T; count: number }>();
+  for (const value of values) {
+    const key = JSON.stringify(value) ?? String(value);
+    const entry = counts.get(key) ?? { value, count: 0 };
+    entry.count += 1;
+    counts.set(key, entry);
+  }
+  return [...counts.values()].sort((a, b) => b.count - a.count).slice(0, limit).map((e) => e.value);
+}
+
+function quote(value: unknown): string {
+  return typeof value === 'string' ? `'${value}'` : JSON.stringify(value);
+}
+
+export function formatNumber(value: number): string {
+  return Number.isInteger(value) ? value.toLocaleString('en-US') : String(value);
+}
+
+function percent(rate: number): string {
+  return `${Math.round(rate * 1000) / 10}%`;
+}
+
+function sum(groups: GroupEvidence[]): number {
+  return groups.reduce((n, g) => n + g.count, 0);
+}
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100;
+}

@@ -1,0 +1,54 @@
+import { Injectable } from '@nestjs/common';
+import { ApiError } from '../infra/http/api-error';
+import { RegistryService } from '../registry/registry.service';
+import { AnalyticsRepository, ProjectPolicyValues, StoredRecommendation } from './analytics.repository';
+import { DEFAULT_POLICY, NightlyService } from './nightly.service';
+
+/** What humans do with recommendations: read them, apply or dismiss one, set the auto-apply policy. */
+@Injectable()
+export class RecommendationsService {
+  constructor(
+    private readonly analytics: AnalyticsRepository,
+    private readonly nightly: NightlyService,
+    private readonly registry: RegistryService,
+  ) {}
+
+  list(projectId: string, filter: { status?: string; tool?: string; after?: string; limit: number }) {
+    return this.analytics.listRecommendations(projectId, filter);
+  }
+
+  async apply(projectId: string, id: string): Promise<StoredRecommendation> {
+    const recommendation = await this.find(projectId, id);
+    if (recommendation.status === 'applied') return recommendation;
+    if (recommendation.status === 'dismissed' && recommendation.warningId) {
+      throw new ApiError(409, 'conflict', 'This recommendation was retired; reinstate its warning through the registry');
+    }
+    const isApplied = await this.nightly.applyRecommendation(projectId, recommendation, new Date());
+    if (!isApplied) throw new ApiError(409, 'conflict', 'The registry refused the warning (its tool is not registered, or it was dismissed there)');
+    return this.find(projectId, id);
+  }
+
+  async dismiss(projectId: string, id: string): Promise<StoredRecommendation> {
+    const recommendation = await this.find(projectId, id);
+    if (recommendation.warningId && recommendation.status === 'applied') {
+      await this.registry.retireWarning(projectId, recommendation.warningId, 'dismissed by a human');
+    }
+    await this.analytics.markDismissed(id, new Date());
+    return this.find(projectId, id);
+  }
+
+  async getPolicy(projectId: string): Promise<ProjectPolicyValues> {
+    return (await this.analytics.findPolicy(projectId)) ?? DEFAULT_POLICY;
+  }
+
+  async setPolicy(projectId: string, policy: ProjectPolicyValues): Promise<ProjectPolicyValues> {
+    await this.analytics.upsertPolicy(projectId, policy);
+    return policy;
+  }
+
+  private async find(projectId: string, id: string): Promise<StoredRecommendation> {
+    const recommendation = /^[0-9a-f-]{36}$/i.test(id) ? await this.analytics.findRecommendation(projectId, id) : null;
+    if (!recommendation) throw new ApiError(404, 'not_found', `No recommendation ${id} in this project`);
+    return recommendation;
+  }
+}
