@@ -1,6 +1,19 @@
 import { Module } from '@nestjs/common';
+import { DashboardAssets } from './dashboard-assets';
+import { DashboardPageController } from './dashboard-page.controller';
+import { ErrorGroupQueries } from './error-group.queries';
+import { ErrorGroupsController } from './error-groups.controller';
 import { EventQueries } from './event.queries';
 import { EventsController } from './events.controller';
+import { StatsController } from './stats.controller';
+import { StatsQueries } from './stats.queries';
+import { StatsService } from './stats.service';
+import { ToolVersionQueries } from './tool-version.queries';
+import { ToolVersionsController } from './tool-versions.controller';
 
-@Module({ controllers: [EventsController], providers: [EventQueries] })
+/** Read-only queries for the REST dashboard (from rollups, never scanning events) and the web page at /dashboard. */
+@Module({
+  controllers: [EventsController, StatsController, ErrorGroupsController, ToolVersionsController, DashboardPageController],
+  providers: [EventQueries, StatsQueries, StatsService, ErrorGroupQueries, ToolVersionQueries, DashboardAssets],
+})
 export class DashboardModule {}

@@ -6,6 +6,8 @@ export interface EventFilter {
   tool?: string;
   status?: string;
   category?: string;
+  agent?: string;
+  model?: string;
   from?: Date;
   to?: Date;
   /** Position after which to continue, newest first. */
@@ -65,6 +67,8 @@ export class EventQueries {
     if (filter.tool) where.tool = filter.tool;
     if (filter.status) where.status = filter.status;
     if (filter.category) where.category = filter.category;
+    if (filter.agent) where.agent = filter.agent;
+    if (filter.model) where.model = filter.model;
     if (filter.from || filter.to) where.occurredAt = { gte: filter.from, lt: filter.to };
     if (filter.after) {
       const { occurredAt, id } = filter.after;

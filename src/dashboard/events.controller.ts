@@ -12,6 +12,8 @@ interface ListEventsQuery {
   tool?: string;
   status?: 'success' | 'error';
   category?: string;
+  agent?: string;
+  model?: string;
   from?: string;
   to?: string;
   cursor?: string;
@@ -23,6 +25,8 @@ const validateListQuery = compileQueryValidator<ListEventsQuery>({
     tool: { type: 'string', minLength: 1, maxLength: 200 },
     status: { enum: ['success', 'error'] },
     category: { enum: [...CATEGORIES] },
+    agent: { type: 'string', minLength: 1, maxLength: 200 },
+    model: { type: 'string', minLength: 1, maxLength: 200 },
     from: { type: 'string', format: 'date-time' },
     to: { type: 'string', format: 'date-time' },
     cursor: { type: 'string', minLength: 1, maxLength: 400 },
@@ -43,6 +47,8 @@ export class EventsController {
       tool: query.tool,
       status: query.status,
       category: query.category,
+      agent: query.agent,
+      model: query.model,
       from: query.from ? new Date(query.from) : undefined,
       to: query.to ? new Date(query.to) : undefined,
       after,

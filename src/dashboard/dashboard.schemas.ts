@@ -1,0 +1,164 @@
+import Ajv from 'ajv';
+import { CATEGORIES } from '../diagnosis';
+import { ApiError, FieldError } from '../infra/http/api-error';
+import { decodeCursor } from '../infra/http/cursor';
+import { compileQueryValidator } from '../infra/http/query-validator';
+import { GROUP_STATUSES, SETTABLE_GROUP_STATUSES } from './error-group-view';
+import { Bucket, parseInstant, resolveRange, StatsRange } from './stats-range';
+import { TOOL_SORTS, ToolSort } from './stats-series';
+
+// Query and body schemas of the dashboard routes; the OpenAPI document is built from these same objects.
+
+const RANGE_PROPERTIES = {
+  from: { type: 'string', minLength: 1, maxLength: 40, description: 'ISO date-time or YYYY-MM-DD (UTC); default: 7 days before `to`' },
+  to: { type: 'string', minLength: 1, maxLength: 40, description: 'ISO date-time or YYYY-MM-DD (UTC), exclusive; default: now' },
+} as const;
+/** Accepted so that a client asking for them learns why they are refused rather than getting unfiltered numbers. */
+const AGENT_MODEL_PROPERTIES = {
+  agent: { type: 'string', minLength: 1, maxLength: 200 },
+  model: { type: 'string', minLength: 1, maxLength: 200 },
+} as const;
+const PAGE_PROPERTIES = {
+  cursor: { type: 'string', minLength: 1, maxLength: 400, description: 'nextCursor of the previous page' },
+  limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+} as const;
+const BUCKET = { enum: ['hour', 'day'], default: 'day', description: 'hour: at most 31 days; day: at most 400 days' } as const;
+
+export const OVERVIEW_QUERY_SCHEMA = { properties: { ...RANGE_PROPERTIES, bucket: BUCKET, ...AGENT_MODEL_PROPERTIES } };
+export const TOOLS_QUERY_SCHEMA = {
+  properties: {
+    ...RANGE_PROPERTIES,
+    sort: { enum: [...TOOL_SORTS], default: 'name', description: 'name ascending, success_rate ascending (worst first), others descending' },
+    ...PAGE_PROPERTIES,
+    ...AGENT_MODEL_PROPERTIES,
+  },
+};
+export const TOOL_STATS_QUERY_SCHEMA = { properties: { ...RANGE_PROPERTIES, bucket: BUCKET, ...AGENT_MODEL_PROPERTIES } };
+export const ERROR_GROUPS_QUERY_SCHEMA = {
+  properties: {
+    status: { enum: [...GROUP_STATUSES] },
+    category: { enum: [...CATEGORIES] },
+    ...RANGE_PROPERTIES,
+    ...PAGE_PROPERTIES,
+  },
+};
+export const ERROR_GROUP_QUERY_SCHEMA = {
+  properties: { agent: { ...AGENT_MODEL_PROPERTIES.agent, description: 'only samples from this agent' }, model: { ...AGENT_MODEL_PROPERTIES.model, description: 'only samples from this model' } },
+};
+export const VERSIONS_QUERY_SCHEMA = { properties: { ...PAGE_PROPERTIES } };
+export const ERROR_GROUP_PATCH_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['status'],
+  properties: { status: { enum: [...SETTABLE_GROUP_STATUSES] } },
+} as const;
+
+interface RangeQuery {
+  from?: string;
+  to?: string;
+  bucket?: Bucket;
+  agent?: string;
+  model?: string;
+}
+
+const validateOverview = compileQueryValidator<RangeQuery>(OVERVIEW_QUERY_SCHEMA);
+const validateTools = compileQueryValidator<RangeQuery & { sort: ToolSort; cursor?: string; limit: number }>(TOOLS_QUERY_SCHEMA);
+const validateToolStats = compileQueryValidator<RangeQuery>(TOOL_STATS_QUERY_SCHEMA);
+const validateErrorGroups = compileQueryValidator<{
+  status?: string; category?: string; from?: string; to?: string; cursor?: string; limit: number;
+}>(ERROR_GROUPS_QUERY_SCHEMA);
+const validateErrorGroup = compileQueryValidator<{ agent?: string; model?: string }>(ERROR_GROUP_QUERY_SCHEMA);
+const validateVersions = compileQueryValidator<{ cursor?: string; limit: number }>(VERSIONS_QUERY_SCHEMA);
+const validatePatch = new Ajv({ allErrors: true, strict: true }).compile<{ status: string }>(ERROR_GROUP_PATCH_SCHEMA);
+
+export function invalidQuery(details: FieldError[]): ApiError {
+  return new ApiError(400, 'invalid_query', `Invalid query parameter ${details[0].path.replace('/query/', '')}`, { details });
+}
+
+/** Rollups are kept per tool and hour, not per agent or model: refuse the filter instead of ignoring it. */
+function refuseAgentModel(query: RangeQuery): void {
+  const details = (['agent', 'model'] as const)
+    .filter((field) => query[field] !== undefined)
+    .map((field) => ({ path: `/query/${field}`, message: 'filter not supported for rollup-backed stats (rollups are per tool, not per agent or model)' }));
+  if (details.length > 0) throw invalidQuery(details);
+}
+
+function rangeOf(query: RangeQuery, now: Date, bucket: Bucket): StatsRange {
+  const resolved = resolveRange({ from: query.from, to: query.to, bucket }, now);
+  if ('errors' in resolved) throw invalidQuery(resolved.errors);
+  return resolved.range;
+}
+
+export function readOverviewQuery(raw: unknown, now: Date): StatsRange {
+  const query = validateOverview(raw);
+  refuseAgentModel(query);
+  return rangeOf(query, now, query.bucket ?? 'day');
+}
+
+export function readToolsQuery(raw: unknown, now: Date): { range: StatsRange; sort: ToolSort; offset: number; limit: number } {
+  const query = validateTools(raw);
+  refuseAgentModel(query);
+  const range = rangeOf(query, now, 'day');
+  return { range, sort: query.sort, limit: query.limit, offset: query.cursor ? decodeOffsetCursor(query.cursor, query.sort) : 0 };
+}
+
+export function readToolStatsQuery(raw: unknown, now: Date): StatsRange {
+  const query = validateToolStats(raw);
+  refuseAgentModel(query);
+  return rangeOf(query, now, query.bucket ?? 'day');
+}
+
+export function readErrorGroupsQuery(raw: unknown) {
+  const query = validateErrorGroups(raw);
+  const errors: FieldError[] = [];
+  const from = query.from === undefined ? undefined : parseRangeInstant(query.from, '/query/from', errors);
+  const to = query.to === undefined ? undefined : parseRangeInstant(query.to, '/query/to', errors);
+  const after = query.cursor ? decodeGroupCursor(query.cursor, errors) : undefined;
+  if (errors.length > 0) throw invalidQuery(errors);
+  return { status: query.status, category: query.category, from, to, after, limit: query.limit };
+}
+
+export function readErrorGroupQuery(raw: unknown): { agent?: string; model?: string } {
+  return validateErrorGroup(raw);
+}
+
+export function readVersionsQuery(raw: unknown): { beforeVersion?: number; limit: number } {
+  const query = validateVersions(raw);
+  if (query.cursor === undefined) return { limit: query.limit };
+  const value = decodeCursor(query.cursor);
+  if (!Number.isInteger(value) || (value as number) < 1) throw invalidQuery([notACursor]);
+  return { beforeVersion: value as number, limit: query.limit };
+}
+
+export function readErrorGroupPatch(body: unknown): { status: string } {
+  if (validatePatch(body)) return body;
+  const details = (validatePatch.errors ?? []).map((e) => ({
+    path: e.keyword === 'required' ? `/${String(e.params.missingProperty)}` : e.keyword === 'additionalProperties' ? `/${String(e.params.additionalProperty)}` : e.instancePath || '/',
+    message: e.keyword === 'enum' ? `must be one of ${SETTABLE_GROUP_STATUSES.join(', ')}` : e.keyword === 'additionalProperties' ? 'is not a known field' : (e.message ?? 'is invalid'),
+  }));
+  throw new ApiError(400, 'invalid_body', `Invalid field ${details[0].path}`, { details });
+}
+
+const notACursor = { path: '/query/cursor', message: 'is not a cursor this API issued' };
+
+function parseRangeInstant(value: string, path: string, errors: FieldError[]): Date | undefined {
+  const date = parseInstant(value);
+  if (!date) errors.push({ path, message: 'must be an ISO date-time or YYYY-MM-DD' });
+  return date ?? undefined;
+}
+
+function decodeGroupCursor(cursor: string, errors: FieldError[]): { lastSeen: Date; id: string } | undefined {
+  const value = decodeCursor(cursor);
+  if (Array.isArray(value) && typeof value[0] === 'string' && typeof value[1] === 'string') {
+    const lastSeen = new Date(value[0]);
+    if (!Number.isNaN(lastSeen.getTime())) return { lastSeen, id: value[1] };
+  }
+  errors.push(notACursor);
+  return undefined;
+}
+
+function decodeOffsetCursor(cursor: string, sort: ToolSort): number {
+  const value = decodeCursor(cursor);
+  if (Array.isArray(value) && value[0] === sort && Number.isInteger(value[1]) && value[1] > 0) return value[1] as number;
+  throw invalidQuery([{ ...notACursor, message: 'is not a cursor this API issued for this sort' }]);
+}

@@ -1,0 +1,68 @@
+import { Body, Controller, Get, Param, Patch, Query, UseGuards } from '@nestjs/common';
+import { ApiError } from '../infra/http/api-error';
+import { encodeCursor } from '../infra/http/cursor';
+import { ApiKeyGuard } from '../tenancy/api-key.guard';
+import { CurrentProject } from '../tenancy/current-project.decorator';
+import type { AuthenticatedProject } from '../tenancy/project.repository';
+import { ApiDocumented } from './api-documented.decorator';
+import { ERROR_GROUP_DETAIL_RESPONSE, ERROR_GROUP_RESPONSE, ERROR_GROUPS_RESPONSE } from './dashboard.openapi-schemas';
+import {
+  ERROR_GROUP_PATCH_SCHEMA,
+  ERROR_GROUP_QUERY_SCHEMA,
+  ERROR_GROUPS_QUERY_SCHEMA,
+  readErrorGroupPatch,
+  readErrorGroupQuery,
+  readErrorGroupsQuery,
+} from './dashboard.schemas';
+import { ErrorGroupQueries } from './error-group.queries';
+import { failedArgumentValues, toErrorGroupView, toSampleView } from './error-group-view';
+import { requireToolName } from './tool-name';
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+@Controller('v1')
+@UseGuards(ApiKeyGuard)
+export class ErrorGroupsController {
+  constructor(private readonly groups: ErrorGroupQueries) {}
+
+  @Get('tools/:name/error-groups')
+  @ApiDocumented({ summary: "A tool's error groups, most recently seen first", query: ERROR_GROUPS_QUERY_SCHEMA, response: ERROR_GROUPS_RESPONSE, params: ['name'] })
+  async list(@CurrentProject() project: AuthenticatedProject, @Param('name') name: string, @Query() rawQuery: unknown) {
+    const query = readErrorGroupsQuery(rawQuery);
+    const rows = await this.groups.listToolErrorGroups(project.projectId, requireToolName(name), { ...query, limit: query.limit + 1 });
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map(toErrorGroupView),
+      nextCursor: rows.length > query.limit && last ? encodeCursor([last.lastSeen.toISOString(), last.id]) : null,
+    };
+  }
+
+  @Get('error-groups/:id')
+  @ApiDocumented({ summary: 'One error group with sample events and the argument values that failed', query: ERROR_GROUP_QUERY_SCHEMA, response: ERROR_GROUP_DETAIL_RESPONSE, params: ['id'] })
+  async get(@CurrentProject() project: AuthenticatedProject, @Param('id') id: string, @Query() rawQuery: unknown) {
+    const filter = readErrorGroupQuery(rawQuery);
+    const group = UUID_PATTERN.test(id) ? await this.groups.findErrorGroup(project.projectId, id.toLowerCase()) : null;
+    if (!group) throw groupNotFound(id);
+    const samples = await this.groups.findSampleEvents(project.projectId, group.sampleEventIds, filter);
+    return {
+      ...toErrorGroupView(group),
+      samples: samples.map(toSampleView),
+      failedArguments: failedArgumentValues(group.argumentPath, samples),
+    };
+  }
+
+  @Patch('error-groups/:id')
+  @ApiDocumented({ summary: "Set a group's status (open, resolved, ignored); a resolved group that recurs becomes regressed", body: ERROR_GROUP_PATCH_SCHEMA, response: ERROR_GROUP_RESPONSE, params: ['id'] })
+  async setStatus(@CurrentProject() project: AuthenticatedProject, @Param('id') id: string, @Body() body: unknown) {
+    const { status } = readErrorGroupPatch(body);
+    const isUpdated = UUID_PATTERN.test(id) && (await this.groups.updateStatus(project.projectId, id.toLowerCase(), status));
+    const group = isUpdated ? await this.groups.findErrorGroup(project.projectId, id.toLowerCase()) : null;
+    if (!group) throw groupNotFound(id);
+    return toErrorGroupView(group);
+  }
+}
+
+function groupNotFound(id: string): ApiError {
+  return new ApiError(404, 'not_found', `No error group ${JSON.stringify(id.slice(0, 64))} in this project`);
+}

@@ -1,0 +1,31 @@
+import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
+import { ApiError } from '../infra/http/api-error';
+import { encodeCursor } from '../infra/http/cursor';
+import { ApiKeyGuard } from '../tenancy/api-key.guard';
+import { CurrentProject } from '../tenancy/current-project.decorator';
+import type { AuthenticatedProject } from '../tenancy/project.repository';
+import { ApiDocumented } from './api-documented.decorator';
+import { VERSION_HISTORY_RESPONSE } from './dashboard.openapi-schemas';
+import { readVersionsQuery, VERSIONS_QUERY_SCHEMA } from './dashboard.schemas';
+import { ToolVersionQueries } from './tool-version.queries';
+import { requireToolName } from './tool-name';
+
+@Controller('v1/tools/:name/version-history')
+@UseGuards(ApiKeyGuard)
+export class ToolVersionsController {
+  constructor(private readonly versions: ToolVersionQueries) {}
+
+  @Get()
+  @ApiDocumented({ summary: "A tool's description versions, newest first, with the calls and errors that reported each", query: VERSIONS_QUERY_SCHEMA, response: VERSION_HISTORY_RESPONSE, params: ['name'] })
+  async list(@CurrentProject() project: AuthenticatedProject, @Param('name') name: string, @Query() rawQuery: unknown) {
+    const query = readVersionsQuery(rawQuery);
+    const rows = await this.versions.listVersions(project.projectId, requireToolName(name), query.beforeVersion, query.limit + 1);
+    if (!rows) throw new ApiError(404, 'not_found', `No tool ${JSON.stringify(name)} in this project`);
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map((v) => ({ ...v, errorRate: v.calls > 0 ? v.errors / v.calls : null })),
+      nextCursor: rows.length > query.limit && last ? encodeCursor(last.version) : null,
+    };
+  }
+}

@@ -1,0 +1,130 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { BrowserContext, Page } from 'playwright-core';
+import { eventually, startTestApp, TestApp } from '../support/test-app';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARTIFACTS = join(__dirname, '..', 'artifacts');
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) console.log(`dashboard browser test skipped: ${CHROMIUM} is missing (apt-get install -y chromium)`);
+
+const DAY_MS = 86_400_000;
+const today = new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS);
+const ymd = (date: Date) => date.toISOString().slice(0, 10);
+
+/** The web dashboard in real Chromium: numbers on the page match the API, and a recommendation is applied through it. */
+(hasChromium ? describe : describe.skip)('web dashboard in Chromium', () => {
+  let t: TestApp;
+  let browser: BrowserContext;
+  let page: Page;
+  let userDataDir: string;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    await t.request('PUT', '/v1/policy', { body: { autoApply: false, minOccurrences: 5, minShare: 0.05, autoApplyKinds: [], autoRetire: false } });
+    await t.request('PUT', '/v1/tools/prime_factorization', {
+      body: { description: 'Perform prime factorization of a single integer.', parameters: { type: 'object', properties: { number: { type: 'integer' } }, required: ['number'], additionalProperties: false } },
+    });
+    const events = [];
+    for (let d = 1; d <= 6; d++) {
+      const day = new Date(today.getTime() - d * DAY_MS);
+      for (let i = 0; i < 30 + d * 5; i++) {
+        const isMistake = i % (d + 2) === 0;
+        const occurredAt = new Date(day.getTime() + 9 * 3_600_000 + i * 60_000).toISOString();
+        events.push(
+          isMistake
+            ? { id: randomUUID(), tool: 'prime_factorization', status: 'error', arguments: { numbers: [12, 15] }, occurredAt, durationMs: 3,
+                error: { type: 'TypeError', message: "prime_factorization() got an unexpected keyword argument 'numbers'" } }
+            : { id: randomUUID(), tool: 'prime_factorization', status: 'success', arguments: { number: 12 + i }, occurredAt, durationMs: 2 + (i % 7) },
+        );
+        events.push(
+          i % 9 === 0
+            ? { id: randomUUID(), tool: 'factorial', status: 'error', arguments: { n: 30 + i }, occurredAt, durationMs: 1, error: { type: 'OverflowError', message: `overflow for n = ${30 + i}` } }
+            : { id: randomUUID(), tool: 'factorial', status: 'success', arguments: { n: i % 20 }, occurredAt, durationMs: 1 + (i % 3) },
+        );
+      }
+    }
+    for (let i = 0; i < events.length; i += 500) expect((await t.request('POST', '/v1/events', { body: { events: events.slice(i, i + 500) } })).status).toBe(202);
+    await eventually(async () => {
+      const { rows } = await t.db.sql.query('SELECT count(*)::int AS n FROM events');
+      return rows[0].n === events.length ? true : undefined;
+    }, 20_000);
+    for (let d = 6; d >= 1; d--) {
+      expect((await t.request('POST', `/v1/jobs/nightly?date=${ymd(new Date(today.getTime() - d * DAY_MS))}`)).body.status).toBe('succeeded');
+    }
+
+    const { chromium } = await import('playwright-core');
+    userDataDir = mkdtempSync(join(tmpdir(), 'tc-chromium-'));
+    // a fresh profile per run; playwright takes it as launchPersistentContext's first argument, not as --user-data-dir
+    browser = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      viewport: { width: 1360, height: 1000 },
+    });
+    page = browser.pages()[0] ?? (await browser.newPage());
+    page.on('pageerror', (error) => console.error('page error:', error));
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+    await t?.close();
+  });
+
+  it('asks for an API key, then shows the overview with the numbers the API gives', async () => {
+    await page.goto(`${t.baseUrl}/dashboard`);
+    await expect(page.locator('#api-key').inputValue()).resolves.toBe('');
+    await page.fill('#api-key', t.apiKey);
+    await page.click('#key-form button');
+    await page.waitForSelector('[data-testid="total-calls"]');
+
+    const to = new Date();
+    const from = new Date(to.getTime() - 7 * DAY_MS);
+    const overview = (await t.request('GET', `/v1/stats/overview?from=${from.toISOString()}&to=${to.toISOString()}`)).body;
+    expect(overview.totals.calls).toBeGreaterThan(400);
+    expect(await page.textContent('[data-testid="total-calls"]')).toBe(overview.totals.calls.toLocaleString('en-US'));
+    expect(await page.textContent('[data-testid="success-rate"]')).toBe(`${(overview.totals.successRate * 100).toFixed(1)}%`);
+    expect(await page.textContent('[data-testid="total-errors"]')).toBe(overview.totals.errors.toLocaleString('en-US'));
+    expect(await page.locator('[data-testid="success-rate-chart"] canvas').count()).toBe(1);
+
+    const tools = (await t.request('GET', `/v1/stats/tools?from=${from.toISOString()}&to=${to.toISOString()}`)).body.items;
+    for (const tool of tools) {
+      const row = page.locator(`[data-testid="tools-table"] tr[data-tool="${tool.tool}"]`);
+      expect(await row.locator('[data-field="calls"]').textContent()).toBe(tool.calls.toLocaleString('en-US'));
+      expect(await row.locator('[data-field="successRate"]').textContent()).toBe(`${(tool.successRate * 100).toFixed(1)}%`);
+    }
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'dashboard.png'), fullPage: true });
+  });
+
+  it('shows a tool page with its series, error groups with samples, live description and version history', async () => {
+    await page.click('[data-testid="tools-table"] a:text-is("prime_factorization")');
+    await page.waitForSelector('[data-testid="tool-name"]');
+    const stats = (await t.request('GET', '/v1/tools/prime_factorization/stats')).body;
+    expect(await page.textContent('[data-testid="tool-calls"]')).toBe(stats.totals.calls.toLocaleString('en-US'));
+    expect(await page.textContent('[data-testid="live-description"]')).toContain('Perform prime factorization');
+    expect(await page.locator('[data-testid="versions"] tbody tr').count()).toBeGreaterThanOrEqual(1);
+    await page.click('#tool-groups details summary');
+    await page.waitForSelector('#tool-groups details .actions');
+    expect(await page.textContent('#tool-groups details .group-body')).toContain('numbers');
+    await page.screenshot({ path: join(ARTIFACTS, 'dashboard-tool.png'), fullPage: true });
+  });
+
+  it('applies a proposed recommendation through the page', async () => {
+    const proposed = (await t.request('GET', '/v1/recommendations?status=proposed')).body.items;
+    const target = proposed.find((r: any) => r.tool === 'prime_factorization');
+    expect(target).toBeDefined();
+    await page.click('a[data-nav="recommendations"]');
+    const row = page.locator(`tr[data-recommendation="${target.id}"]`);
+    await row.locator('button[data-action="apply"]').click();
+    await page.waitForSelector(`tr[data-recommendation="${target.id}"] [data-field="status"]:text-is("applied")`);
+    const after = (await t.request('GET', '/v1/recommendations?tool=prime_factorization')).body.items.find((r: any) => r.id === target.id);
+    expect(after.status).toBe('applied');
+    const description = (await t.request('GET', '/v1/tools/prime_factorization/description')).body;
+    expect(description.warnings.map((w: any) => w.id)).toContain(after.warningId);
+    await page.screenshot({ path: join(ARTIFACTS, 'dashboard-recommendations.png'), fullPage: true });
+  });
+});
