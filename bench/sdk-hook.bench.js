@@ -1,0 +1,89 @@
+// The agent-side cost of the SDK per tool call: the LangChain hook (handleToolStart + handleToolEnd) and a manual
+// report(), with the server down (connections refused) and up (a local server answering 202). Run: npm run bench:sdk.
+// Target: p50 under 20 µs per call in every case. Calls run in bursts with the event loop free in between, so the
+// reporter's background batching and sending interleave with the measured calls as they would in an agent.
+'use strict';
+const { createServer } = require('node:http');
+const { setImmediate: nextTurn } = require('node:timers/promises');
+const { Toolcoach } = require('@toolcoach/sdk');
+const { ToolcoachCallbackHandler } = require('@toolcoach/sdk/langchain');
+
+const CALLS = Number(process.env.BENCH_CALLS ?? 50_000);
+const WARMUP = 5_000;
+const BURST = 100;
+const TARGET_P50_US = 20;
+const serialized = { lc: 1, type: 'not_implemented', id: ['langchain', 'tools', 'DynamicStructuredTool'] };
+const metadata = { agent: 'math-agent', langgraph_node: 'tools', langgraph_step: 2, versions: { '@langchain/core': '1.2.13' } };
+const tags = ['seq:step:1'];
+
+async function measure(name, callOnce) {
+  for (let i = 0; i < WARMUP; i++) callOnce(i);
+  await nextTurn();
+  const samples = new Float64Array(CALLS);
+  for (let i = 0; i < CALLS; i++) {
+    const started = process.hrtime.bigint();
+    callOnce(i);
+    samples[i] = Number(process.hrtime.bigint() - started) / 1000;
+    if (i % BURST === BURST - 1) await nextTurn();
+  }
+  samples.sort();
+  const at = (q) => samples[Math.min(CALLS - 1, Math.floor(q * CALLS))];
+  return { name, p50: at(0.5), p99: at(0.99), max: samples[CALLS - 1] };
+}
+
+function hookCall(handler) {
+  return (i) => {
+    const runId = `run-${i}`;
+    handler.handleToolStart(serialized, '{"number":360}', runId, 'parent', tags, metadata, 'prime_factorization', `call-${i}`);
+    handler.handleToolEnd({ content: '[2,2,2,3,3,5]', tool_call_id: `call-${i}`, status: 'success' }, runId);
+  };
+}
+
+function reportCall(tc) {
+  return (i) => tc.report({ tool: 'prime_factorization', status: 'success', arguments: { number: 360 }, result: [2, 2, 2, 3, 3, 5], durationMs: 0.2, toolCallId: `call-${i}` });
+}
+
+async function scenario(label, baseUrl) {
+  const options = { baseUrl, apiKey: 'tc_bench', cacheDir: false, flushOnExit: false, logger: { warn() {} }, initialBackoffMs: 50, maxBackoffMs: 200 };
+  const hookClient = new Toolcoach(options);
+  const hook = await measure(`hook start+end, ${label}`, hookCall(new ToolcoachCallbackHandler(hookClient)));
+  const reportClient = new Toolcoach(options);
+  const report = await measure(`report(), ${label}`, reportCall(reportClient));
+  await Promise.all([hookClient.shutdown(2000), reportClient.shutdown(2000)]);
+  return [
+    { ...hook, stats: hookClient.stats() },
+    { ...report, stats: reportClient.stats() },
+  ];
+}
+
+async function main() {
+  const down = await listen((req, res) => res.end());
+  const downUrl = `http://127.0.0.1:${down.address().port}`;
+  await new Promise((resolve) => down.close(resolve));
+
+  let received = 0;
+  const up = await listen((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received++;
+      res.writeHead(202, { 'content-type': 'application/json' }).end('{"accepted":1,"rejected":[]}');
+    });
+  });
+  const results = [...(await scenario('server down', downUrl)), ...(await scenario('server up', `http://127.0.0.1:${up.address().port}`))];
+  up.close();
+
+  console.log(`SDK hook cost per tool call (${CALLS} calls each, µs):`);
+  for (const r of results) {
+    const verdict = r.p50 < TARGET_P50_US ? 'ok' : `OVER ${TARGET_P50_US} µs`;
+    console.log(`  ${r.name.padEnd(30)} p50 ${r.p50.toFixed(2).padStart(6)}  p99 ${r.p99.toFixed(2).padStart(7)}  max ${r.max.toFixed(0).padStart(6)}  [${verdict}]  sent ${r.stats.sent}, dropped ${r.stats.dropped}`);
+  }
+  console.log(`  (local server received ${received} batches)`);
+  if (results.some((r) => r.p50 >= TARGET_P50_US)) process.exitCode = 1;
+}
+
+function listen(handler) {
+  const server = createServer(handler);
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+main();

@@ -1,0 +1,310 @@
+// The LangChain.js entry point (@toolcoach/sdk/langchain). It imports only types of @langchain/core, so the package
+// keeps no runtime dependency: LangChain accepts any object with a `name` and handler methods as a callback handler.
+import type { CallbackHandlerMethods } from '@langchain/core/callbacks/base';
+import type { Serialized } from '@langchain/core/load/serializable';
+import type { LLMResult } from '@langchain/core/outputs';
+import type { ChainValues } from '@langchain/core/utils/types';
+import { Toolcoach } from './toolcoach';
+import { ToolEvent, ToolEventError } from './wire';
+
+export interface ToolcoachCallbackOptions {
+  /** The agent's name on every event; by default `metadata.agent`, an `agent:<name>` tag, or the client's `agent`. */
+  agent?: string;
+  /** Flags results that report a failure without throwing, such as `{success: false, error}`. */
+  isFailure?: (result: unknown) => boolean;
+}
+
+const FRAMEWORK = 'langchainjs';
+// Runs and tool calls are remembered only until they end; the bound keeps a leak of abandoned runs finite.
+const MAX_TRACKED = 10_000;
+const STACK_LINE = /\n\s+at .*/g;
+// Metadata keys LangChain and LangGraph add for their own bookkeeping; the rest is the user's.
+const INTERNAL_METADATA = /^(langgraph_|ls_|lc_|__|checkpoint_ns$|versions$)/;
+
+interface ToolRun {
+  runId: string;
+  tool: string;
+  input: string;
+  startedAtMs: number;
+  occurredAt: number;
+  toolCallId: string | undefined;
+  parentRunId: string | undefined;
+  tags: string[] | undefined;
+  metadata: Record<string, unknown> | undefined;
+}
+
+interface ModelToolCall {
+  name: string;
+  args: unknown;
+}
+
+interface ToolMessageLike {
+  content: unknown;
+  status?: string;
+  tool_call_id?: string;
+  name?: string;
+}
+
+/**
+ * Turns every LangChain tool run into one toolcoach event, including the failures LangChain handles before or
+ * around the tool: schema mismatches (ToolInputParsingException), unknown tool names, and ToolMessages whose status
+ * is "error". Pass it in `callbacks` of the agent's invoke/stream config.
+ */
+export class ToolcoachCallbackHandler implements CallbackHandlerMethods {
+  readonly name = 'toolcoach';
+  private readonly runs = new Map<string, ToolRun>();
+  /** Tool calls the model made, by id, to attach arguments to failures that never reached a tool. */
+  private readonly modelToolCalls = new Map<string, ModelToolCall>();
+  /** Tags and metadata of running tool nodes, for the agent name of failures that never reached a tool. */
+  private readonly toolNodes = new Map<string, { tags?: string[]; metadata?: Record<string, unknown> }>();
+  /** Tool call ids that reached a tool, whose outcome the tool callbacks already reported. */
+  private readonly ranToolCallIds = new Set<string>();
+
+  constructor(
+    private readonly client: Toolcoach,
+    private readonly options: ToolcoachCallbackOptions = {},
+  ) {}
+
+  handleToolStart(
+    _tool: Serialized,
+    input: string,
+    runId: string,
+    parentRunId?: string,
+    tags?: string[],
+    metadata?: Record<string, unknown>,
+    runName?: string,
+    toolCallId?: string,
+  ): void {
+    try {
+      // The serialized tool carries no name in LangChain.js 1.x; the run name defaults to the tool's name.
+      const tool = runName ?? (_tool as { name?: string })?.name ?? 'unknown';
+      remember(this.runs, runId, {
+        runId,
+        tool,
+        input,
+        startedAtMs: performance.now(),
+        occurredAt: Date.now(),
+        toolCallId,
+        parentRunId,
+        tags,
+        metadata,
+      });
+      if (toolCallId !== undefined) rememberId(this.ranToolCallIds, toolCallId);
+    } catch {
+      // Never break the agent.
+    }
+  }
+
+  handleToolEnd(output: unknown, runId: string): void {
+    try {
+      const run = this.runs.get(runId);
+      if (!run) return;
+      this.runs.delete(runId);
+      const message = asToolMessage(output);
+      const result = message ? message.content : output;
+      if (message?.status === 'error') {
+        return this.reportRun(run, 'error', result, { type: 'ToolMessageError', message: contentText(message.content) });
+      }
+      if (this.options.isFailure?.(result)) return this.reportRun(run, 'error', result, failureOf(result));
+      this.reportRun(run, 'success', result, undefined);
+    } catch {
+      // Never break the agent.
+    }
+  }
+
+  handleToolError(error: unknown, runId: string): void {
+    try {
+      const run = this.runs.get(runId);
+      if (!run) return;
+      this.runs.delete(runId);
+      this.reportRun(run, 'error', undefined, errorOf(error));
+    } catch {
+      // Never break the agent.
+    }
+  }
+
+  /** Remembers the tool calls the model asked for, and reports the malformed ones LangChain could not parse. */
+  handleLLMEnd(output: LLMResult, _runId: string, _parentRunId?: string, tags?: string[]): void {
+    try {
+      for (const generations of output.generations ?? []) {
+        for (const generation of generations) {
+          const message = (generation as { message?: { tool_calls?: Array<{ id?: string; name: string; args: unknown }>; invalid_tool_calls?: Array<{ id?: string; name?: string; args?: string; error?: string }> } }).message;
+          for (const call of message?.tool_calls ?? []) {
+            if (call.id) remember(this.modelToolCalls, call.id, { name: call.name, args: call.args });
+          }
+          for (const call of message?.invalid_tool_calls ?? []) {
+            this.reportUnreached({
+              tool: call.name || 'unknown',
+              toolCallId: call.id,
+              args: call.args,
+              error: { type: 'InvalidToolCall', message: call.error ?? `the model's arguments for ${call.name} are not valid JSON` },
+              tags,
+            });
+          }
+        }
+      }
+    } catch {
+      // Never break the agent.
+    }
+  }
+
+  handleChainStart(
+    _chain: Serialized,
+    _inputs: ChainValues,
+    runId: string,
+    _parentRunId?: string,
+    tags?: string[],
+    metadata?: Record<string, unknown>,
+    _runType?: string,
+    runName?: string,
+  ): void {
+    try {
+      if (runName === 'tools' || metadata?.langgraph_node === 'tools') remember(this.toolNodes, runId, { tags, metadata });
+    } catch {
+      // Never break the agent.
+    }
+  }
+
+  /**
+   * A tool node's output: error ToolMessages for calls that never reached a tool (an unknown tool name, arguments
+   * that failed the tool's schema) become events here, since LangChain runs no tool callback for them.
+   */
+  handleChainEnd(outputs: ChainValues, runId: string, _parentRunId?: string, tags?: string[]): void {
+    try {
+      const node = this.toolNodes.get(runId);
+      if (node) this.toolNodes.delete(runId);
+      const messages = (outputs as { messages?: unknown } | undefined)?.messages;
+      if (!Array.isArray(messages)) return;
+      for (const item of messages) {
+        const message = asToolMessage(item);
+        if (!message || message.status !== 'error' || !message.tool_call_id || this.ranToolCallIds.has(message.tool_call_id)) continue;
+        rememberId(this.ranToolCallIds, message.tool_call_id);
+        const call = this.modelToolCalls.get(message.tool_call_id);
+        this.reportUnreached({
+          tool: message.name ?? call?.name ?? 'unknown',
+          toolCallId: message.tool_call_id,
+          args: call?.args,
+          error: unreachedErrorOf(contentText(message.content)),
+          tags: node?.tags ?? tags,
+          metadata: node?.metadata,
+        });
+      }
+    } catch {
+      // Never break the agent.
+    }
+  }
+
+  private reportRun(run: ToolRun, status: 'success' | 'error', result: unknown, error: ToolEventError | undefined): void {
+    const event: ToolEvent = {
+      tool: run.tool,
+      status,
+      arguments: parseArguments(run.input),
+      durationMs: performance.now() - run.startedAtMs,
+      occurredAt: new Date(run.occurredAt).toISOString(),
+      framework: FRAMEWORK,
+      runId: run.runId,
+    };
+    if (result !== undefined) event.result = result;
+    if (error) event.error = error;
+    const agent = this.agentOf(run.tags, run.metadata);
+    if (agent !== undefined) event.agent = agent;
+    if (run.toolCallId !== undefined) event.toolCallId = run.toolCallId;
+    const metadata = userMetadata(run.metadata, run.tags, run.parentRunId);
+    if (metadata) event.metadata = metadata;
+    this.client.report(event);
+  }
+
+  private reportUnreached(failure: {
+    tool: string;
+    toolCallId?: string;
+    args: unknown;
+    error: ToolEventError;
+    tags?: string[];
+    metadata?: Record<string, unknown>;
+  }): void {
+    const event: ToolEvent = { tool: failure.tool, status: 'error', error: failure.error, durationMs: 0, framework: FRAMEWORK };
+    if (failure.args !== undefined) event.arguments = typeof failure.args === 'string' ? parseArguments(failure.args) : failure.args;
+    if (failure.toolCallId) event.toolCallId = failure.toolCallId;
+    const agent = this.agentOf(failure.tags, failure.metadata);
+    if (agent !== undefined) event.agent = agent;
+    this.client.report(event);
+  }
+
+  private agentOf(tags: string[] | undefined, metadata: Record<string, unknown> | undefined): string | undefined {
+    if (this.options.agent !== undefined) return this.options.agent;
+    const fromMetadata = metadata?.agent ?? metadata?.lc_agent_name;
+    if (typeof fromMetadata === 'string' && fromMetadata) return fromMetadata;
+    const tag = tags?.find((t) => t.startsWith('agent:'));
+    if (tag) return tag.slice('agent:'.length);
+    return this.client.agent;
+  }
+}
+
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  if (map.size >= MAX_TRACKED) map.delete(map.keys().next().value!);
+  map.set(key, value);
+}
+
+function rememberId(set: Set<string>, id: string): void {
+  if (set.size >= MAX_TRACKED) set.delete(set.values().next().value!);
+  set.add(id);
+}
+
+function asToolMessage(value: unknown): ToolMessageLike | undefined {
+  if (value === null || typeof value !== 'object' || !('tool_call_id' in value) || !('content' in value)) return undefined;
+  return value as ToolMessageLike;
+}
+
+/** LangChain passes the arguments as JSON text; the event carries the object, or the text when it is not JSON. */
+function parseArguments(input: string): unknown {
+  try {
+    return JSON.parse(input);
+  } catch {
+    return input;
+  }
+}
+
+function contentText(content: unknown): string {
+  return typeof content === 'string' ? content : JSON.stringify(content);
+}
+
+function errorOf(error: unknown): ToolEventError {
+  // Duck-typed: an error thrown in another realm (a VM context, a worker) is no `instanceof Error` here.
+  const { name, message, stack, constructor } = (error ?? {}) as { name?: unknown; message?: unknown; stack?: unknown; constructor?: { name?: string } };
+  if (typeof message !== 'string') return { type: typeof error, message: String(error) };
+  const type = typeof name === 'string' && name ? name : (constructor?.name ?? 'Error');
+  return typeof stack === 'string' ? { type, message, stack } : { type, message };
+}
+
+/** An envelope such as `{success: false, error: "..."}` or `{ok: false, error: {type, message}}`. */
+function failureOf(result: unknown): ToolEventError {
+  const error = (result as { error?: unknown } | null)?.error;
+  if (typeof error === 'string') return { type: 'ReportedFailure', message: error };
+  if (error && typeof error === 'object' && typeof (error as { message?: unknown }).message === 'string') {
+    const { type, name, message } = error as { type?: unknown; name?: unknown; message: string };
+    return { type: typeof type === 'string' ? type : typeof name === 'string' ? name : 'ReportedFailure', message };
+  }
+  return { type: 'ReportedFailure', message: contentText(result) };
+}
+
+/** Names the failure of a call that never reached a tool, from the message LangChain gave the model. */
+function unreachedErrorOf(content: string): ToolEventError {
+  // The stack LangChain embeds points into node_modules of this machine; it would only split identical failures apart.
+  const message = content.replace(STACK_LINE, '');
+  if (/ is not a valid tool, try one of \[/.test(message)) return { type: 'ToolNotFoundError', message };
+  if (/did not match expected schema/.test(message)) return { type: 'ToolInputParsingException', message };
+  return { type: 'ToolMessageError', message };
+}
+
+function userMetadata(metadata: Record<string, unknown> | undefined, tags: string[] | undefined, parentRunId: string | undefined): Record<string, unknown> | undefined {
+  let result: Record<string, unknown> | undefined;
+  if (metadata) {
+    for (const key in metadata) {
+      if (INTERNAL_METADATA.test(key) || key === 'agent') continue;
+      (result ??= {})[key] = metadata[key];
+    }
+  }
+  if (tags && tags.length > 0) (result ??= {}).tags = tags;
+  if (parentRunId) (result ??= {}).parentRunId = parentRunId;
+  return result;
+}

@@ -1,0 +1,75 @@
+// What the SDK sends and receives over HTTP. The SDK owns these types and never imports the server's code, so they
+// mirror the server's contract (README "The event format", the registry routes) by hand.
+
+/** One tool call as POST /v1/events accepts it. Unknown fields are refused by the server, so nothing else goes here. */
+export interface ToolEvent {
+  id?: string;
+  tool: string;
+  status: 'success' | 'error';
+  /** The arguments object, or the raw string when the model's arguments were not valid JSON. */
+  arguments?: unknown;
+  result?: unknown;
+  error?: ToolEventError;
+  durationMs?: number;
+  occurredAt?: string;
+  agent?: string;
+  model?: string;
+  framework?: string;
+  sessionId?: string;
+  traceId?: string;
+  runId?: string;
+  toolCallId?: string;
+  descriptionVersion?: number;
+  prompt?: string;
+  metadata?: Record<string, unknown>;
+}
+
+export interface ToolEventError {
+  type?: string;
+  message: string;
+  stack?: string;
+}
+
+/** Who sent a batch and how many events it had to drop since the last delivered batch. */
+export interface ClientInfo {
+  sdk: string;
+  version: string;
+  dropped: number;
+}
+
+export interface EventBatchBody {
+  events: ToolEvent[];
+  client: ClientInfo;
+}
+
+/** A tool as the registry stores it: name, description and the JSON Schema of its arguments. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+/** GET /v1/tools/:name/description, and one item of GET /v1/tools?format=raw. */
+export interface ToolDescription {
+  name: string;
+  version: number;
+  /** The base description with the learned warnings appended: what the agent should see. */
+  description: string;
+  baseDescription: string;
+  warnings: unknown[];
+  parameters?: Record<string, unknown> | null;
+}
+
+export interface ValidationIssue {
+  category: string;
+  subtype: string | null;
+  path: string | null;
+  message: string;
+}
+
+/** POST /v1/tools/:name/validate. */
+export interface ValidationResult {
+  valid: boolean;
+  errors: ValidationIssue[];
+  suggestion?: unknown;
+}

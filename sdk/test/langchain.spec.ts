@@ -1,0 +1,137 @@
+import type { Serialized } from '@langchain/core/load/serializable';
+import { ToolMessage } from '@langchain/core/messages';
+import { Toolcoach, ToolEvent } from '../src';
+import { ToolcoachCallbackHandler } from '../src/langchain';
+
+const serialized: Serialized = { lc: 1, type: 'not_implemented', id: ['langchain', 'tools', 'DynamicStructuredTool'] };
+
+function setUp(options: ConstructorParameters<typeof ToolcoachCallbackHandler>[1] = {}) {
+  const tc = new Toolcoach({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k', cacheDir: false, flushOnExit: false, logger: { warn() {} } });
+  const events: ToolEvent[] = [];
+  jest.spyOn(tc, 'report').mockImplementation((event) => void events.push(event));
+  return { tc, events, handler: new ToolcoachCallbackHandler(tc, options) };
+}
+
+function start(handler: ToolcoachCallbackHandler, runId: string, input = '{"number":12}', metadata: Record<string, unknown> = {}) {
+  handler.handleToolStart(serialized, input, runId, 'parent-1', ['agent:math'], { ...metadata, langgraph_node: 'tools', versions: {} }, 'prime_factorization', `call-${runId}`);
+}
+
+describe('ToolcoachCallbackHandler', () => {
+  it('turns a tool run into one success event with name, arguments, result, duration, ids and agent', () => {
+    const { handler, events } = setUp();
+    start(handler, 'run-1', '{"number":12}', { team: 'core' });
+    handler.handleToolEnd(new ToolMessage({ content: '[2,2,3]', tool_call_id: 'call-run-1', status: 'success' }), 'run-1');
+    expect(events).toEqual([
+      {
+        tool: 'prime_factorization',
+        status: 'success',
+        arguments: { number: 12 },
+        result: '[2,2,3]',
+        durationMs: expect.any(Number),
+        occurredAt: expect.any(String),
+        framework: 'langchainjs',
+        runId: 'run-1',
+        toolCallId: 'call-run-1',
+        agent: 'math',
+        metadata: { team: 'core', tags: ['agent:math'], parentRunId: 'parent-1' },
+      },
+    ]);
+  });
+
+  it('reports a thrown error with its type, message and stack', () => {
+    const { handler, events } = setUp();
+    start(handler, 'run-1', '{"n":100}');
+    handler.handleToolError(new RangeError('n must be <= 20'), 'run-1');
+    expect(events[0]).toMatchObject({ status: 'error', error: { type: 'RangeError', message: 'n must be <= 20', stack: expect.any(String) } });
+  });
+
+  it('counts a ToolMessage with status "error" as a failure, not a success', () => {
+    const { handler, events } = setUp();
+    start(handler, 'run-1');
+    handler.handleToolEnd(new ToolMessage({ content: 'Error: boom', tool_call_id: 'call-run-1', status: 'error' }), 'run-1');
+    expect(events[0]).toMatchObject({ status: 'error', error: { type: 'ToolMessageError', message: 'Error: boom' } });
+  });
+
+  it('flags envelope results as failures with the isFailure predicate', () => {
+    const { handler, events } = setUp({ isFailure: (result) => (result as { success?: boolean }).success === false });
+    start(handler, 'run-1');
+    handler.handleToolEnd({ success: false, error: 'number too large' }, 'run-1');
+    start(handler, 'run-2');
+    handler.handleToolEnd({ success: true, value: 6 }, 'run-2');
+    expect(events.map((e) => [e.status, e.error?.message])).toEqual([
+      ['error', 'number too large'],
+      ['success', undefined],
+    ]);
+  });
+
+  it('keeps arguments that are not JSON as the raw string', () => {
+    const { handler, events } = setUp();
+    start(handler, 'run-1', 'twelve');
+    handler.handleToolEnd('ok', 'run-1');
+    expect(events[0].arguments).toBe('twelve');
+  });
+
+  it('reports calls to unknown tools and schema failures that LangChain answers without running a tool', () => {
+    const { handler, events } = setUp();
+    handler.handleLLMEnd(
+      { generations: [[{ text: '', message: { tool_calls: [{ id: 'c1', name: 'prime_factorization', args: { numbers: [12, 18] } }, { id: 'c2', name: 'nope', args: {} }] } } as never]] },
+      'llm-1',
+    );
+    handler.handleChainStart(serialized, {}, 'node-1', undefined, [], { agent: 'math', langgraph_node: 'tools' }, undefined, 'tools');
+    handler.handleChainEnd(
+      {
+        messages: [
+          new ToolMessage({
+            content: "Error invoking tool 'prime_factorization' with kwargs {\"numbers\":[12,18]} with error: Error: Received tool input did not match expected schema\n\n✖ Invalid input\n    at DynamicStructuredTool.call (/x/index.cjs:1:1)\n Please fix the error and try again.",
+            tool_call_id: 'c1',
+            name: 'prime_factorization',
+            status: 'error',
+          }),
+          new ToolMessage({ content: 'Error: nope is not a valid tool, try one of [prime_factorization].', tool_call_id: 'c2', name: 'nope', status: 'error' }),
+        ],
+      },
+      'node-1',
+    );
+    expect(events).toEqual([
+      expect.objectContaining({ tool: 'prime_factorization', status: 'error', arguments: { numbers: [12, 18] }, toolCallId: 'c1', agent: 'math', error: { type: 'ToolInputParsingException', message: expect.not.stringContaining('index.cjs') } }),
+      expect.objectContaining({ tool: 'nope', status: 'error', toolCallId: 'c2', error: { type: 'ToolNotFoundError', message: expect.stringContaining('is not a valid tool') } }),
+    ]);
+  });
+
+  it('does not report again a failure the tool callbacks already reported', () => {
+    const { handler, events } = setUp();
+    start(handler, 'run-1');
+    handler.handleToolError(new Error('boom'), 'run-1');
+    handler.handleChainEnd({ messages: [new ToolMessage({ content: 'Error: boom', tool_call_id: 'call-run-1', status: 'error' })] }, 'node-1');
+    expect(events).toHaveLength(1);
+  });
+
+  it('reports tool calls whose arguments the model did not give as valid JSON', () => {
+    const { handler, events } = setUp();
+    handler.handleLLMEnd({ generations: [[{ text: '', message: { tool_calls: [], invalid_tool_calls: [{ id: 'c9', name: 'factorial', args: '{"n": 5', error: 'Unterminated JSON' }] } } as never]] }, 'llm-1');
+    expect(events[0]).toMatchObject({ tool: 'factorial', status: 'error', arguments: '{"n": 5', error: { type: 'InvalidToolCall', message: 'Unterminated JSON' } });
+  });
+
+  it('never throws into the agent, whatever it is given', () => {
+    const { handler, tc } = setUp();
+    (tc.report as jest.Mock).mockImplementation(() => {
+      throw new Error('broken');
+    });
+    start(handler, 'run-1');
+    expect(() => handler.handleToolEnd(undefined, 'run-1')).not.toThrow();
+    expect(() => handler.handleToolEnd('x', 'unknown-run')).not.toThrow();
+    expect(() => handler.handleLLMEnd(null as never, 'x')).not.toThrow();
+    expect(() => handler.handleChainEnd(null as never, 'x')).not.toThrow();
+  });
+
+  it('carries the description version the tool was loaded with', async () => {
+    const tc = new Toolcoach({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k', cacheDir: false, flushOnExit: false, logger: { warn() {} } });
+    (tc as unknown as { versions: Map<string, number> }).versions.set('prime_factorization', 3);
+    const enqueue = jest.spyOn((tc as unknown as { reporter: { enqueue(e: ToolEvent): void } }).reporter, 'enqueue');
+    const handler = new ToolcoachCallbackHandler(tc);
+    start(handler, 'run-1');
+    handler.handleToolEnd('[2,2,3]', 'run-1');
+    expect(enqueue.mock.calls[0][0].descriptionVersion).toBe(3);
+    await tc.shutdown(10);
+  });
+});

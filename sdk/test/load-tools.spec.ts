@@ -1,0 +1,135 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { Toolcoach, ToolcoachOptions } from '../src';
+import { closedPortUrl, ScriptedServer } from './scripted-server';
+
+let server: ScriptedServer;
+let cacheDir: string;
+const clients: Toolcoach[] = [];
+const warn = jest.fn();
+
+function client(options: Partial<ToolcoachOptions> = {}): Toolcoach {
+  const tc = new Toolcoach({ baseUrl: server.baseUrl, apiKey: 'tc_test', cacheDir, flushOnExit: false, logger: { warn }, ...options });
+  clients.push(tc);
+  return tc;
+}
+
+const tools = () => [
+  { name: 'prime_factorization', description: 'Factor an integer.', schema: z.object({ number: z.number().int().max(1_000_000) }) },
+  { name: 'factorial', description: 'n!', parameters: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } },
+];
+
+/** Answers like the registry: bulk registration, then the served (augmented) descriptions. */
+function serveRegistry(version = 2) {
+  server.answerOtherwise((request) => {
+    if (request.url === '/v1/tools:bulk') return { status: 200, body: { tools: request.body.tools.map((t: any) => ({ name: t.name, version, status: 'updated' })) } };
+    if (request.url === '/v1/tools?format=raw') {
+      const registered = server.requests.find((r) => r.url === '/v1/tools:bulk')!.body.tools;
+      return {
+        status: 200,
+        body: {
+          format: 'raw',
+          tools: registered.map((t: any) => ({ name: t.name, version, baseDescription: t.description, description: `${t.description}\nWARNING: pass one integer.`, warnings: [], parameters: t.parameters })),
+        },
+      };
+    }
+    return { status: 404 };
+  });
+}
+
+beforeEach(async () => {
+  server = await ScriptedServer.start();
+  cacheDir = mkdtempSync(join(tmpdir(), 'toolcoach-sdk-'));
+  warn.mockReset();
+});
+
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((tc) => tc.shutdown(50)));
+  await server.close();
+  rmSync(cacheDir, { recursive: true, force: true });
+});
+
+describe('loadTools', () => {
+  it('registers the tools with their JSON Schemas and returns them with the served descriptions and versions', async () => {
+    serveRegistry(2);
+    const tc = client();
+    const given = tools();
+    const loaded = await tc.loadTools(given);
+    expect(loaded[0]).toBe(given[0]);
+    expect(loaded.map((t) => t.description)).toEqual(['Factor an integer.\nWARNING: pass one integer.', 'n!\nWARNING: pass one integer.']);
+    expect(tc.descriptionVersionOf('prime_factorization')).toBe(2);
+    expect(tc.descriptionSource).toBe('server');
+    const bulk = server.requests.find((r) => r.url === '/v1/tools:bulk')!.body.tools;
+    expect(bulk[0]).toMatchObject({ name: 'prime_factorization', description: 'Factor an integer.', parameters: { type: 'object', properties: { number: { type: 'integer', maximum: 1_000_000 } }, required: ['number'] } });
+    expect(bulk[1].parameters).toEqual(given[1].parameters);
+  });
+
+  it('registers the original description again, never the served one, when loading twice', async () => {
+    serveRegistry();
+    const tc = client();
+    const given = tools();
+    await tc.loadTools(given);
+    await tc.loadTools(given);
+    const bulks = server.requests.filter((r) => r.url === '/v1/tools:bulk');
+    expect(bulks[1].body.tools[0].description).toBe('Factor an integer.');
+  });
+
+  it('falls back to the copy cached on disk when the server is unreachable, and says so once', async () => {
+    serveRegistry(4);
+    await client().loadTools(tools());
+    const offline = client({ baseUrl: server.baseUrl });
+    await server.close();
+    server = await ScriptedServer.start();
+    server.answerOtherwise(() => ({ status: 503 }));
+    const tc = client({ baseUrl: server.baseUrl });
+    // Same server URL and key as the first start, so the same cache file.
+    (tc as any).cache = (offline as any).cache;
+    const loaded = await tc.loadTools(tools());
+    expect(loaded[0].description).toContain('WARNING');
+    expect(tc.descriptionVersionOf('prime_factorization')).toBe(4);
+    expect(tc.descriptionSource).toBe('cache');
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0][0]).toMatch(/could not load tool descriptions .*cached on disk/);
+  });
+
+  it('does not apply a cached description to a tool whose own description changed since', async () => {
+    serveRegistry();
+    const first = client();
+    await first.loadTools(tools());
+    const tc = client({ baseUrl: await closedPortUrl() });
+    (tc as any).cache = (first as any).cache;
+    const changed = tools();
+    changed[0].description = 'Factor a positive integer.';
+    const loaded = await tc.loadTools(changed);
+    expect(loaded[0].description).toBe('Factor a positive integer.');
+    expect(loaded[1].description).toContain('WARNING');
+  });
+
+  it('gives up on a slow server after the timeout and uses the tools as given', async () => {
+    server.answerOtherwise(() => ({ status: 200, delayMs: 3000, body: {} }));
+    const tc = client({ startupTimeoutMs: 200 });
+    const startedAt = Date.now();
+    const loaded = await tc.loadTools(tools());
+    expect(Date.now() - startedAt).toBeLessThan(1000);
+    expect(loaded.map((t) => t.description)).toEqual(['Factor an integer.', 'n!']);
+    expect(tc.descriptionSource).toBe('given');
+    expect(tc.descriptionVersionOf('factorial')).toBeUndefined();
+    expect(warn.mock.calls[0][0]).toMatch(/timed out.*as given/);
+  });
+});
+
+describe('validate', () => {
+  it('returns the server verdict', async () => {
+    server.answerNext({ status: 200, body: { valid: false, errors: [{ category: 'argument_mismatch', subtype: 'unknown_argument', path: '/numbers', message: 'x' }], suggestion: { number: 12 } } });
+    const verdict = await client().validate('prime_factorization', { numbers: [12] });
+    expect(server.requests[0]).toMatchObject({ method: 'POST', url: '/v1/tools/prime_factorization/validate', body: { arguments: { numbers: [12] } } });
+    expect(verdict).toMatchObject({ valid: false, checked: true, suggestion: { number: 12 } });
+  });
+
+  it('lets the arguments through, unchecked, when the server cannot answer', async () => {
+    const verdict = await client({ baseUrl: await closedPortUrl() }).validate('factorial', { n: 3 });
+    expect(verdict).toEqual({ valid: true, errors: [], checked: false });
+  });
+});

@@ -1,0 +1,99 @@
+import { fakeModel } from '@langchain/core/testing';
+import { Toolcoach } from '@toolcoach/sdk';
+import { ToolcoachCallbackHandler } from '@toolcoach/sdk/langchain';
+import { AIMessage, createAgent, tool } from 'langchain';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { eventually, startTestApp, TestApp } from '../support/test-app';
+
+// The SDK as agents install it (the built package), a real LangChain.js agent with a scripted model, the real backend.
+let app: TestApp;
+let cacheDir: string;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  cacheDir = mkdtempSync(join(tmpdir(), 'toolcoach-sdk-e2e-'));
+});
+
+afterAll(async () => {
+  await app?.close();
+  rmSync(cacheDir, { recursive: true, force: true });
+});
+
+function mathTools() {
+  const primeFactorization = tool(({ number }) => factorize(number), {
+    name: 'prime_factorization',
+    description: 'Returns the prime factors of one integer.',
+    schema: z.object({ number: z.number().int().min(2).max(1_000_000) }),
+  });
+  const factorial = tool(
+    ({ n }) => {
+      if (n > 20) throw new RangeError(`factorial overflow for n > 20: ${n}! exceeds Number.MAX_SAFE_INTEGER`);
+      let product = 1;
+      for (let i = 2; i <= n; i++) product *= i;
+      return product;
+    },
+    { name: 'factorial', description: 'Returns n! for an integer n.', schema: z.object({ n: z.number().int().min(0) }) },
+  );
+  return [primeFactorization, factorial];
+}
+
+function factorize(value: number): number[] {
+  const factors: number[] = [];
+  for (let d = 2; value > 1; d++) while (value % d === 0) (factors.push(d), (value /= d));
+  return factors;
+}
+
+it('reports every tool call of a LangChain.js agent, categorized, with the description version it loaded', async () => {
+  const tc = new Toolcoach({ baseUrl: app.baseUrl, apiKey: app.apiKey, flushIntervalMs: 50, cacheDir, flushOnExit: false, logger: { warn() {} } });
+  const tools = await tc.loadTools(mathTools());
+  expect(tc.descriptionSource).toBe('server');
+  const version = tc.descriptionVersionOf('prime_factorization');
+  expect(version).toBeGreaterThanOrEqual(1);
+
+  const model = fakeModel()
+    .respondWithTools([
+      { id: 'call-numbers', name: 'prime_factorization', args: { numbers: [12, 18] } },
+      { id: 'call-overflow', name: 'factorial', args: { n: 100 } },
+      { id: 'call-unknown', name: 'prime_factors', args: { number: 12 } },
+    ])
+    .respondWithTools([{ id: 'call-ok', name: 'prime_factorization', args: { number: 360 } }])
+    .respond(new AIMessage('360 = 2^3 * 3^2 * 5'));
+  const agent = createAgent({ model, tools });
+  await agent.invoke(
+    { messages: [{ role: 'user', content: 'Factor 12 and 18, and compute 100!' }] },
+    { callbacks: [new ToolcoachCallbackHandler(tc)], metadata: { agent: 'math-agent' } },
+  );
+  expect(await tc.shutdown(5000)).toEqual({ isComplete: true, queued: 0 });
+  expect(tc.stats()).toMatchObject({ sent: 4, dropped: 0, rejected: 0 });
+
+  const stored = await eventually(async () => {
+    const response = await app.request('GET', '/v1/events?limit=50');
+    const items = response.body.items as any[];
+    return items.length === 4 && items.every((e) => e.category !== undefined) ? items : undefined;
+  }, 15_000);
+  const byCall = Object.fromEntries(stored.map((e) => [e.toolCallId, e]));
+  expect(byCall['call-numbers']).toMatchObject({ tool: 'prime_factorization', status: 'error', category: 'argument_mismatch', agent: 'math-agent', framework: 'langchainjs', descriptionVersion: version });
+  expect(byCall['call-overflow']).toMatchObject({ tool: 'factorial', status: 'error', category: 'overflow', arguments: { n: 100 } });
+  expect(byCall['call-unknown']).toMatchObject({ tool: 'prime_factors', status: 'error', category: 'unknown_tool' });
+  expect(byCall['call-ok']).toMatchObject({ tool: 'prime_factorization', status: 'success', category: null, descriptionVersion: version, result: '[2,2,2,3,3,5]' });
+  expect(byCall['call-ok'].runId).toEqual(expect.any(String));
+});
+
+it('starts an agent with the tools as given when the server cannot be reached, without throwing', async () => {
+  const warnings: string[] = [];
+  const tc = new Toolcoach({ baseUrl: 'http://127.0.0.1:9', apiKey: app.apiKey, startupTimeoutMs: 300, cacheDir: false, flushOnExit: false, logger: { warn: (m) => warnings.push(m) } });
+  const tools = await tc.loadTools(mathTools());
+  expect(tools.map((t) => t.description)).toEqual(['Returns the prime factors of one integer.', 'Returns n! for an integer n.']);
+  expect(warnings).toHaveLength(1);
+  await tc.shutdown(10);
+});
+
+it('accepts the SDK identity and dropped count next to the events, and echoes them', async () => {
+  const client = { sdk: '@toolcoach/sdk', version: '0.1.0', dropped: 7 };
+  const response = await app.request('POST', '/v1/events', { body: { events: [{ tool: 'factorial', status: 'success' }], client } });
+  expect(response.status).toBe(202);
+  expect(response.body).toMatchObject({ accepted: 1, client });
+});
