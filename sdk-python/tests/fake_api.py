@@ -1,0 +1,65 @@
+"""A local stand-in for POST /v1/events, scripted per test: records every request and answers from a queue."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Dict, List, Optional, Tuple
+
+
+class FakeApi:
+    def __init__(self) -> None:
+        self.requests: List[Dict[str, Any]] = []
+        self.answers: List[Tuple[int, Dict[str, str], Any]] = []
+        self.lock = threading.Lock()
+        self.arrived = threading.Condition(self.lock)
+        api = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with api.lock:
+                    api.requests.append({"at": time.monotonic(), "path": self.path, "headers": dict(self.headers), "body": body})
+                    status, headers, answer = api.answers.pop(0) if api.answers else (202, {}, None)
+                    api.arrived.notify_all()
+                if answer is None:
+                    events = body.get("events", [])
+                    answer = {"accepted": len(events), "ids": [e.get("id") for e in events], "rejected": []}
+                payload = json.dumps(answer).encode()
+                self.send_response(status)
+                for key, value in headers.items():
+                    self.send_header(key, value)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base_url = "http://127.0.0.1:%d" % self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def answer(self, status: int, headers: Optional[Dict[str, str]] = None, body: Any = None) -> None:
+        with self.lock:
+            self.answers.append((status, headers or {}, body))
+
+    def wait_for_requests(self, count: int, timeout_s: float = 5.0) -> List[Dict[str, Any]]:
+        deadline = time.monotonic() + timeout_s
+        with self.lock:
+            while len(self.requests) < count and time.monotonic() < deadline:
+                self.arrived.wait(deadline - time.monotonic())
+            return list(self.requests)
+
+    def events(self) -> List[Dict[str, Any]]:
+        with self.lock:
+            return [event for request in self.requests for event in request["body"].get("events", [])]
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()

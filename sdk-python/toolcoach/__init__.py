@@ -1,0 +1,21 @@
+"""toolcoach: report an agent's tool calls and give it the learned tool descriptions. Standard library only."""
+
+from .langchain import HAS_LANGCHAIN, ToolcoachCallbackHandler
+from .live import fetch_descriptions, load_tools
+from .redaction import redact_event, redact_secrets, redact_secrets_in_text
+from .reporter import Reporter, configure, default_reporter
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "HAS_LANGCHAIN",
+    "Reporter",
+    "ToolcoachCallbackHandler",
+    "configure",
+    "default_reporter",
+    "fetch_descriptions",
+    "load_tools",
+    "redact_event",
+    "redact_secrets",
+    "redact_secrets_in_text",
+]

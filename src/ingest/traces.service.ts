@@ -1,0 +1,65 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Logger } from 'pino';
+import { ApiError } from '../infra/http/api-error';
+import { ROOT_LOGGER } from '../infra/logging/logging.module';
+import { MAX_EVENTS_PER_BATCH } from './event.schemas';
+import { IngestService } from './ingest.service';
+import { mapOtlpTraces, OtlpBodyError } from './otlp-spans';
+
+/** The OTLP ExportTraceServiceResponse: empty when every span was taken, partialSuccess otherwise. */
+export interface ExportTraceResult {
+  partialSuccess?: { rejectedSpans: number; errorMessage: string };
+}
+
+export interface TracesOutcome {
+  response: ExportTraceResult;
+  toolSpans: number;
+  ignoredSpans: number;
+}
+
+@Injectable()
+export class TracesService {
+  private readonly logger: Logger;
+
+  constructor(
+    private readonly ingest: IngestService,
+    @Inject(ROOT_LOGGER) rootLogger: Logger,
+  ) {
+    this.logger = rootLogger.child({ context: 'TracesService' });
+  }
+
+  /** Maps the tool spans of an OTLP/JSON export to events and queues them through the /v1/events path (one job). */
+  async ingestTraces(projectId: string, body: unknown, now: Date = new Date()): Promise<TracesOutcome> {
+    const mapping = this.mapOrReject(body);
+    if (mapping.events.length > MAX_EVENTS_PER_BATCH) {
+      throw new ApiError(413, 'too_many_events', `A request may hold at most ${MAX_EVENTS_PER_BATCH} tool spans`, {
+        details: [{ path: '/resourceSpans', message: `must hold at most ${MAX_EVENTS_PER_BATCH} tool spans, got ${mapping.events.length}` }],
+      });
+    }
+    const result = await this.ingest.ingestMapped(projectId, mapping.events, now);
+    const problems = [
+      ...mapping.rejected,
+      ...result.rejected.flatMap(({ index, errors }) =>
+        errors.map((e) => ({ path: mapping.spanPaths[index], message: `${e.path.replace(/^\/events\/\d+/, '') || 'event'} ${e.message}` })),
+      ),
+    ];
+    const rejectedSpans = mapping.rejected.length + result.rejected.length;
+    const toolSpans = mapping.events.length + mapping.rejected.length;
+    this.logger.debug({ projectId, toolSpans, accepted: result.accepted, rejectedSpans, ignoredSpans: mapping.ignoredSpans }, 'otlp traces');
+    if (rejectedSpans === 0) return { response: {}, toolSpans, ignoredSpans: mapping.ignoredSpans };
+    const errorMessage = problems
+      .slice(0, 20)
+      .map((p) => `${p.path}: ${p.message}`)
+      .join('; ');
+    return { response: { partialSuccess: { rejectedSpans, errorMessage } }, toolSpans, ignoredSpans: mapping.ignoredSpans };
+  }
+
+  private mapOrReject(body: unknown) {
+    try {
+      return mapOtlpTraces(body);
+    } catch (error) {
+      if (!(error instanceof OtlpBodyError)) throw error;
+      throw new ApiError(400, 'invalid_body', 'Body is not an OTLP ExportTraceServiceRequest', { details: error.details });
+    }
+  }
+}

@@ -1,0 +1,88 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { eventually, startTestApp, TestApp } from '../support/test-app';
+
+const SDK_DIR = join(__dirname, '..', '..', 'sdk-python');
+const hasPython = spawnSync('python3', ['--version']).status === 0;
+if (!hasPython) {
+  // Visible in the test output, so a machine without Python does not pass silently.
+  console.warn('python3 not found: skipping the Python SDK tests (sdk-python/tests)');
+}
+const describeWithPython = hasPython ? describe : describe.skip;
+
+function runPython(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('python3', args, { cwd: SDK_DIR, env: { ...process.env, ...env } });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+describeWithPython('Python SDK (sdk-python) against the running app', () => {
+  let t: TestApp;
+  let run: { code: number | null; output: string };
+  beforeAll(async () => {
+    t = await startTestApp();
+    run = await runPython(['-m', 'unittest', 'discover', '-s', 'tests', '-v'], {
+      TOOLCOACH_BASE_URL: t.baseUrl,
+      TOOLCOACH_API_KEY: t.apiKey,
+      PYTHONDONTWRITEBYTECODE: '1',
+    });
+  }, 120_000);
+  afterAll(() => t.close());
+
+  it('passes its unittest suite, backend tests included', () => {
+    if (run.code !== 0) throw new Error(`python3 -m unittest exited with ${run.code}:\n${run.output}`);
+    expect(run.output).toMatch(/\nOK\b/);
+    expect(run.output).not.toMatch(/test_tool_node_failures_arrive_categorized .*skipped/);
+  });
+
+  const eventsOf = async (tool: string) => {
+    const response = await t.request('GET', `/v1/events?tool=${tool}&limit=200`);
+    expect(response.status).toBe(200);
+    return response.body.items as Array<Record<string, any>>;
+  };
+
+  it('delivered the pydantic validation failure as LangGraph ToolNode words it, categorized', async () => {
+    const events = await eventually(async () => {
+      const stored = await eventsOf('add');
+      return stored.some((e) => e.toolCallId === 'call_type' && e.category) ? stored : undefined;
+    });
+    const invalid = events.find((e) => e.toolCallId === 'call_type')!;
+    expect(invalid).toMatchObject({
+      status: 'error',
+      framework: 'langchain-python',
+      agent: 'python-sdk-e2e',
+      arguments: { a: 'x', b: 2 },
+      category: 'argument_mismatch',
+      subtype: 'type_mismatch',
+      argumentPath: '/a',
+    });
+    expect(invalid.error.message).toBe(
+      "Error invoking tool 'add' with kwargs {'a': 'x', 'b': 2} with error:\n" +
+        ' a: Input should be a valid integer, unable to parse string as an integer\n' +
+        ' Please fix the error and try again.',
+    );
+    expect(events.find((e) => e.toolCallId === 'call_missing')).toMatchObject({ category: 'argument_mismatch', subtype: 'missing_argument' });
+    expect(events.find((e) => e.toolCallId === 'call_ok')).toMatchObject({ status: 'success', result: '3' });
+  });
+
+  it('delivered the unknown tool name LangGraph answered without running a tool, categorized', async () => {
+    const [unknown] = await eventsOf('nope');
+    expect(unknown).toMatchObject({
+      status: 'error',
+      toolCallId: 'call_unknown',
+      category: 'unknown_tool',
+      error: { message: 'Error: nope is not a valid tool, try one of [add, divide].' },
+    });
+  });
+
+  it('recorded the live description version load_tools applied', async () => {
+    const [divide] = await eventsOf('divide');
+    expect(divide).toMatchObject({ status: 'error', error: { type: 'ZeroDivisionError' } });
+    expect(divide.descriptionVersion).toBeGreaterThanOrEqual(2);
+  });
+});
