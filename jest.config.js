@@ -1,9 +1,11 @@
 // Unit tests live next to the code (*.spec.ts); integration and end-to-end tests boot real Postgres and Redis.
+// Packages that ship ES modules only: Node 20.19+ require()s them natively, Jest needs them turned into CommonJS.
+const ESM_ONLY_PACKAGES = ['@nestjs', 'content-disposition'].join('|');
 const transform = {
   '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: { ignoreCodes: [151002] } }],
-  '/node_modules/@nestjs/.+\\.js$': '<rootDir>/test/support/esm-to-cjs.transformer.js',
+  [`/node_modules/(${ESM_ONLY_PACKAGES})/.+\\.js$`]: '<rootDir>/test/support/esm-to-cjs.transformer.js',
 };
-const transformIgnorePatterns = ['/node_modules/(?!@nestjs/)'];
+const transformIgnorePatterns = [`/node_modules/(?!(${ESM_ONLY_PACKAGES})/)`];
 // The generated Prisma client imports its TypeScript siblings with a .js suffix, as Node's ESM resolution wants.
 const moduleNameMapper = { '^(\\.{1,2}/.*)\\.js$': '$1' };
 module.exports = {
@@ -25,6 +27,13 @@ module.exports = {
       moduleNameMapper,
       testMatch: ['<rootDir>/test/**/*.int-spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
+    },
+    {
+      // The SDK is its own package: its tests compile with its own settings and need no database.
+      displayName: 'sdk',
+      testEnvironment: 'node',
+      transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/sdk/tsconfig.spec.json', diagnostics: { ignoreCodes: [151002] } }] },
+      testMatch: ['<rootDir>/sdk/test/**/*.spec.ts'],
     },
   ],
 };

@@ -3,21 +3,31 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { Logger } from 'pino';
 import { AppModule } from './app.module';
 import { AppConfig } from './config/config';
+import { setUpOpenApi } from './dashboard/openapi.document';
 import { AllExceptionsFilter } from './infra/http/all-exceptions.filter';
+import { answerClientError, answerFrameworkError } from './infra/http/transport-errors';
 import { PinoNestLogger } from './infra/logging/logger';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+export const MAX_PATH_PARAM_LENGTH = 1000;
 
 /** Builds the Nest application for the configured roles (used by main.ts and by the end-to-end tests). */
 export async function createApp(config: AppConfig, logger: Logger): Promise<NestFastifyApplication> {
-  const adapter = new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES, trustProxy: true });
+  const adapter = new FastifyAdapter({
+    bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: true,
+    // tool names may be 200 characters, and URL-encoded they grow; Fastify's default of 100 would refuse them
+    routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
+  });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoles(config, logger), adapter, {
     logger: new PinoNestLogger(logger.child({ context: 'nest' })),
     bufferLogs: false,
   });
   acceptJsonSentAsText(adapter);
   app.useGlobalFilters(new AllExceptionsFilter(logger));
-  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+  if (config.roles.has('api')) setUpOpenApi(app);
   return app;
 }
 

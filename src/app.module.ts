@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import { Logger } from 'pino';
+import { AnalyticsApiModule, AnalyticsSchedulerModule, AnalyticsWorkerModule } from './analytics/analytics.module';
 import { CategorizeModule } from './categorize/categorize.module';
 import { DeadLetterAdminModule } from './categorize/dead-letter.module';
 import { AppConfig } from './config/config';
@@ -11,6 +12,7 @@ import { LoggingModule } from './infra/logging/logging.module';
 import { PrismaModule } from './infra/prisma/prisma.module';
 import { QueueModule } from './infra/queue/queue.module';
 import { IngestModule } from './ingest/ingest.module';
+import { RegistryApiModule } from './registry/registry-api.module';
 import { TenancyModule } from './tenancy/tenancy.module';
 
 /** Composition root: shared infrastructure always; feature modules by the roles this process runs. */
@@ -25,9 +27,9 @@ export class AppModule {
       TenancyModule,
       HealthModule,
     ];
-    if (config.roles.has('api')) imports.push(IngestModule, DashboardModule, DeadLetterAdminModule);
-    if (config.roles.has('worker')) imports.push(CategorizeModule);
-    if (config.roles.has('scheduler')) imports.push(ScheduleModule.forRoot());
+    if (config.roles.has('api')) imports.push(IngestModule, DashboardModule, DeadLetterAdminModule, AnalyticsApiModule, RegistryApiModule);
+    if (config.roles.has('worker')) imports.push(CategorizeModule, AnalyticsWorkerModule);
+    if (config.roles.has('scheduler')) imports.push(ScheduleModule.forRoot(), AnalyticsSchedulerModule);
     return { module: AppModule, imports };
   }
 }

@@ -1,5 +1,8 @@
 import 'reflect-metadata';
+import { Redis } from 'ioredis';
 import { loadConfig } from './config/config';
+import { revocationChannelName } from './tenancy/api-key-revocations.channel';
+import { hashApiKey } from './tenancy/api-key';
 import { PrismaService } from './infra/prisma/prisma.service';
 import { ProjectRepository } from './tenancy/project.repository';
 import { ProjectExistsError, ProjectService } from './tenancy/project.service';
@@ -11,7 +14,8 @@ const USAGE = `Usage: npm run cli -- <command>
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
-  const prisma = new PrismaService(loadConfig(process.env));
+  const config = loadConfig(process.env);
+  const prisma = new PrismaService(config);
   const projects = new ProjectService(new ProjectRepository(prisma));
   try {
     switch (command) {
@@ -31,6 +35,7 @@ async function main(argv: string[]): Promise<number> {
         if (!args[0]) break;
         const revoked = await projects.revokeApiKey(args[0]);
         console.log(revoked ? 'key revoked' : 'no active key matches');
+        if (revoked) await announceRevocation(config.redisUrl, config.queuePrefix, hashApiKey(args[0]));
         return revoked ? 0 : 1;
       }
     }
@@ -41,6 +46,19 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   } finally {
     await prisma.$disconnect();
+  }
+}
+
+/** Running replicas trust verified keys from memory; tell them to forget this one now. */
+async function announceRevocation(redisUrl: string, queuePrefix: string, keyHash: string) {
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy: () => null });
+  redis.on('error', () => undefined);
+  try {
+    await redis.publish(revocationChannelName(queuePrefix), keyHash);
+  } catch {
+    console.error('warning: Redis unreachable; running replicas refuse the key once their cache expires (AUTH_CACHE_TTL_MS)');
+  } finally {
+    redis.disconnect();
   }
 }
 

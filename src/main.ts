@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { createApp } from './app.factory';
 import { ConfigError, loadConfig } from './config/config';
 import { migrate } from './infra/prisma/migrate';
+import { Logger } from 'pino';
 import { createRootLogger } from './infra/logging/logger';
 import { findUnreachableServices } from './infra/startup-checks';
 import { ProjectService } from './tenancy/project.service';
@@ -28,6 +29,7 @@ async function main() {
   }
 
   const app = await createApp(config, logger);
+  closeGracefullyOn(['SIGTERM', 'SIGINT'], app, logger);
   if (!config.isProduction) {
     await app.get(ProjectService).ensureDevProject(config.devKey);
     logger.info({ project: 'default', apiKey: config.devKey }, 'development project ready; use this key as Bearer token');
@@ -38,6 +40,28 @@ async function main() {
   } else {
     await app.init();
     logger.info({ roles: [...config.roles] }, 'toolcoach started without the api role');
+  }
+}
+
+/**
+ * Stops taking requests, lets in-flight ones and in-flight batches finish (app.close runs every shutdown hook), then
+ * exits 0. A second signal exits at once.
+ */
+function closeGracefullyOn(signals: NodeJS.Signals[], app: { close(): Promise<void> }, logger: Logger) {
+  let isClosing = false;
+  for (const signal of signals) {
+    process.on(signal, () => {
+      if (isClosing) process.exit(1);
+      isClosing = true;
+      logger.info({ signal }, 'shutting down');
+      app.close().then(
+        () => process.exit(0),
+        (error) => {
+          logger.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    });
   }
 }
 

@@ -38,6 +38,13 @@ describe('loadConfig', () => {
     expect(problemsOf({ PORT: '70000' })).toEqual([expect.stringMatching(/^PORT="70000"/)]);
   });
 
+  it('checks the nightly cron expression and time zone', () => {
+    expect(loadConfig({}).nightlyCron).toBe('0 2 * * *');
+    const problems = problemsOf({ NIGHTLY_CRON: 'daily', NIGHTLY_TIME_ZONE: 'Mars/Olympus' });
+    expect(problems.join('\n')).toMatch(/NIGHTLY_CRON="daily" is invalid/);
+    expect(problems.join('\n')).toMatch(/NIGHTLY_TIME_ZONE="Mars\/Olympus" is invalid/);
+  });
+
   it('treats an empty variable as unset', () => {
     expect(loadConfig({ PORT: '' }).port).toBe(3000);
   });

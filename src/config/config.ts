@@ -26,6 +26,14 @@ export interface AppConfig {
   shutdownTimeoutMs: number;
   /** How long a worker's hold on a job lasts without renewal; a crashed worker's job is retried after about this. */
   workerLockDurationMs: number;
+  /** When the nightly analytics run (cron expression, in nightlyTimeZone); it computes the day before. */
+  nightlyCron: string;
+  nightlyTimeZone: string;
+  /** Requests one API key may make per rate-limit window; 0 turns rate limiting off. */
+  rateLimitRequests: number;
+  rateLimitWindowSeconds: number;
+  /** How long a verified API key is trusted from memory; a revocation reaches every replica at once over Redis. */
+  authCacheTtlMs: number;
 }
 
 export class ConfigError extends Error {
@@ -49,6 +57,11 @@ const DEFAULTS: Record<string, string> = {
   MIGRATE_ON_START: 'true',
   SHUTDOWN_TIMEOUT_MS: '10000',
   WORKER_LOCK_DURATION_MS: '30000',
+  NIGHTLY_CRON: '0 2 * * *',
+  NIGHTLY_TIME_ZONE: 'UTC',
+  RATE_LIMIT_REQUESTS: '6000',
+  RATE_LIMIT_WINDOW_SECONDS: '60',
+  AUTH_CACHE_TTL_MS: '30000',
 };
 
 const envSchema = {
@@ -68,6 +81,11 @@ const envSchema = {
     MIGRATE_ON_START: { enum: ['true', 'false'] },
     SHUTDOWN_TIMEOUT_MS: { type: 'string', pattern: '^[0-9]{1,7}$' },
     WORKER_LOCK_DURATION_MS: { type: 'string', pattern: '^[1-9][0-9]{3,6}$' },
+    NIGHTLY_CRON: { type: 'string', pattern: '^\\S+(\\s+\\S+){4,5}$' },
+    NIGHTLY_TIME_ZONE: { type: 'string', minLength: 1, maxLength: 64 },
+    RATE_LIMIT_REQUESTS: { type: 'string', pattern: '^[0-9]{1,9}$' },
+    RATE_LIMIT_WINDOW_SECONDS: { type: 'string', pattern: '^[1-9][0-9]{0,5}$' },
+    AUTH_CACHE_TTL_MS: { type: 'string', pattern: '^[0-9]{1,8}$' },
   },
 } as const;
 
@@ -84,6 +102,11 @@ const HINTS: Record<string, string> = {
   MIGRATE_ON_START: 'true or false',
   SHUTDOWN_TIMEOUT_MS: 'milliseconds, an integer',
   WORKER_LOCK_DURATION_MS: 'milliseconds, from 1000 to 9999999',
+  NIGHTLY_CRON: 'a cron expression with 5 or 6 fields, e.g. "0 2 * * *"',
+  NIGHTLY_TIME_ZONE: 'an IANA time zone such as UTC or Europe/Paris',
+  RATE_LIMIT_REQUESTS: 'a whole number (0 turns rate limiting off)',
+  RATE_LIMIT_WINDOW_SECONDS: 'seconds, from 1 to 999999',
+  AUTH_CACHE_TTL_MS: 'milliseconds (0 turns the cache off)',
 };
 
 const validateEnv = new Ajv({ allErrors: true }).compile(envSchema);
@@ -108,6 +131,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   if (!problems.some((p) => p.startsWith('PORT=')) && (port < 1 || port > 65535)) {
     problems.push(`PORT=${JSON.stringify(raw.PORT)} is invalid: expected ${HINTS.PORT}`);
   }
+  if (!problems.some((p) => p.startsWith('NIGHTLY_TIME_ZONE=')) && !isTimeZone(raw.NIGHTLY_TIME_ZONE)) {
+    problems.push(`NIGHTLY_TIME_ZONE=${JSON.stringify(raw.NIGHTLY_TIME_ZONE)} is invalid: expected ${HINTS.NIGHTLY_TIME_ZONE}`);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
 
   const nodeEnv = raw.NODE_ENV;
@@ -127,7 +153,21 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     migrateOnStart: raw.MIGRATE_ON_START === 'true',
     shutdownTimeoutMs: Number(raw.SHUTDOWN_TIMEOUT_MS),
     workerLockDurationMs: Number(raw.WORKER_LOCK_DURATION_MS),
+    nightlyCron: raw.NIGHTLY_CRON.trim(),
+    nightlyTimeZone: raw.NIGHTLY_TIME_ZONE,
+    rateLimitRequests: Number(raw.RATE_LIMIT_REQUESTS),
+    rateLimitWindowSeconds: Number(raw.RATE_LIMIT_WINDOW_SECONDS),
+    authCacheTtlMs: Number(raw.AUTH_CACHE_TTL_MS),
   };
+}
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A URL safe to print: the password is replaced. */

@@ -5,3 +5,4 @@ export { diagnose } from './categorizer';
 export { matchArgumentName } from './argument-name-matcher';
 export { computeFingerprint, normalizeMessageTemplate, type FingerprintParts } from './fingerprint';
 export { LATENCY_BUCKET_BOUNDS_MS, LATENCY_BUCKET_COUNT, latencyBucketIndex, percentileFromBuckets } from './latency-buckets';
+export { SUBTYPE_BY_SCHEMA_KEYWORD, categoryOfSubtype, declaredProperties, declaredTypesOf, isScalarTypeList } from './schema-evidence';

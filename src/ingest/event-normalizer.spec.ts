@@ -62,6 +62,18 @@ describe('normalizeEvent', () => {
     expect(result.event.arguments).toEqual({ 'a\uFFFD': '\uFFFDx' });
   });
 
+  it('keeps storable arguments as they came (no copy) and never changes the request body', () => {
+    const storableArgs = { query: 'refund', limit: 5, filters: [{ lang: 'en' }] };
+    const kept = normalizeEvent({ ...valid, arguments: storableArgs }, 0, now);
+    if (!('event' in kept)) throw new Error('expected an event');
+    expect(kept.event.arguments).toBe(storableArgs);
+    const odd = { keep: { n: 1 }, fix: ['ok', 'a\u0000'] };
+    const fixed = normalizeEvent({ ...valid, arguments: odd }, 0, now);
+    if (!('event' in fixed)) throw new Error('expected an event');
+    expect(fixed.event.arguments).toEqual({ keep: { n: 1 }, fix: ['ok', 'a\uFFFD'] });
+    expect(odd.fix[1]).toBe('a\u0000');
+  });
+
   it('does not let a __proto__ key change the prototype of stored arguments', () => {
     const args = JSON.parse('{"__proto__": {"polluted": true}, "n": 1}');
     const result = normalizeEvent({ ...valid, arguments: args }, 0, now);
@@ -69,5 +81,19 @@ describe('normalizeEvent', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.getPrototypeOf(result.event.arguments)).toBe(Object.prototype);
     expect(JSON.stringify(result.event.arguments)).toBe('{"__proto__":{"polluted":true},"n":1}');
+  });
+});
+
+describe('normalizeEvent redaction', () => {
+  it('redacts secret-looking argument, result and metadata values before they are queued', () => {
+    const result = normalizeEvent(
+      { ...valid, arguments: { q: 'x', api_key: 'sk-123' }, result: { token: 'abc' }, metadata: { authorization: 'Bearer x' } },
+      0,
+      now,
+    );
+    if (!('event' in result)) throw new Error('expected an event');
+    expect(result.event.arguments).toEqual({ q: 'x', api_key: '[REDACTED]' });
+    expect(result.event.result).toEqual({ token: '[REDACTED]' });
+    expect(result.event.metadata).toEqual({ authorization: '[REDACTED]' });
   });
 });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AcceptedEvent } from '../infra/queue/queue.payloads';
 import { FieldError } from '../infra/http/api-error';
 import { MAX_METADATA_BYTES } from './event.schemas';
+import { redactSecrets, redactSecretsInText } from './secret-redaction';
 
 export const MAX_RESULT_BYTES = 4 * 1024;
 export const MAX_ERROR_MESSAGE_CHARS = 8 * 1024;
@@ -24,7 +25,7 @@ export function normalizeEvent(raw: RawEvent, index: number, now: Date): Normali
       return { errors: [{ path: `${path}/${field}`, message: `is nested deeper than ${MAX_JSON_DEPTH} levels` }] };
     }
   }
-  const metadata = raw.metadata === undefined ? undefined : storable(raw.metadata);
+  const metadata = raw.metadata === undefined ? undefined : redactSecrets(storable(raw.metadata));
   if (metadata !== undefined && Buffer.byteLength(JSON.stringify(metadata)) > MAX_METADATA_BYTES) {
     return { errors: [{ path: `${path}/metadata`, message: `must be at most ${MAX_METADATA_BYTES} bytes as JSON` }] };
   }
@@ -38,8 +39,11 @@ export function normalizeEvent(raw: RawEvent, index: number, now: Date): Normali
     status: raw.status,
     occurredAt: occurredAt.toISOString(),
   };
-  if (raw.arguments !== undefined) event.arguments = storable(raw.arguments);
-  if (raw.result !== undefined) event.result = truncateJson(storable(raw.result), MAX_RESULT_BYTES);
+  if (raw.arguments !== undefined) {
+    const args = storable(raw.arguments);
+    event.arguments = typeof args === 'string' ? redactSecretsInText(args) : redactSecrets(args);
+  }
+  if (raw.result !== undefined) event.result = truncateJson(redactSecrets(storable(raw.result)), MAX_RESULT_BYTES);
   if (raw.error) {
     event.error = { message: storableString(raw.error.message).slice(0, MAX_ERROR_MESSAGE_CHARS) };
     if (raw.error.type !== undefined) event.error.type = storableString(raw.error.type);
@@ -65,16 +69,28 @@ function truncateJson(value: unknown, maxBytes: number): unknown {
 
 function storableString(value: string): string {
   // Postgres text and jsonb cannot hold U+0000, and jsonb refuses lone surrogates.
-  const wellFormed = value.toWellFormed();
+  const wellFormed = value.isWellFormed() ? value : value.toWellFormed();
   return wellFormed.includes('\u0000') ? wellFormed.replaceAll('\u0000', '\uFFFD') : wellFormed;
 }
 
+// Copy on write: almost every value is storable as it came, and copying each object of every event was the largest
+// cost of POST /v1/events (bench/scenarios/ingest.mjs). Only a value that changes, and its parents, are copied.
 function storable(value: unknown): unknown {
   if (typeof value === 'string') return storableString(value);
-  if (Array.isArray(value)) return value.map(storable);
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let index = 0; index < value.length; index++) {
+      const child = storable(value[index]);
+      if (child !== value[index]) (out ??= value.slice())[index] = child;
+    }
+    return out ?? value;
+  }
   if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value);
+    const changed = entries.findIndex(([key, child]) => storableString(key) !== key || storable(child) !== child);
+    if (changed === -1) return value;
     const out: Record<string, unknown> = {};
-    for (const [key, child] of Object.entries(value)) {
+    for (const [key, child] of entries) {
       Object.defineProperty(out, storableString(key), { value: storable(child), enumerable: true, writable: true, configurable: true });
     }
     return out;

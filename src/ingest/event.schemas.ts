@@ -58,7 +58,8 @@ export function eventErrors(event: unknown, index: number): FieldError[] {
   return errors.slice(0, MAX_ERRORS_PER_EVENT).map((error) => toFieldError(error, `/events/${index}`));
 }
 
-function toFieldError(error: ErrorObject, prefix: string): FieldError {
+/** Maps one Ajv error to our `{path, message}`, with its path rooted at `prefix`. */
+export function toFieldError(error: ErrorObject, prefix: string): FieldError {
   const path = prefix + error.instancePath;
   switch (error.keyword) {
     case 'required':

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { IngestController } from './ingest.controller';
 import { IngestService } from './ingest.service';
+import { TracesController } from './traces.controller';
+import { TracesService } from './traces.service';
 
-@Module({ controllers: [IngestController], providers: [IngestService] })
+@Module({ controllers: [IngestController, TracesController], providers: [IngestService, TracesService] })
 export class IngestModule {}

@@ -1,41 +1,89 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import { ApiError, FieldError } from '../infra/http/api-error';
 import { AcceptedEvent } from '../infra/queue/queue.payloads';
+import { ROOT_LOGGER } from '../infra/logging/logging.module';
 import { QueueProducer, QueueUnavailableError } from '../infra/queue/queue.producer';
 import { eventErrors, MAX_EVENTS_PER_BATCH } from './event.schemas';
 import { normalizeEvent } from './event-normalizer';
+import { mapProviderShape } from './provider-shapes';
 
 export interface IngestResult {
   accepted: number;
   ids: string[];
   rejected: Array<{ index: number; errors: FieldError[] }>;
+  /** The sender's `client` object, echoed when the batch carried one. */
+  client?: ClientInfo;
+}
+
+/** What an SDK says about itself next to `events`; `dropped` counts events it lost since its last delivered batch. */
+export interface ClientInfo {
+  sdk: string;
+  version: string;
+  dropped: number;
 }
 
 export const QUEUE_RETRY_AFTER_SECONDS = 5;
 
 @Injectable()
 export class IngestService {
-  constructor(private readonly producer: QueueProducer) {}
+  private readonly logger: Logger;
+
+  constructor(
+    private readonly producer: QueueProducer,
+    @Inject(ROOT_LOGGER) rootLogger: Logger,
+  ) {
+    this.logger = rootLogger.child({ context: 'IngestService' });
+  }
 
   /** Validates a request body, then queues all valid events as ONE job. Resolves only once Redis holds that job. */
   async ingest(projectId: string, body: unknown, now: Date = new Date()): Promise<IngestResult> {
-    const rawEvents = this.eventsOf(body);
-    const accepted: AcceptedEvent[] = [];
-    const rejected: IngestResult['rejected'] = [];
-    rawEvents.forEach((raw, index) => {
-      const errors = eventErrors(raw, index);
-      if (errors.length > 0) return rejected.push({ index, errors });
-      const normalized = normalizeEvent(raw as Parameters<typeof normalizeEvent>[0], index, now);
-      if ('errors' in normalized) return rejected.push({ index, errors: normalized.errors });
-      accepted.push(normalized.event);
-    });
+    const { accepted, rejected } = this.validateEvents(this.eventsOf(body), now);
     if (accepted.length === 0) {
       throw new ApiError(400, 'invalid_events', 'No event in the request is valid', {
         details: rejected.flatMap((r) => r.errors),
         body: { accepted: 0, rejected },
       });
     }
+    await this.enqueue(projectId, accepted, now);
+    const result: IngestResult = { accepted: accepted.length, ids: accepted.map((e) => e.id), rejected };
+    const client = clientInfoOf(body);
+    if (client) {
+      // Events an SDK dropped never reach us; this line is the only trace that they existed.
+      if (client.dropped > 0) this.logger.warn({ projectId, client }, `${client.sdk} ${client.version} dropped ${client.dropped} events before sending`);
+      result.client = client;
+    }
+    return result;
+  }
+
+  /**
+   * Validates events another format was mapped to (OTLP spans) and queues the valid ones as ONE job; none valid is
+   * not an error here, the caller reports it in its own protocol.
+   */
+  async ingestMapped(projectId: string, rawEvents: unknown[], now: Date = new Date()): Promise<IngestResult> {
+    const { accepted, rejected } = this.validateEvents(rawEvents, now);
+    if (accepted.length > 0) await this.enqueue(projectId, accepted, now);
+    return { accepted: accepted.length, ids: accepted.map((e) => e.id), rejected };
+  }
+
+  private validateEvents(rawEvents: unknown[], now: Date): Pick<IngestResult, 'rejected'> & { accepted: AcceptedEvent[] } {
+    const accepted: AcceptedEvent[] = [];
+    const rejected: IngestResult['rejected'] = [];
+    rawEvents.forEach((given, index) => {
+      const mapped = mapProviderShape(given, index);
+      if ('errors' in mapped) return rejected.push({ index, errors: mapped.errors });
+      const raw = mapped.event;
+      const errors = eventErrors(raw, index);
+      if (errors.length > 0) return rejected.push({ index, errors });
+      const normalized = normalizeEvent(raw as Parameters<typeof normalizeEvent>[0], index, now);
+      if ('errors' in normalized) return rejected.push({ index, errors: normalized.errors });
+      accepted.push(normalized.event);
+    });
+    return { accepted, rejected };
+  }
+
+  private async enqueue(projectId: string, accepted: AcceptedEvent[], now: Date): Promise<void> {
     try {
       await this.producer.enqueueCategorizeBatch(randomUUID(), {
         projectId,
@@ -49,7 +97,6 @@ export class IngestService {
         body: { accepted: 0 },
       });
     }
-    return { accepted: accepted.length, ids: accepted.map((e) => e.id), rejected };
   }
 
   private eventsOf(body: unknown): unknown[] {
@@ -77,4 +124,13 @@ export class IngestService {
     }
     return events;
   }
+}
+
+/** The optional `client` object of a batch body; anything malformed is ignored, since it never affects the events. */
+function clientInfoOf(body: unknown): ClientInfo | undefined {
+  const client = (body as { client?: unknown }).client;
+  if (client === null || typeof client !== 'object') return undefined;
+  const { sdk, version, dropped } = client as Record<string, unknown>;
+  if (typeof sdk !== 'string' || typeof version !== 'string' || typeof dropped !== 'number' || !Number.isInteger(dropped) || dropped < 0) return undefined;
+  return { sdk: sdk.slice(0, 100), version: version.slice(0, 50), dropped };
 }

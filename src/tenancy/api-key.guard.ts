@@ -3,6 +3,9 @@ import { FastifyRequest } from 'fastify';
 import { ApiError } from '../infra/http/api-error';
 import { AuthenticatedProject } from './project.repository';
 import { ProjectService } from './project.service';
+import { RateLimiter } from './rate-limiter';
+
+const AUTH_RETRY_AFTER_SECONDS = 5;
 
 export interface AuthenticatedRequest extends FastifyRequest {
   project: AuthenticatedProject;
@@ -11,7 +14,10 @@ export interface AuthenticatedRequest extends FastifyRequest {
 /** Every /v1 route: `Authorization: Bearer <key>` resolves to exactly one project, or 401. */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
-  constructor(private readonly projects: ProjectService) {}
+  constructor(
+    private readonly projects: ProjectService,
+    private readonly rateLimiter: RateLimiter,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
@@ -20,8 +26,21 @@ export class ApiKeyGuard implements CanActivate {
     if (!match) {
       throw new ApiError(401, 'unauthorized', 'Missing API key: send "Authorization: Bearer <key>"');
     }
-    const project = await this.projects.authenticate(match[1]);
+    let project;
+    try {
+      project = await this.projects.authenticate(match[1]);
+    } catch {
+      throw new ApiError(503, 'auth_unavailable', 'Cannot verify the API key right now; nothing was accepted. Retry later.', {
+        headers: { 'retry-after': String(AUTH_RETRY_AFTER_SECONDS) },
+      });
+    }
     if (!project) throw new ApiError(401, 'unauthorized', 'Unknown or revoked API key');
+    const limit = await this.rateLimiter.consume(project.apiKeyId);
+    if (limit && !limit.isAllowed) {
+      throw new ApiError(429, 'rate_limited', `Rate limit of ${limit.limit} requests per window exceeded for this key`, {
+        headers: { 'retry-after': String(limit.retryAfterSeconds), 'x-ratelimit-limit': String(limit.limit), 'x-ratelimit-remaining': '0' },
+      });
+    }
     request.project = project;
     return true;
   }

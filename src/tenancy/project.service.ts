@@ -1,6 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { AppConfig } from '../config/config';
+import { APP_CONFIG } from '../config/config.module';
+import { ApiKeyRevocationsChannel } from './api-key-revocations.channel';
 import { AuthenticatedProject, ProjectRepository } from './project.repository';
 import { apiKeyPrefix, generateApiKey, hashApiKey } from './api-key';
+
+const MAX_CACHED_KEYS = 10_000;
 
 export const PROJECT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 
@@ -8,10 +13,30 @@ export class ProjectExistsError extends Error {}
 
 @Injectable()
 export class ProjectService {
-  constructor(private readonly projects: ProjectRepository) {}
+  // Verified keys, so ingest keeps accepting while Postgres is briefly unreachable. Revocations clear entries at once.
+  private readonly verified = new Map<string, { project: AuthenticatedProject; expiresAt: number }>();
+  private readonly cacheTtlMs: number;
 
-  authenticate(key: string): Promise<AuthenticatedProject | null> {
-    return this.projects.findProjectByKeyHash(hashApiKey(key));
+  constructor(
+    private readonly projects: ProjectRepository,
+    @Optional() @Inject(APP_CONFIG) config?: AppConfig,
+    @Optional() private readonly revocations?: ApiKeyRevocationsChannel,
+  ) {
+    this.cacheTtlMs = config?.authCacheTtlMs ?? 0;
+    revocations?.onRevocation((keyHash) => (keyHash === null ? this.verified.clear() : this.verified.delete(keyHash)));
+  }
+
+  /** The key's project, or null for an unknown or revoked key. Throws when the database cannot be asked. */
+  async authenticate(key: string): Promise<AuthenticatedProject | null> {
+    const keyHash = hashApiKey(key);
+    const cached = this.verified.get(keyHash);
+    if (cached && cached.expiresAt > Date.now()) return cached.project;
+    const project = await this.projects.findProjectByKeyHash(keyHash);
+    if (project && this.cacheTtlMs > 0) {
+      if (this.verified.size >= MAX_CACHED_KEYS) this.verified.clear();
+      this.verified.set(keyHash, { project, expiresAt: Date.now() + this.cacheTtlMs });
+    }
+    return project;
   }
 
   /** Creates a project and its first key; the key is returned once and never stored in clear. */
@@ -32,7 +57,10 @@ export class ProjectService {
   }
 
   async revokeApiKey(key: string): Promise<boolean> {
-    return this.projects.revokeApiKey(hashApiKey(key));
+    const keyHash = hashApiKey(key);
+    const isRevoked = await this.projects.revokeApiKey(keyHash);
+    if (isRevoked) await this.revocations?.publish(keyHash);
+    return isRevoked;
   }
 
   /** Outside production: make sure project `default` exists and accepts the configured development key. */

@@ -1,8 +1,13 @@
 import { Global, Module } from '@nestjs/common';
+import { ApiKeyRevocationsChannel } from './api-key-revocations.channel';
 import { ApiKeyGuard } from './api-key.guard';
+import { RateLimiter } from './rate-limiter';
 import { ProjectRepository } from './project.repository';
 import { ProjectService } from './project.service';
 
 @Global()
-@Module({ providers: [ProjectRepository, ProjectService, ApiKeyGuard], exports: [ProjectService, ApiKeyGuard] })
+@Module({
+  providers: [ProjectRepository, ProjectService, ApiKeyGuard, RateLimiter, ApiKeyRevocationsChannel],
+  exports: [ProjectService, ApiKeyGuard, RateLimiter],
+})
 export class TenancyModule {}

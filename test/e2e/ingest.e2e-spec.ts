@@ -181,6 +181,18 @@ describe('POST /v1/events', () => {
       expect(byCategory).toEqual([{ category: stored.category, subtype: stored.subtype ?? '', count: 3 }]);
     });
 
+    it('marks a resolved error group regressed when its error occurs again', async () => {
+      const first = anErrorEvent('Rate limit exceeded for key 12', { tool: 'regress_tool' });
+      await t.request('POST', '/v1/events', { body: first });
+      const stored = await storedEvent(first.id as string);
+      await t.db.sql.query(`UPDATE error_groups SET status = 'resolved' WHERE id = $1`, [stored.errorGroupId]);
+      const again = anErrorEvent('Rate limit exceeded for key 99', { tool: 'regress_tool' });
+      await t.request('POST', '/v1/events', { body: again });
+      await storedEvent(again.id as string);
+      const { rows } = await t.db.sql.query('SELECT status, count FROM error_groups WHERE id = $1', [stored.errorGroupId]);
+      expect(rows[0]).toEqual({ status: 'regressed', count: '2' });
+    });
+
     it('never stores a re-sent event twice, nor counts it twice', async () => {
       const events = [anErrorEvent('boom 1', { tool: 'idem_tool' }), anEvent({ tool: 'idem_tool' })];
       await t.request('POST', '/v1/events', { body: { events } });

@@ -46,6 +46,8 @@ function expectedType(field: DmmfField): string {
         return `character(${args[0]})`;
       case 'Timestamptz':
         return `timestamp(${args[0] ?? 6}) with time zone`;
+      case 'Date':
+        return 'date';
       case null:
         break;
       default:

@@ -4,6 +4,8 @@ const ts = require('typescript');
 const { createHash } = require('node:crypto');
 
 const IMPORT_META_URL = /\bimport\.meta\.url\b/g;
+// ESM code may declare its own `require` (createRequire); in CommonJS that name is the wrapper's parameter already
+const OWN_REQUIRE = /^(\s*)(?:const|let|var) require = /gm;
 
 module.exports = {
   process(sourceText, sourcePath) {
@@ -17,9 +19,12 @@ module.exports = {
         sourceMap: false,
       },
     });
-    return { code: outputText.replace(IMPORT_META_URL, "require('node:url').pathToFileURL(__filename).href") };
+    const code = outputText
+      .replace(IMPORT_META_URL, "require('node:url').pathToFileURL(__filename).href")
+      .replace(OWN_REQUIRE, '$1require = ');
+    return { code };
   },
   getCacheKey(sourceText, sourcePath) {
-    return createHash('sha1').update('esm-to-cjs-1').update(sourcePath).update(sourceText).digest('hex');
+    return createHash('sha1').update('esm-to-cjs-2').update(sourcePath).update(sourceText).digest('hex');
   },
 };

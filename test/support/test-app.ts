@@ -26,16 +26,24 @@ export interface TestResponse {
   body: any;
 }
 
+export interface TestAppOptions {
+  /** Boot a second instance of `sharing`'s deployment: same database, queue prefix and project; its close() keeps them. */
+  sharing?: TestApp;
+  /** The URL the app uses for its own database, e.g. through a TCP proxy of the test (default: the direct URL). */
+  databaseUrl?: (directUrl: string) => string;
+}
+
 /**
  * Boots the real application (api + worker by default) on a random port against a database and a BullMQ prefix of its
  * own, so test files never see each other's rows or jobs.
  */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const db = await createTestDatabase();
-  const queuePrefix = `tc-test-${randomBytes(4).toString('hex')}`;
+export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
+  const { sharing } = options;
+  const db = sharing ? sharing.db : await createTestDatabase();
+  const queuePrefix = sharing ? sharing.config.queuePrefix : `tc-test-${randomBytes(4).toString('hex')}`;
   const config = loadConfig({
     NODE_ENV: 'test',
-    DATABASE_URL: db.url,
+    DATABASE_URL: options.databaseUrl ? options.databaseUrl(db.url) : db.url,
     REDIS_URL,
     ROLES: 'api,worker',
     LOG_LEVEL: 'silent',
@@ -49,7 +57,9 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   const address = app.getHttpServer().address() as { port: number };
   const baseUrl = `http://127.0.0.1:${address.port}`;
   const projects = app.get(ProjectService);
-  const project = await projects.createProject(`test-${randomBytes(3).toString('hex')}`);
+  const project = sharing
+    ? { apiKey: sharing.apiKey, projectId: sharing.projectId }
+    : await projects.createProject(`test-${randomBytes(3).toString('hex')}`);
 
   const request: TestApp['request'] = async (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };
@@ -82,7 +92,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     createProject: (name) => projects.createProject(name),
     async close() {
       await app.close();
-      await db.drop();
+      if (!sharing) await db.drop();
     },
   };
 }

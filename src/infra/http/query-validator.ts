@@ -10,8 +10,13 @@ export function compileQueryValidator<T>(schema: Record<string, unknown>): (quer
   const validate = ajv.compile({ type: 'object', additionalProperties: false, ...schema });
   return (query: unknown) => {
     const copy = { ...(query as Record<string, unknown>) };
-    if (validate(copy)) return copy as T;
-    const details = (validate.errors ?? []).map((error) => ({ path: queryPath(error), message: messageOf(error) }));
+    // coercion turns "Infinity" into a number that passes integer and maximum checks; no parameter of ours is infinite
+    const infinite = Object.keys(copy).filter((key) => /^[+-]?infinity$/i.test(String(copy[key])));
+    if (validate(copy) && infinite.length === 0) return copy as T;
+    const details = [
+      ...(validate.errors ?? []).map((error) => ({ path: queryPath(error), message: messageOf(error) })),
+      ...infinite.map((key) => ({ path: `/query/${key}`, message: 'must be a finite number' })),
+    ];
     throw new ApiError(400, 'invalid_query', `Invalid query parameter ${details[0].path.replace('/query/', '')}`, { details });
   };
 }

@@ -1,0 +1,52 @@
+import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { AppConfig } from '../config/config';
+import { APP_CONFIG } from '../config/config.module';
+import { createProducerConnection } from '../infra/redis/redis-connections';
+
+export interface RateLimitDecision {
+  isAllowed: boolean;
+  limit: number;
+  remaining: number;
+  retryAfterSeconds: number;
+}
+
+/**
+ * A fixed window per API key, counted in Redis so every replica shares it. When Redis cannot answer, requests are let
+ * through: the limiter protects the service, it must not become the reason it fails.
+ */
+@Injectable()
+export class RateLimiter implements OnModuleInit, OnModuleDestroy {
+  private connection?: Redis;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  onModuleInit() {
+    if (this.config.rateLimitRequests > 0) this.connection = this.open();
+  }
+
+  async consume(apiKeyId: string): Promise<RateLimitDecision | null> {
+    const limit = this.config.rateLimitRequests;
+    if (limit === 0) return null;
+    if (this.connection?.status !== 'ready') return null;
+    const windowMs = this.config.rateLimitWindowSeconds * 1000;
+    const key = `${this.config.queuePrefix}:ratelimit:${apiKeyId}:${Math.floor(Date.now() / windowMs)}`;
+    try {
+      const [[, count]] = (await this.connection.multi().incr(key).pexpire(key, windowMs).exec()) as [[null, number], [null, number]];
+      const retryAfterSeconds = Math.max(1, Math.ceil((windowMs - (Date.now() % windowMs)) / 1000));
+      return { isAllowed: count <= limit, limit, remaining: Math.max(0, limit - count), retryAfterSeconds };
+    } catch {
+      return null;
+    }
+  }
+
+  private open(): Redis {
+    const connection = createProducerConnection(this.config.redisUrl);
+    connection.on('error', () => undefined);
+    return connection;
+  }
+
+  onModuleDestroy() {
+    this.connection?.disconnect();
+  }
+}
