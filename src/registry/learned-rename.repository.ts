@@ -7,19 +7,23 @@ export interface LearnedRename {
   count: number;
 }
 
-/** Which wrong argument names this project's agents used for which intended ones, per tool (read from events). */
+/**
+ * Which wrong argument names this project's agents used for which intended ones, per tool. Read from the error groups
+ * the worker keeps (one row per mistake and message wording), never by scanning events.
+ */
 @Injectable()
 export class LearnedRenameRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  // Uses the (project_id, tool, occurred_at) index; the window keeps the scan bounded on busy tools.
+  // Uses the (project_id, tool) index of error_groups; a top-level argument's path is "/<name>".
   async findLearnedRenames(projectId: string, tool: string, since: Date): Promise<LearnedRename[]> {
     const rows = await this.prisma.$queryRaw<{ wrong_argument: string; intended_argument: string; count: number }[]>`
-      SELECT wrong_argument, intended_argument, count(*)::int AS count
-      FROM events
-      WHERE project_id = ${projectId}::uuid AND tool = ${tool} AND occurred_at >= ${since}
-        AND wrong_argument IS NOT NULL AND intended_argument IS NOT NULL
-      GROUP BY wrong_argument, intended_argument
+      SELECT substr(argument_path, 2) AS wrong_argument, intended_argument, sum(count)::int AS count
+      FROM error_groups
+      WHERE project_id = ${projectId}::uuid AND tool = ${tool} AND last_seen >= ${since}
+        AND subtype = 'unknown_argument' AND intended_argument IS NOT NULL
+        AND argument_path LIKE '/%' AND position('/' IN substr(argument_path, 2)) = 0
+      GROUP BY 1, 2
       ORDER BY count DESC
       LIMIT 500`;
     return rows.map((row) => ({ wrongArgument: row.wrong_argument, intendedArgument: row.intended_argument, count: row.count }));

@@ -352,10 +352,12 @@ describe('tool registry', () => {
     it("uses renames learned from this project's events", async () => {
       // A tool of its own: learned renames are cached per tool for a few minutes.
       await put('prime_factors_learned', primeFactors);
+      // what the worker keeps when a message said the intended name ("did you mean 'number'?") three times
       await t.db.sql.query(
-        `INSERT INTO events (project_id, id, tool, status, occurred_at, received_at, category, subtype, wrong_argument, intended_argument)
-         SELECT $1, 'learned-' || g, 'prime_factors_learned', 'error', now(), now(), 'argument_mismatch', 'unknown_argument', 'payload', 'number'
-         FROM generate_series(1, 3) g`,
+        `INSERT INTO error_groups (id, project_id, fingerprint, tool, category, subtype, argument_path, message_template,
+           count, first_seen, last_seen, sample_event_ids, intended_argument)
+         VALUES (gen_random_uuid(), $1, repeat('a', 40), 'prime_factors_learned', 'argument_mismatch', 'unknown_argument',
+           '/payload', 'unexpected argument <str>', 3, now(), now(), '{}', 'number')`,
         [t.projectId],
       );
       const response = await validate({ payload: 8, verbose: true }, 'prime_factors_learned');
