@@ -1,3 +1,4 @@
+import type { AcceptedEvent } from '../infra/queue/queue.payloads';
 import { FieldError } from '../infra/http/api-error';
 
 // OTLP/HTTP JSON (opentelemetry-proto docs/specification.md): lowerCamelCase keys, hex trace and span ids, int64 as
@@ -21,23 +22,8 @@ export interface OtlpMapping {
   ignoredSpans: number;
 }
 
-export interface ToolSpanEvent {
-  id: string;
-  tool: string;
-  status: 'success' | 'error';
-  arguments?: unknown;
-  result?: unknown;
-  error?: { type?: string; message: string; stack?: string };
-  durationMs?: number;
-  occurredAt?: string;
-  agent?: string;
-  model?: string;
-  framework?: string;
-  sessionId?: string;
-  traceId?: string;
-  runId?: string;
-  toolCallId?: string;
-}
+/** An event as /v1/events takes it (the ingest path applies defaults and limits), from one tool span. */
+export type ToolSpanEvent = Omit<AcceptedEvent, 'occurredAt' | 'descriptionVersion' | 'prompt' | 'metadata'> & { occurredAt?: string };
 
 export class OtlpBodyError extends Error {
   constructor(readonly details: FieldError[]) {
