@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Toolcoach } from '@toolcoach/sdk';
 import { anErrorEvent, anEvent } from '../factories/event.factory';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
 import { TcpProxy, throughProxy } from '../support/tcp-proxy';
@@ -91,5 +92,29 @@ describe('Redis unreachable', () => {
     await eventually(async () => ((await countEvents(t)) === 6 ? true : undefined), 20_000);
     const { rows } = await t.db.sql.query(`SELECT count(*)::int AS n FROM events WHERE id LIKE 'during-%'`);
     expect(rows[0].n).toBe(5);
+  }, 60_000);
+
+  it('the SDK keeps its buffer through the outage and delivers everything once Redis is back', async () => {
+    const tc = new Toolcoach({
+      baseUrl: t.baseUrl, apiKey: t.apiKey, cacheDir: false, flushOnExit: false, flushIntervalMs: 100,
+      initialBackoffMs: 100, maxBackoffMs: 1000, maxAttempts: 100, logger: { warn: () => undefined },
+    });
+    const { rows: before } = await t.db.sql.query(`SELECT count(*)::int AS n FROM events`);
+    proxy.cut();
+    for (let i = 0; i < 30; i++) tc.report({ id: `sdk-${randomUUID()}`, tool: 'sdk_outage', status: 'success', durationMs: 1 });
+    // the API refuses while Redis is gone: nothing is lost, nothing dropped, the SDK holds the events
+    await eventually(async () => (tc.stats().retries > 0 ? true : undefined), 10_000);
+    expect(tc.stats().dropped).toBe(0);
+    proxy.restore();
+    const flushed = await tc.flush(30_000);
+    expect(flushed).toEqual({ isComplete: true, queued: 0 });
+    expect(tc.stats()).toMatchObject({ sent: 30, dropped: 0, rejected: 0 });
+    await eventually(async () => {
+      const { rows } = await t.db.sql.query(`SELECT count(*)::int AS n FROM events WHERE tool = 'sdk_outage'`);
+      return rows[0].n === 30 ? true : undefined;
+    }, 20_000);
+    const { rows: after } = await t.db.sql.query(`SELECT count(*)::int AS n FROM events`);
+    expect(after[0].n).toBe(before[0].n + 30);
+    await tc.shutdown();
   }, 60_000);
 });
