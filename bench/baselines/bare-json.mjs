@@ -1,0 +1,15 @@
+// Baseline for the registry and validate scenarios: bare Fastify answering a constant JSON document of the same size
+// as toolcoach's answer (GET), or parsing the same request body first (POST).
+import Fastify from 'fastify';
+
+const document = process.env.BASELINE_BODY ?? '{}';
+const app = Fastify({ bodyLimit: 1024 * 1024 });
+
+app.get('/healthz', async () => ({ ok: true }));
+app.get('/doc', async (_request, reply) => reply.type('application/json').send(document));
+app.post('/doc', async (request, reply) => {
+  if (request.body === undefined) throw new Error('no body');
+  return reply.type('application/json').send(document);
+});
+
+await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });

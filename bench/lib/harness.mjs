@@ -1,0 +1,294 @@
+// Shared harness: start/stop processes, drive autocannon, sample RSS, shape results. Scenarios import only this
+// (and events.mjs); each scenario is one file under bench/scenarios/.
+import autocannon from 'autocannon';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import pg from 'pg';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+// BENCH_APP_DIR runs another build of toolcoach (e.g. a checkout of the previous commit, built) for before/after.
+const APP_DIR = process.env.BENCH_APP_DIR ? path.resolve(process.env.BENCH_APP_DIR) : ROOT;
+
+export const settings = {
+  // A dedicated database and queue prefix, so a bench run never touches development or test data.
+  databaseUrl: process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/toolcoach_bench',
+  redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  queuePrefix: process.env.BENCH_QUEUE_PREFIX ?? 'tcbench',
+  apiKey: process.env.TOOLCOACH_API_KEY ?? 'tc_bench_key',
+  // Given TOOLCOACH_URL, scenarios load that stack instead of starting their own (RSS is then not measured).
+  externalUrl: process.env.TOOLCOACH_URL ?? null,
+  // Seconds per load run; BENCH_SCALE < 1 shortens every run (smoke test), > 1 lengthens them.
+  scale: Number(process.env.BENCH_SCALE ?? 1),
+};
+
+export const seconds = (s) => Math.max(2, Math.round(s * settings.scale));
+
+const children = new Set();
+
+/** Spawns a process whose stdout/stderr go to the bench log; returns {pid, stop, exited}. */
+export function spawnProcess(name, command, args, env, cwd = ROOT) {
+  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let tail = '';
+  const keep = (chunk) => {
+    tail = (tail + chunk).slice(-4000);
+    if (process.env.BENCH_VERBOSE) process.stderr.write(`[${name}] ${chunk}`);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const handle = {
+    name,
+    pid: child.pid,
+    exited,
+    tail: () => tail,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+      children.delete(handle);
+    },
+  };
+  children.add(handle);
+  return handle;
+}
+
+export async function stopAll() {
+  await Promise.all([...children].map((c) => c.stop()));
+}
+
+/** Waits until GET url answers 200, or fails with the process's last output. */
+export async function waitForHttp(url, handle, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  let exited = false;
+  handle?.exited.then(() => (exited = true));
+  while (Date.now() < deadline) {
+    if (exited) throw new Error(`${handle.name} exited before it was ready:\n${handle.tail()}`);
+    try {
+      const response = await fetch(url);
+      if (response.ok) return;
+    } catch {
+      /* not listening yet */
+    }
+    await sleep(200);
+  }
+  throw new Error(`${url} not ready after ${timeoutMs} ms:\n${handle?.tail() ?? ''}`);
+}
+
+let nextPort = Number(process.env.BENCH_PORT ?? 3900);
+
+/**
+ * Starts toolcoach (`node dist/src/main.js`) with the given roles against the bench database. The API role is
+ * awaited on /readyz; a worker-only process is given a moment to connect.
+ */
+export async function startToolcoach({ roles, env = {} }) {
+  const port = nextPort++;
+  // BENCH_PROFILE=1 writes a V8 CPU profile per process to bench/results/profiles (open it in Chrome DevTools).
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=bench/results/profiles'] : [];
+  // BENCH_NODE_FLAGS passes V8/Node flags to toolcoach's processes (e.g. --liftoff-only; see docs/perf.md)
+  const flags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const handle = spawnProcess(`toolcoach[${roles}]`, process.execPath, [...flags, ...profile, 'dist/src/main.js'], {
+    DATABASE_URL: settings.databaseUrl,
+    REDIS_URL: settings.redisUrl,
+    QUEUE_PREFIX: settings.queuePrefix,
+    ROLES: roles,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_REQUESTS: '0',
+    TOOLCOACH_DEV_KEY: settings.apiKey,
+    NODE_ENV: 'development',
+    ...env,
+  }, APP_DIR);
+  const url = `http://127.0.0.1:${port}`;
+  if (roles.split(',').includes('api')) await waitForHttp(`${url}/readyz`, handle);
+  else await sleep(3000);
+  return { ...handle, url };
+}
+
+/** Starts a baseline server (bench/baselines/*.mjs) on a free port; it reads PORT and answers /healthz. */
+export async function startBaseline(file, env = {}) {
+  const port = nextPort++;
+  const handle = spawnProcess(`baseline:${file}`, process.execPath, [path.join(ROOT, 'bench', 'baselines', file)], {
+    PORT: String(port),
+    REDIS_URL: settings.redisUrl,
+    QUEUE_PREFIX: `${settings.queuePrefix}-baseline`,
+    ...env,
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/healthz`, handle);
+  return { ...handle, url };
+}
+
+/** Samples VmRSS of a pid every 250 ms; stop() returns the peak in MB. */
+export function sampleRss(pid) {
+  let peakKb = 0;
+  const read = () => {
+    try {
+      const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      if (match) peakKb = Math.max(peakKb, Number(match[1]));
+    } catch {
+      /* process gone */
+    }
+  };
+  read();
+  const timer = setInterval(read, 250);
+  return {
+    stop() {
+      clearInterval(timer);
+      read();
+      return Math.round(peakKb / 1024);
+    },
+  };
+}
+
+/** The value at quantile q (0..1) of numbers sorted ascending. */
+export function quantile(sorted, q) {
+  if (sorted.length === 0) return null;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[index];
+}
+
+const round = (value, digits = 3) => (value === null || value === undefined ? null : Number(value.toFixed(digits)));
+
+/**
+ * Runs autocannon (in this process; the server under test is another process) and keeps every response time, so
+ * p50/p95/p99 are exact rather than autocannon's fixed percentile set. Non-2xx/3xx answers count as errors.
+ */
+export async function load({ url, connections, durationS, amount, method = 'GET', headers = {}, body, requests, overallRate, pipelining = 1 }) {
+  const latencies = [];
+  const statuses = {};
+  const instance = autocannon({
+    url,
+    connections,
+    // with `amount`, exactly that many requests are sent and every answer is awaited (nothing cut off in flight)
+    ...(amount ? { amount } : { duration: durationS }),
+    method,
+    headers,
+    body,
+    requests,
+    overallRate,
+    pipelining,
+  });
+  instance.on('response', (_client, statusCode, _bytes, responseTimeMs) => {
+    latencies.push(responseTimeMs);
+    statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
+  });
+  const started = Date.now();
+  const result = await instance;
+  const elapsedS = amount ? (Date.now() - started) / 1000 : durationS;
+  latencies.sort((a, b) => a - b);
+  const ok = Object.entries(statuses).reduce((sum, [code, n]) => (Number(code) < 400 ? sum + n : sum), 0);
+  return {
+    requests: latencies.length,
+    okRequests: ok,
+    reqPerSec: round(ok / elapsedS, 1),
+    elapsedS: round(elapsedS, 2),
+    errors: result.errors + result.timeouts + (latencies.length - ok),
+    statuses,
+    p50Ms: round(quantile(latencies, 0.5), 3),
+    p95Ms: round(quantile(latencies, 0.95), 3),
+    p99Ms: round(quantile(latencies, 0.99), 3),
+    maxMs: round(latencies[latencies.length - 1] ?? null, 3),
+  };
+}
+
+/** A result in the shape of bench/results/latest.json; `details` holds the raw figures behind it. */
+export function scenarioResult({ value = null, unit = null, baseline = null, p50Ms = null, p99Ms = null, notes = '', targetMet = null, details = {} }) {
+  const ratio = value !== null && baseline ? round(value / baseline, 3) : null;
+  return { value: round(value), unit, baseline: round(baseline), ratio, p50Ms: round(p50Ms, 3), p99Ms: round(p99Ms, 3), notes, targetMet, details };
+}
+
+export async function withPg(fn, databaseUrl = settings.databaseUrl) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export function adminUrl() {
+  const url = new URL(settings.databaseUrl);
+  url.pathname = '/postgres';
+  return url.toString();
+}
+
+export function databaseName() {
+  return new URL(settings.databaseUrl).pathname.slice(1);
+}
+
+export async function dropBenchDatabase() {
+  const name = databaseName();
+  if (!/^[a-z0-9_]+$/.test(name) || !name.includes('bench')) throw new Error(`refusing to drop ${name}: not a bench database`);
+  await withPg((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`), adminUrl());
+}
+
+/** Removes every queue key of the bench prefix, so a scenario starts from an empty queue. */
+export async function clearQueues(prefix = settings.queuePrefix) {
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(settings.redisUrl, { maxRetriesPerRequest: 1 });
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.unlink(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** JSON request helper against a toolcoach URL with the bench key. */
+export async function api(url, pathname, { method = 'GET', body, headers = {} } = {}) {
+  const response = await fetch(`${url}${pathname}`, {
+    method,
+    headers: { authorization: `Bearer ${settings.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let json = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = text;
+  }
+  if (response.status >= 400) throw new Error(`${method} ${pathname}: ${response.status} ${text.slice(0, 300)}`);
+  return { status: response.status, headers: response.headers, json, text };
+}
+
+export const authHeaders = (extra = {}) => ({ authorization: `Bearer ${settings.apiKey}`, ...extra });
+
+export function log(message) {
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+}
+
+/**
+ * Runs fn with a toolcoach API: the one given by TOOLCOACH_URL, or one this harness starts (and stops) with the
+ * given roles and env. `rss()` is the API's peak RSS in MB while fn ran (null for an external stack).
+ */
+export async function withToolcoach({ roles = 'api', env = {} } = {}, fn) {
+  if (settings.externalUrl) return fn({ url: settings.externalUrl, pid: null });
+  const app = await startToolcoach({ roles, env });
+  try {
+    return await fn(app);
+  } finally {
+    await app.stop();
+  }
+}
+
+export async function withBaseline(file, env, fn) {
+  const server = await startBaseline(file, env);
+  try {
+    return await fn(server);
+  } finally {
+    await server.stop();
+  }
+}

@@ -1,0 +1,89 @@
+// `npm run bench [-- scenario ...]`: builds toolcoach, runs the scenarios in order against a stack it starts on a
+// dedicated database (or the one in TOOLCOACH_URL), prints a table and writes bench/results/latest.json.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { dropBenchDatabase, log, ROOT, settings, stopAll } from './lib/harness.mjs';
+
+const SCENARIOS = ['ingest', 'end-to-end', 'registry', 'validate', 'nightly', 'dashboard', 'sdk'];
+
+const requested = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
+const unknown = requested.filter((name) => !SCENARIOS.includes(name));
+if (unknown.length > 0) {
+  console.error(`unknown scenario(s): ${unknown.join(', ')}; choose from ${SCENARIOS.join(', ')}`);
+  process.exit(2);
+}
+const selected = requested.length > 0 ? SCENARIOS.filter((name) => requested.includes(name)) : SCENARIOS;
+
+process.on('SIGINT', () => stopAll().then(() => process.exit(130)));
+
+async function main() {
+  if (!settings.externalUrl && !process.env.BENCH_SKIP_BUILD) {
+    log('npm run build');
+    execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+  }
+  if (!settings.externalUrl && !process.env.BENCH_KEEP_DB) await dropBenchDatabase();
+
+  const outFile = process.env.BENCH_RESULTS_FILE ? path.resolve(process.env.BENCH_RESULTS_FILE) : path.join(ROOT, 'bench', 'results', 'latest.json');
+  // One scenario run alone updates its entry and keeps the others from the previous run.
+  const previous = existsSync(outFile) ? JSON.parse(readFileSync(outFile, 'utf8')) : null;
+  const results = {
+    date: new Date().toISOString(),
+    machine: {
+      cpus: os.cpus().length,
+      memGiB: Math.round(os.totalmem() / 2 ** 30),
+      node: process.version,
+      cpuModel: os.cpus()[0]?.model ?? null,
+    },
+    scenarios: Object.fromEntries(SCENARIOS.map((name) => [name, previous?.scenarios?.[name] ?? null])),
+  };
+
+  for (const name of selected) {
+    log(`scenario ${name}`);
+    const started = Date.now();
+    try {
+      const { default: run } = await import(`./scenarios/${name}.mjs`);
+      results.scenarios[name] = { ...(await run()), measuredAt: new Date().toISOString() };
+    } catch (error) {
+      log(`scenario ${name} failed: ${error.stack ?? error}`);
+      results.scenarios[name] = {
+        value: null, unit: null, baseline: null, ratio: null, p50Ms: null, p99Ms: null,
+        notes: `failed: ${String(error.message ?? error).slice(0, 500)}`, targetMet: false, details: {},
+        measuredAt: new Date().toISOString(),
+      };
+    } finally {
+      await stopAll();
+    }
+    log(`scenario ${name} took ${Math.round((Date.now() - started) / 1000)} s`);
+  }
+
+  if (!settings.externalUrl && !process.env.BENCH_KEEP_DB) await dropBenchDatabase();
+  mkdirSync(path.dirname(outFile), { recursive: true });
+  writeFileSync(outFile, `${JSON.stringify(results, null, 2)}\n`);
+  printTable(results, selected);
+  console.log(`\nwritten ${path.relative(process.cwd(), outFile)}`);
+}
+
+function printTable(results, names) {
+  const rows = names.map((name) => {
+    const s = results.scenarios[name] ?? {};
+    const met = s.targetMet === true ? 'met' : s.targetMet === false ? 'MISSED' : 'n/a';
+    return [name, s.value ?? '-', s.unit ?? '', s.baseline ?? '-', s.ratio ?? '-', s.p50Ms ?? '-', s.p99Ms ?? '-', met];
+  });
+  const header = ['scenario', 'value', 'unit', 'baseline', 'ratio', 'p50 ms', 'p99 ms', 'target'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (cells) => cells.map((c, i) => String(c).padEnd(widths[i])).join('  ');
+  const { machine } = results;
+  console.log(`\n${results.date}  ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.memGiB} GiB, Node ${machine.node}\n`);
+  console.log(line(header));
+  console.log(line(widths.map((w) => '-'.repeat(w))));
+  for (const row of rows) console.log(line(row));
+  for (const name of names) console.log(`\n${name}: ${results.scenarios[name]?.notes ?? ''}`);
+}
+
+main().catch(async (error) => {
+  console.error(error);
+  await stopAll();
+  process.exit(1);
+});

@@ -1,0 +1,66 @@
+// Scenario 6: the dashboard's read endpoints against the 10M-event project (lib/dataset.mjs; made by the nightly
+// scenario earlier in the run, or here when run alone), 4 connections each, p95 per endpoint.
+import { benchDays, ensureDataset, projectHeaders, runNightly } from '../lib/dataset.mjs';
+import { api, load, log, scenarioResult, seconds, withToolcoach } from '../lib/harness.mjs';
+import { NIGHTLY_SIZES, sizeLabel } from './nightly.mjs';
+
+const CONNECTIONS = 4;
+
+export default async function dashboard() {
+  const size = NIGHTLY_SIZES.at(-1);
+  const label = sizeLabel(size);
+  const durationS = seconds(5);
+  return withToolcoach({ roles: 'api' }, async (app) => {
+    const dataset = await ensureDataset(app.url, label, size);
+    const days = benchDays();
+    // day buckets come from the nightly's daily_tool_stats: make sure the last days have them
+    if (!dataset.reused) for (const day of days.slice(-7)) await runNightly(app.url, dataset.apiKey, day);
+    const headers = projectHeaders(dataset.apiKey);
+    const from = `${days[0]}T00:00:00Z`;
+    const groups = await api(app.url, '/v1/tools/search_docs/error-groups', { headers });
+    const groupId = (groups.json.items ?? groups.json.groups ?? groups.json)[0]?.id;
+    const endpoints = {
+      'stats/overview (30 d)': `/v1/stats/overview?from=${from}`,
+      'stats/tools (30 d)': `/v1/stats/tools?from=${from}`,
+      'tools/:name/stats?bucket=day (30 d)': `/v1/tools/search_docs/stats?bucket=day&from=${from}`,
+      'tools/:name/stats?bucket=hour (default range)': '/v1/tools/search_docs/stats?bucket=hour',
+      'tools/:name/error-groups': '/v1/tools/search_docs/error-groups',
+      'error-groups/:id': groupId ? `/v1/error-groups/${groupId}` : null,
+      recommendations: '/v1/recommendations',
+    };
+    const runs = {};
+    for (const [name, path] of Object.entries(endpoints)) {
+      if (!path) {
+        runs[name] = null;
+        continue;
+      }
+      const probe = await fetch(`${app.url}${path}`, { headers }).catch(() => null);
+      if (!probe || probe.status === 404) {
+        runs[name] = { missing: true, status: probe?.status ?? null };
+        continue;
+      }
+      const bytes = (await probe.arrayBuffer()).byteLength;
+      await load({ url: `${app.url}${path}`, connections: CONNECTIONS, durationS: 1, headers });
+      const run = await load({ url: `${app.url}${path}`, connections: CONNECTIONS, durationS, headers });
+      runs[name] = { ...run, bytes, status: probe.status };
+      log(`dashboard ${name}: p95 ${run.p95Ms} ms, ${run.reqPerSec} req/s, ${bytes} B, errors ${run.errors}`);
+    }
+    const measured = Object.entries(runs).filter(([, r]) => r && !r.missing);
+    const worst = measured.sort(([, a], [, b]) => b.p95Ms - a.p95Ms)[0];
+    const missing = Object.entries(runs).filter(([, r]) => !r || r.missing).map(([k]) => k);
+    return scenarioResult({
+      value: worst?.[1].p95Ms ?? null,
+      unit: 'ms p95 (slowest endpoint)',
+      baseline: null,
+      p50Ms: worst?.[1].p50Ms ?? null,
+      p99Ms: worst?.[1].p99Ms ?? null,
+      targetMet: measured.every(([, r]) => r.p95Ms < 100 && r.errors === 0) && missing.length === 0,
+      notes:
+        `${label} events, ${CONNECTIONS} connections x ${durationS} s per endpoint; slowest: ${worst?.[0]}. ` +
+        measured.map(([k, r]) => `${k}: p95 ${r.p95Ms} ms`).join('; ') +
+        (missing.length ? `. Missing: ${missing.join(', ')}` : '') +
+        '. No baseline ratio (absolute target). Target: every endpoint p95 < 100 ms.',
+      details: runs,
+    });
+  });
+}
