@@ -18,7 +18,7 @@ export class StatsQueries {
    * over) are summed from the hourly rollups.
    */
   async findUsage(projectId: string, range: StatsRange, tool?: string): Promise<UsageRow[]> {
-    if (range.bucket === 'hour') return this.findHourlyUsage(projectId, [range], tool);
+    if (range.bucket === 'hour') return this.findHourlyUsage(projectId, [range], 'hour', tool);
     const days = await this.prisma.dailyToolStat.findMany({
       where: { projectId, tool, day: { gte: range.from, lt: range.to } },
       select: { tool: true, day: true, calls: true, errors: true, latencyBuckets: true, errorsByCategory: true, computedAt: true },
@@ -34,36 +34,68 @@ export class StatsQueries {
       errorsByCategory: (d.errorsByCategory ?? {}) as Record<string, number>,
     }));
     const gaps = uncoveredIntervals(range, covered);
-    return gaps.length > 0 ? rows.concat(await this.findHourlyUsage(projectId, gaps, tool)) : rows;
+    return gaps.length > 0 ? rows.concat(await this.findHourlyUsage(projectId, gaps, 'day', tool)) : rows;
   }
 
-  private async findHourlyUsage(projectId: string, intervals: ReadonlyArray<{ from: Date; to: Date }>, tool?: string): Promise<UsageRow[]> {
-    const hourIn = intervals.map((i) => ({ hour: { gte: i.from, lt: i.to } }));
-    const [hours, errors] = await Promise.all([
-      this.prisma.hourlyRollup.findMany({
-        where: { projectId, tool, OR: hourIn },
-        select: { tool: true, hour: true, calls: true, errors: true, latencyBuckets: true },
-      }),
-      this.prisma.hourlyErrorRollup.findMany({
-        where: { projectId, tool, OR: hourIn },
-        select: { tool: true, hour: true, category: true, count: true },
-      }),
+  /**
+   * Sums hourly rollups per tool and hour or day in SQL: a month of a busy project is tens of thousands of hourly rows,
+   * and folding them here (latency histograms element by element) keeps what crosses the wire to tools x buckets.
+   */
+  private async findHourlyUsage(
+    projectId: string,
+    intervals: ReadonlyArray<{ from: Date; to: Date }>,
+    unit: 'hour' | 'day',
+    tool?: string,
+  ): Promise<UsageRow[]> {
+    const froms = intervals.map((i) => i.from.toISOString());
+    const tos = intervals.map((i) => i.to.toISOString());
+    const [usage, errors] = await Promise.all([
+      this.prisma.$queryRawUnsafe<Array<{ tool: string; start: Date; calls: number; errors: number; latency_buckets: number[] | null }>>(
+        HOURLY_USAGE_SQL, projectId, tool ?? null, froms, tos, unit,
+      ),
+      this.prisma.$queryRawUnsafe<Array<{ tool: string; start: Date; category: string; count: number }>>(
+        HOURLY_ERRORS_SQL, projectId, tool ?? null, froms, tos, unit,
+      ),
     ]);
     const byKey = new Map<string, UsageRow & { errorsByCategory: Record<string, number> }>();
-    for (const h of hours) {
-      byKey.set(`${h.tool}\u0000${h.hour.getTime()}`, {
-        tool: h.tool,
-        start: h.hour,
-        calls: h.calls,
-        errors: h.errors,
-        latencyBuckets: h.latencyBuckets,
+    for (const row of usage) {
+      byKey.set(`${row.tool}\u0000${row.start.getTime()}`, {
+        tool: row.tool,
+        start: row.start,
+        calls: row.calls,
+        errors: row.errors,
+        latencyBuckets: row.latency_buckets ?? [],
         errorsByCategory: {},
       });
     }
     for (const e of errors) {
-      const row = byKey.get(`${e.tool}\u0000${e.hour.getTime()}`);
+      const row = byKey.get(`${e.tool}\u0000${e.start.getTime()}`);
       if (row) row.errorsByCategory[e.category] = (row.errorsByCategory[e.category] ?? 0) + e.count;
     }
     return [...byKey.values()];
   }
 }
+
+// $1 project, $2 tool or null, $3/$4 interval bounds, $5 'hour' | 'day'. Uses the (project_id, hour) index.
+const IN_INTERVALS = `
+  project_id = $1::uuid AND ($2::text IS NULL OR tool = $2)
+  AND hour >= (SELECT min(f) FROM unnest($3::timestamptz[]) f) AND hour < (SELECT max(t) FROM unnest($4::timestamptz[]) t)
+  AND EXISTS (SELECT 1 FROM unnest($3::timestamptz[], $4::timestamptz[]) i(f, t) WHERE hour >= i.f AND hour < i.t)`;
+
+const HOURLY_USAGE_SQL = `
+WITH h AS (
+  SELECT tool, date_trunc($5, hour, 'UTC') AS start, calls, errors, latency_buckets FROM hourly_rollups WHERE ${IN_INTERVALS}
+), totals AS (
+  SELECT tool, start, sum(calls)::int AS calls, sum(errors)::int AS errors FROM h GROUP BY tool, start
+), buckets AS (
+  SELECT tool, start, array_agg(total ORDER BY n) AS latency_buckets
+  FROM (SELECT h.tool, h.start, b.n, sum(b.count)::int AS total
+        FROM h, unnest(h.latency_buckets) WITH ORDINALITY AS b(count, n) GROUP BY h.tool, h.start, b.n) per_bucket
+  GROUP BY tool, start
+)
+SELECT t.tool, t.start, t.calls, t.errors, b.latency_buckets FROM totals t LEFT JOIN buckets b USING (tool, start)`;
+
+const HOURLY_ERRORS_SQL = `
+SELECT tool, date_trunc($5, hour, 'UTC') AS start, category, sum(count)::int AS count
+FROM hourly_error_rollups WHERE ${IN_INTERVALS}
+GROUP BY 1, 2, 3`;
