@@ -8,11 +8,7 @@ describe('POST /v1/events', () => {
   });
   afterAll(() => t.close());
 
-  const storedEvent = (id: string) =>
-    eventually(async () => {
-      const response = await t.request('GET', `/v1/events/${encodeURIComponent(id)}`);
-      return response.status === 200 ? response.body : undefined;
-    });
+  const storedEvent = (id: string) => t.storedEvent(id);
 
   describe('authentication', () => {
     it('answers 401 with an error body when the key is missing', async () => {

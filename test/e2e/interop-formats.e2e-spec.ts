@@ -8,11 +8,7 @@ describe('POST /v1/events with provider-native shapes', () => {
   });
   afterAll(() => t.close());
 
-  const storedEvent = (id: string) =>
-    eventually(async () => {
-      const response = await t.request('GET', `/v1/events/${encodeURIComponent(id)}`);
-      return response.status === 200 && (response.body.status === 'success' || response.body.category) ? response.body : undefined;
-    });
+  const storedEvent = (id: string) => t.storedEvent(id);
 
   it('stores an OpenAI tool call with its result, arguments parsed from the JSON string', async () => {
     const response = await t.request('POST', '/v1/events', {

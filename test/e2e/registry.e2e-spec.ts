@@ -463,10 +463,7 @@ describe('tool registry', () => {
       await put('prime_factors', primeFactors);
       const event = anErrorEvent('Tool execution failed', { tool: 'prime_factors', arguments: { numbers: [12, 15] } });
       expect((await t.request('POST', '/v1/events', { body: event })).status).toBe(202);
-      const stored = await eventually(async () => {
-        const response = await t.request('GET', `/v1/events/${event.id}`);
-        return response.status === 200 ? response.body : undefined;
-      });
+      const stored = await t.storedEvent(event.id as string);
       expect(stored).toMatchObject({
         category: 'argument_mismatch',
         subtype: 'unknown_argument',

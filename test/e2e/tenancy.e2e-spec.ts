@@ -35,10 +35,7 @@ describe('tenancy and secrets', () => {
   it('redacts secret-looking argument values server-side before storage', async () => {
     const event = anErrorEvent('Unauthorized', { tool: 'login', arguments: { user: 'bob', password: 'hunter2', max_tokens: 100 } });
     await t.request('POST', '/v1/events', { body: event });
-    const stored = await eventually(async () => {
-      const response = await t.request('GET', `/v1/events/${event.id}`);
-      return response.status === 200 ? response.body : undefined;
-    });
+    const stored = await t.storedEvent(event.id as string);
     expect(stored.arguments).toEqual({ user: 'bob', password: '[REDACTED]', max_tokens: 100 });
     const { rows } = await t.db.sql.query(`SELECT count(*)::int AS n FROM events WHERE arguments::text LIKE '%hunter2%'`);
     expect(rows[0].n).toBe(0);

@@ -17,6 +17,8 @@ export interface TestApp {
   projectId: string;
   request(method: string, path: string, options?: { body?: unknown; rawBody?: string; headers?: Record<string, string>; key?: string | null }): Promise<TestResponse>;
   createProject(name: string): Promise<{ projectId: string; apiKey: string }>;
+  /** The stored event with this id, once the worker has stored (and categorized) it. */
+  storedEvent(id: string): Promise<any>;
   close(): Promise<void>;
 }
 
@@ -90,6 +92,11 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     projectId: project.projectId,
     request,
     createProject: (name) => projects.createProject(name),
+    storedEvent: (id) =>
+      eventually(async () => {
+        const response = await request('GET', `/v1/events/${encodeURIComponent(id)}`);
+        return response.status === 200 ? response.body : undefined;
+      }),
     async close() {
       await app.close();
       if (!sharing) await db.drop();
