@@ -1,6 +1,7 @@
 import 'reflect-metadata';
-import { Redis } from 'ioredis';
 import { loadConfig } from './config/config';
+import { createRootLogger } from './infra/logging/logger';
+import { RedisBroadcast } from './infra/redis/redis-broadcast';
 import { revocationChannelName } from './tenancy/api-key-revocations.channel';
 import { hashApiKey } from './tenancy/api-key';
 import { PrismaService } from './infra/prisma/prisma.service';
@@ -51,15 +52,11 @@ async function main(argv: string[]): Promise<number> {
 
 /** Running replicas trust verified keys from memory; tell them to forget this one now. */
 async function announceRevocation(redisUrl: string, queuePrefix: string, keyHash: string) {
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy: () => null });
-  redis.on('error', () => undefined);
-  try {
-    await redis.publish(revocationChannelName(queuePrefix), keyHash);
-  } catch {
+  const broadcast = new RedisBroadcast(redisUrl, revocationChannelName(queuePrefix), createRootLogger('silent'));
+  if (!(await broadcast.publish(keyHash))) {
     console.error('warning: Redis unreachable; running replicas refuse the key once their cache expires (AUTH_CACHE_TTL_MS)');
-  } finally {
-    redis.disconnect();
   }
+  broadcast.close();
 }
 
 main(process.argv.slice(2)).then((code) => process.exit(code));

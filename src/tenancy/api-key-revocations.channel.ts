@@ -1,10 +1,9 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { Redis } from 'ioredis';
 import { Logger } from 'pino';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { ROOT_LOGGER } from '../infra/logging/logging.module';
-import { createProducerConnection, createWorkerConnection } from '../infra/redis/redis-connections';
+import { RedisBroadcast } from '../infra/redis/redis-broadcast';
 
 /** The Redis channel on which revocations are announced; the CLI publishes on it too. */
 export function revocationChannelName(queuePrefix: string): string {
@@ -17,18 +16,15 @@ export function revocationChannelName(queuePrefix: string): string {
  */
 @Injectable()
 export class ApiKeyRevocationsChannel implements OnApplicationBootstrap, OnModuleDestroy {
-  private subscriber?: Redis;
-  private publisher?: Redis;
   private readonly listeners = new Set<(keyHash: string | null) => void>();
-  private readonly logger: Logger;
-  private readonly channel: string;
+  private readonly broadcast: RedisBroadcast;
 
-  constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(ROOT_LOGGER) rootLogger: Logger,
-  ) {
-    this.logger = rootLogger.child({ context: 'api-key-revocations' });
-    this.channel = revocationChannelName(config.queuePrefix);
+  constructor(@Inject(APP_CONFIG) config: AppConfig, @Inject(ROOT_LOGGER) rootLogger: Logger) {
+    this.broadcast = new RedisBroadcast(
+      config.redisUrl,
+      revocationChannelName(config.queuePrefix),
+      rootLogger.child({ context: 'api-key-revocations' }),
+    );
   }
 
   /** `keyHash` null means: forget every cached key. */
@@ -37,25 +33,13 @@ export class ApiKeyRevocationsChannel implements OnApplicationBootstrap, OnModul
   }
 
   onApplicationBootstrap() {
-    // opened now: a producer connection refuses commands until it is connected
-    this.publisher = createProducerConnection(this.config.redisUrl).on('error', () => undefined);
-    const subscriber = createWorkerConnection(this.config.redisUrl);
-    this.subscriber = subscriber;
-    subscriber.on('error', () => undefined);
-    subscriber.on('ready', () => this.notify(null));
-    subscriber.on('close', () => this.notify(null));
-    subscriber.on('message', (_, keyHash: string) => this.notify(keyHash));
-    subscriber.subscribe(this.channel).catch((error) => this.logger.warn({ err: error.message }, 'cannot subscribe'));
+    return this.broadcast.subscribe({ onMessage: (keyHash) => this.notify(keyHash), onMaybeMissed: () => this.notify(null) });
   }
 
+  /** If Redis misses it, other replicas forget the key within the cache TTL. */
   async publish(keyHash: string): Promise<void> {
     this.notify(keyHash);
-    try {
-      if (!this.publisher) throw new Error('not started');
-      await this.publisher.publish(this.channel, keyHash);
-    } catch (error) {
-      this.logger.warn({ err: (error as Error).message }, 'could not announce a revocation; other replicas forget the key within the cache TTL');
-    }
+    await this.broadcast.publish(keyHash);
   }
 
   private notify(keyHash: string | null) {
@@ -63,7 +47,6 @@ export class ApiKeyRevocationsChannel implements OnApplicationBootstrap, OnModul
   }
 
   onModuleDestroy() {
-    this.subscriber?.disconnect();
-    this.publisher?.disconnect();
+    this.broadcast.close();
   }
 }

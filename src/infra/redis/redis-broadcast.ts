@@ -1,0 +1,78 @@
+import { Redis } from 'ioredis';
+import { Logger } from 'pino';
+import { createProducerConnection, createWorkerConnection } from './redis-connections';
+
+const SUBSCRIBE_TIMEOUT_MS = 3000;
+
+export interface BroadcastHandlers {
+  onMessage(message: string): void;
+  /**
+   * The subscription dropped or came back: whatever was published meanwhile is lost, so anything kept in step with the
+   * channel must be forgotten.
+   */
+  onMaybeMissed(): void;
+}
+
+/**
+ * One Redis pub/sub channel shared by every replica. Connections open on first use, so a process that never publishes
+ * or subscribes holds none.
+ */
+export class RedisBroadcast {
+  private publisher: Redis | null = null;
+  private subscriber: Redis | null = null;
+
+  constructor(
+    private readonly redisUrl: string,
+    readonly channel: string,
+    private readonly logger: Logger,
+  ) {}
+
+  /** False when Redis could not take the message (the caller decides what that costs). */
+  async publish(message: string): Promise<boolean> {
+    try {
+      // the first publish waits for the connection to open; one retry still fails fast when Redis is gone
+      this.publisher ??= createProducerConnection(this.redisUrl, { enableOfflineQueue: true }).on('error', () => undefined);
+      await this.publisher.publish(this.channel, message);
+      return true;
+    } catch (error) {
+      this.logger.warn({ err: (error as Error).message, channel: this.channel }, 'could not publish');
+      return false;
+    }
+  }
+
+  /** Resolves once Redis confirms the subscription, or after a timeout (logged; a later connect then reports missed). */
+  async subscribe(handlers: BroadcastHandlers): Promise<void> {
+    if (this.subscriber) throw new Error(`already subscribed to ${this.channel}`);
+    const subscriber = createWorkerConnection(this.redisUrl);
+    this.subscriber = subscriber;
+    subscriber.on('error', () => undefined);
+    let hasBeenReady = false;
+    subscriber.on('ready', () => {
+      // ioredis resubscribes after a reconnect, but not what was published in between
+      if (hasBeenReady) handlers.onMaybeMissed();
+      hasBeenReady = true;
+    });
+    subscriber.on('close', () => {
+      if (hasBeenReady) handlers.onMaybeMissed();
+    });
+    subscriber.on('message', (channel: string, message: string) => {
+      if (channel === this.channel) handlers.onMessage(message);
+    });
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        subscriber.subscribe(this.channel),
+        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('timed out')), SUBSCRIBE_TIMEOUT_MS))),
+      ]);
+    } catch (error) {
+      this.logger.warn({ err: (error as Error).message, channel: this.channel }, 'subscription not confirmed yet');
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  close() {
+    this.publisher?.disconnect();
+    this.subscriber?.disconnect();
+  }
+}
