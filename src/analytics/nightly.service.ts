@@ -133,8 +133,12 @@ export class NightlyService {
     return false;
   }
 
-  /** Keeps an applied warning's evidence current; the registry makes a new version only when its text changes. */
+  /**
+   * Keeps an applied warning's evidence current; the registry makes a new version only when its text changes. A text
+   * that now needs a human's review (new evidence brought odd names or values) does not replace the applied one.
+   */
   private async refreshWarning(projectId: string, recommendation: StoredRecommendation) {
+    if (requiresReview(recommendation)) return;
     await this.registry.applyAutoWarning(projectId, recommendation.tool, toWarning(recommendation));
   }
 
@@ -170,10 +174,16 @@ function isEligible(recommendation: StoredRecommendation, policy: ProjectPolicyV
   const evidence = recommendation.evidence as { count?: number; share?: number };
   return (
     policy.autoApply &&
+    !requiresReview(recommendation) &&
     policy.autoApplyKinds.includes(recommendation.kind) &&
     (evidence.count ?? 0) >= policy.minOccurrences &&
     (evidence.share ?? 0) >= policy.minShare
   );
+}
+
+/** Text built from event data that is not plain (see untrusted-text) waits for a human: never applied automatically. */
+function requiresReview(recommendation: StoredRecommendation): boolean {
+  return typeof recommendation.evidence.requiresReview === 'string';
 }
 
 function toWarning(recommendation: StoredRecommendation) {

@@ -3,6 +3,8 @@
  * well, each with the evidence behind it. Pure: data in, drafts out.
  */
 
+import { quoteValue, UntrustedFragments } from './untrusted-text';
+
 export const RECOMMENDATION_KINDS = [
   'wrong_argument_name',
   'missing_argument',
@@ -99,7 +101,8 @@ export function deriveRecommendations(input: ToolEvidence): RecommendationDraft[
 
   const drafts: RecommendationDraft[] = [];
   for (const [evidenceKey, bucket] of buckets) {
-    const rendered = render(bucket.kind, bucket.path, bucket.groups, input);
+    const fragments = new UntrustedFragments();
+    const rendered = render(bucket.kind, bucket.path, bucket.groups, input, fragments);
     if (!rendered) continue;
     drafts.push({
       tool: input.tool,
@@ -107,7 +110,7 @@ export function deriveRecommendations(input: ToolEvidence): RecommendationDraft[
       evidenceKey,
       text: rendered.text,
       confidence: confidenceOf(sum(bucket.groups), totalErrors, rendered.confidenceBoost ?? 1),
-      evidence: { ...evidenceOf(bucket.groups, totalErrors), ...rendered.details },
+      evidence: { ...evidenceOf(bucket.groups, totalErrors), ...rendered.details, ...reviewMark(fragments) },
     });
   }
   const review = reviewDescription(input, drafts.length, totalErrors);
@@ -152,34 +155,37 @@ interface Rendered {
   confidenceBoost?: number;
 }
 
-function render(kind: RecommendationKind, path: string, groups: GroupEvidence[], input: ToolEvidence): Rendered | null {
-  const name = argumentName(path);
+function render(kind: RecommendationKind, path: string, groups: GroupEvidence[], input: ToolEvidence, text: UntrustedFragments): Rendered | null {
+  const rawName = argumentName(path);
+  const name = text.name('argument name', rawName);
   const property = propertyOf(input.schema, path);
   switch (kind) {
     case 'wrong_argument_name': {
       const intended = mostCommon(groups.flatMap((g) => (g.intendedArgument ? [g.intendedArgument] : [])));
       const arrays = groups.reduce((n, g) => n + g.arrayForScalarCount, 0);
-      if (!intended) return { text: `Do not pass '${name}'; it is not a parameter of this tool.` };
-      const intendedType = typeLabel(propertyOf(input.schema, `/${intended}`));
-      const text =
+      const details = { wrongArgument: rawName, intendedArgument: intended ?? null, arrayForScalarCount: arrays };
+      if (!intended) return { text: `Do not pass ${name}; it is not a parameter of this tool.`, details };
+      const intendedName = text.name('intended argument name', intended);
+      const intendedType = typeLabel(propertyOf(input.schema, `/${escapePointer(intended)}`));
+      const sentence =
         arrays > 0
-          ? `Do not pass '${name}'. The parameter is '${intended}' (one ${intendedType ?? 'value'}); call this tool once per ${intendedType ? intended : 'value'}.`
-          : `Do not pass '${name}'. The parameter is '${intended}'.`;
-      return { text, details: { wrongArgument: name, intendedArgument: intended, arrayForScalarCount: arrays } };
+          ? `Do not pass ${name}. The parameter is ${intendedName} (one ${intendedType ?? 'value'}); call this tool once per ${intendedType ? intended : 'value'}.`
+          : `Do not pass ${name}. The parameter is ${intendedName}.`;
+      return { text: sentence, details };
     }
     case 'missing_argument': {
       const type = typeLabel(property);
-      return { text: `Always pass '${name}'${type ? ` (${withArticle(type)})` : ''}.` };
+      return { text: `Always pass ${name}${type ? ` (${withArticle(type)})` : ''}.` };
     }
     case 'type_mismatch': {
       const expected = typeLabel(property);
       const seen = mostCommon(sampleValues(groups, path, input).map(jsonTypeOf));
       if (!expected) return null;
       const arrays = seen === 'array' && expected !== 'array';
-      const text = arrays
-        ? `'${name}' must be ${withArticle(`single ${expected}`)}, not an array; call this tool once per value.`
-        : `'${name}' must be ${withArticle(expected)}${seen && seen !== expected ? `, not ${withArticle(seen)}` : ''}.`;
-      return { text, details: { expectedType: expected, seenType: seen ?? null } };
+      const sentence = arrays
+        ? `${name} must be ${withArticle(`single ${expected}`)}, not an array; call this tool once per value.`
+        : `${name} must be ${withArticle(expected)}${seen && seen !== expected ? `, not ${withArticle(seen)}` : ''}.`;
+      return { text: sentence, details: { expectedType: expected, seenType: seen ?? null } };
     }
     case 'malformed_arguments':
       return { text: 'Pass the arguments as one valid JSON object matching the parameters.' };
@@ -187,13 +193,15 @@ function render(kind: RecommendationKind, path: string, groups: GroupEvidence[],
       const allowed = enumOf(property);
       if (!allowed) return null;
       const wrong = mostCommonValues(sampleValues(groups, path, input).filter((v) => !allowed.some((a) => a === v)), 3);
-      const text = `'${name}' must be one of ${allowed.map(quote).join(', ')}${wrong.length ? `; not ${wrong.map(quote).join(', ')}` : ''}.`;
-      return { text, details: { allowedValues: allowed, commonWrongValues: wrong } };
+      // the allowed values are the tool owner's (the registered schema); the wrong ones were sent by agents
+      const wrongText = wrong.map((value) => text.value('rejected value', value));
+      const sentence = `${name} must be one of ${allowed.map(quoteValue).join(', ')}${wrong.length ? `; not ${wrongText.join(', ')}` : ''}.`;
+      return { text: sentence, details: { allowedValues: allowed, commonWrongValues: wrong } };
     }
     case 'declared_limit': {
       const above = groups.some((g) => g.subtype === 'above_maximum');
       const limit = declaredLimit(input.schema, path, above ? 'max' : 'min')!;
-      return { text: `'${name}' must be ${above ? 'at most' : 'at least'} ${limit.text}.`, details: { limit: limit.value } };
+      return { text: `${name} must be ${above ? 'at most' : 'at least'} ${limit.text}.`, details: { limit: limit.value } };
     }
     case 'learned_limit':
       return renderLearnedLimit(name, path, groups, input);
@@ -216,15 +224,15 @@ function renderLearnedLimit(name: string, path: string, groups: GroupEvidence[],
     const largestFailed = Math.max(...failedValues);
     if (range && range.minValue <= largestFailed) return null;
     const text = range
-      ? `'${name}' below ${formatNumber(range.minValue)} fails (${reason}).`
-      : `'${name}' of ${formatNumber(largestFailed)} or less fails (${reason}).`;
+      ? `${name} below ${formatNumber(range.minValue)} fails (${reason}).`
+      : `${name} of ${formatNumber(largestFailed)} or less fails (${reason}).`;
     return { text, details: { smallestSucceeded: range?.minValue ?? null, largestFailed }, confidenceBoost: range ? 1 : 0.8 };
   }
   const smallestFailed = Math.min(...failedValues);
   if (range && range.maxValue >= smallestFailed) return null;
   const text = range
-    ? `'${name}' above ${formatNumber(range.maxValue)} fails (${reason}).`
-    : `'${name}' of ${formatNumber(smallestFailed)} or more fails (${reason}).`;
+    ? `${name} above ${formatNumber(range.maxValue)} fails (${reason}).`
+    : `${name} of ${formatNumber(smallestFailed)} or more fails (${reason}).`;
   return { text, details: { largestSucceeded: range?.maxValue ?? null, smallestFailed }, confidenceBoost: range ? 1 : 0.8 };
 }
 
@@ -235,6 +243,8 @@ function reviewDescription(input: ToolEvidence, specificCount: number, totalErro
   const isFalling = stats.prev7SuccessRate !== null && stats.prev7SuccessRate - stats.successRate >= FALLING_SUCCESS_RATE;
   if (!isLow && !isFalling) return null;
   const top = [...input.groups].sort((a, b) => b.count - a.count).slice(0, 3);
+  const fragments = new UntrustedFragments();
+  if (top.length > 0) fragments.freeText('the error messages quoted');
   const trend = isFalling ? ` (down from ${percent(stats.prev7SuccessRate!)} over the previous 7 days)` : '';
   const causes = top.length ? ` Top errors: ${top.map((g) => `${g.category} "${g.messageTemplate.slice(0, 80)}" (${g.count})`).join('; ')}.` : '';
   return {
@@ -249,8 +259,15 @@ function reviewDescription(input: ToolEvidence, specificCount: number, totalErro
       prev7SuccessRate: stats.prev7SuccessRate,
       calls: stats.calls,
       topErrorGroupIds: top.map((g) => g.id),
+      ...reviewMark(fragments),
     },
   };
+}
+
+/** `requiresReview` in the evidence keeps a recommendation from being applied without a human (see untrusted-text). */
+function reviewMark(fragments: UntrustedFragments): { requiresReview?: string } {
+  const reason = fragments.reviewReason();
+  return reason ? { requiresReview: reason } : {};
 }
 
 function evidenceOf(groups: GroupEvidence[], totalErrors: number): RecommendationDraft['evidence'] {
@@ -292,7 +309,7 @@ function sampleValues(groups: GroupEvidence[], path: string, input: ToolEvidence
   const values: unknown[] = [];
   for (const id of groups.flatMap((g) => g.sampleEventIds)) {
     const args = input.sampleArguments.get(id);
-    if (args !== null && typeof args === 'object' && !Array.isArray(args) && name in args) {
+    if (args !== null && typeof args === 'object' && !Array.isArray(args) && Object.hasOwn(args, name)) {
       values.push((args as Record<string, unknown>)[name]);
     }
   }
@@ -302,7 +319,9 @@ function sampleValues(groups: GroupEvidence[], path: string, input: ToolEvidence
 function propertyOf(schema: Record<string, unknown> | null, path: string): Record<string, unknown> | null {
   const properties = schema?.properties;
   if (!properties || typeof properties !== 'object') return null;
-  const property = (properties as Record<string, unknown>)[argumentName(path)];
+  const name = argumentName(path);
+  // own properties only: an argument named `constructor` or `__proto__` must not find Object.prototype's
+  const property = Object.hasOwn(properties, name) ? (properties as Record<string, unknown>)[name] : undefined;
   return property && typeof property === 'object' ? (property as Record<string, unknown>) : null;
 }
 
@@ -367,10 +386,6 @@ function mostCommonValues<T>(values: T[], limit: number): T[] {
     counts.set(key, entry);
   }
   return [...counts.values()].sort((a, b) => b.count - a.count).slice(0, limit).map((e) => e.value);
-}
-
-function quote(value: unknown): string {
-  return typeof value === 'string' ? `'${value}'` : JSON.stringify(value);
 }
 
 export function formatNumber(value: number): string {
