@@ -212,6 +212,14 @@ describe('diagnose', () => {
     expect(diagnosis).toMatchObject({ category: 'out_of_range', subtype: 'above_maximum', argumentPath: '/n', offendingValue: 25 });
   });
 
+  it.each([
+    ["Error: 1 validation error for square\nn\n  Field required [type=missing]\n \n\t\n Please fix your mistakes.", '/n'],
+    ["Error invoking tool 'square' with kwargs {} with error:\n n: Field required\n\n\n Please fix the error and try again  ", '/n'],
+  ])('peels a closing LangGraph sentence after blank lines: %j', (message, argumentPath) => {
+    const diagnosis = diagnose({ tool: 'square', arguments: {}, error: failed(message) });
+    expect(diagnosis).toMatchObject({ category: 'argument_mismatch', subtype: 'missing_argument', argumentPath });
+  });
+
   it('names the parameter of a .NET ArgumentNullException as the missing argument', () => {
     const diagnosis = diagnose({ tool: 'send', arguments: {}, error: failed("Value cannot be null. (Parameter 'recipient')", 'ArgumentNullException') });
     expect(diagnosis).toMatchObject({ subtype: 'missing_argument', argumentPath: '/recipient' });

@@ -78,13 +78,13 @@ function unwrapOnce(text: string, typeNames: Set<string>): Unwrapped | null {
   // LangGraph TOOL_INVOCATION_ERROR_TEMPLATE / TOOL_EXECUTION_ERROR_TEMPLATE, also LangChain JS ToolInvocationError.
   const langgraph = /^Error (?:invoking|executing) tool '([^'\n]{0,200})' with kwargs ([^\n]{0,4000}?) with error:\s?\n?([\s\S]*)$/.exec(text);
   if (langgraph) {
-    const body = langgraph[3].replace(/\n?\s*Please fix the error and try again\.?\s*$/, '');
+    const body = withoutClosingSentence(langgraph[3], 'Please fix the error and try again') ?? langgraph[3];
     const kwargs = parseJsonOrPythonLiteral(langgraph[2]);
     return { text: body, printedArguments: kwargs.ok ? kwargs.value : undefined, hasLocLines: true };
   }
   // LangGraph TOOL_CALL_ERROR_TEMPLATE and the JS ToolNode fallback: "Error: <e>\n Please fix your mistakes."
-  const fixMistakes = /^(?:Error: )?([\s\S]*?)\n?\s*Please fix your mistakes\.?\s*$/.exec(text);
-  if (fixMistakes) return { text: fixMistakes[1] };
+  const fixMistakes = withoutClosingSentence(text, 'Please fix your mistakes');
+  if (fixMistakes !== null) return { text: fixMistakes.replace(/^Error: /, '') };
   // MCP Python FastMCP: "Error executing tool <name>: <e>"; MCP TypeScript SDK input validation wrapper.
   const fastMcp = /^Error executing tool [\w.\-]{1,128}: ([\s\S]*)$/.exec(text);
   if (fastMcp) return { text: fastMcp[1], hasLocLines: true };
@@ -117,6 +117,17 @@ function unwrapOnce(text: string, typeNames: Set<string>): Unwrapped | null {
   return null;
 }
 
+/**
+ * The text before a fixed closing sentence (an optional final period, white space around it), or null when the text
+ * does not end with it. A regex like /\s*Sentence$/ retries from every offset of a long run of blanks: quadratic.
+ */
+function withoutClosingSentence(text: string, sentence: string): string | null {
+  let end = text.trimEnd();
+  if (end.endsWith('.')) end = end.slice(0, -1);
+  if (!end.endsWith(sentence)) return null;
+  return end.slice(0, end.length - sentence.length).trimEnd();
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Exception names, stack frames
 
@@ -137,7 +148,8 @@ function lastDottedSegment(name: string): string {
 
 /** Drops Python and Java/.NET stack frames: their file and function names would otherwise match rule words. */
 function withoutStackFrames(text: string): string {
-  if (!/^\s+(?:File "|at )|^Traceback \(most recent call last\)/m.test(text)) return text;
+  // [ \t] rather than \s: with the m flag, \s+ would run across every following newline from each line start
+  if (!/^[ \t]+(?:File "|at )|^Traceback \(most recent call last\)/m.test(text)) return text;
   const lines = text.split('\n');
   const kept: string[] = [];
   for (let index = 0; index < lines.length; index++) {
