@@ -157,7 +157,7 @@ class ReporterTest(unittest.TestCase):
         reporter.report(
             an_event(
                 status="error",
-                arguments={"city": "Paris", "api_key": "sk-live-123", "auth": {"password": "hunter2"}, "max_tokens": 5},
+                arguments={"city": "Paris", "api_key": "sk-live-123", "login": {"password": "hunter2"}, "max_tokens": 5},
                 error={"message": "login failed for password=hunter2"},
                 metadata={"token": "abc"},
             )
@@ -167,7 +167,7 @@ class ReporterTest(unittest.TestCase):
         first, second = self.api.events()
         self.assertEqual(
             first["arguments"],
-            {"city": "Paris", "api_key": "[REDACTED]", "auth": {"password": "[REDACTED]"}, "max_tokens": 5},
+            {"city": "Paris", "api_key": "[REDACTED]", "login": {"password": "[REDACTED]"}, "max_tokens": 5},
         )
         self.assertEqual(first["error"]["message"], "login failed for password=[REDACTED]")
         self.assertEqual(first["metadata"], {"token": "[REDACTED]"})

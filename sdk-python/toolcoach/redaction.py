@@ -7,20 +7,23 @@ from typing import Any
 
 REDACTED = "[REDACTED]"
 
-# The same rules as the server (src/ingest/secret-redaction.ts), so a value looks the same whichever side redacted it.
+# The same rules as the server (src/ingest/secret-redaction.ts) and the TypeScript SDK, checked by all three against
+# test/fixtures/redaction-cases.json, so a value looks the same whichever side redacted it. Keys are compared
+# lower-cased without "-", "_" and blanks.
 _SECRET_KEY = re.compile(
-    r"pass(word|wd|phrase)?$|secret|token|api[-_ ]?key|access[-_ ]?key|private[-_ ]?key|authorization|credential|cookie",
-    re.IGNORECASE,
+    r"password|passwd|passphrase|secret|token|apikey|accesskey|privatekey|authorization|credential|cookie"
+    r"|(?:auth|pwd)$|^pass$"
 )
+_KEY_SEPARATORS = re.compile(r"[-_\s]")
 _SECRET_IN_TEXT = re.compile(
     r"((?:pass(?:word|wd|phrase)?|secret|token|api[-_ ]?key|access[-_ ]?key|private[-_ ]?key|authorization|credentials?"
-    r"|cookie)[\"']?\s*[:=]\s*[\"']?)([^\"',}&\s]{1,4096})",
+    r"|cookie)[\"']?\s*[:=]\s*[\"']?(?:(?:Bearer|Basic|Token)[ \t]+)?)([^\"',}&\s]{1,4096})",
     re.IGNORECASE,
 )
 
 
 def is_secret_key(key: str) -> bool:
-    return bool(_SECRET_KEY.search(key))
+    return bool(_SECRET_KEY.search(_KEY_SEPARATORS.sub("", key.lower())))
 
 
 def redact_secrets(value: Any) -> Any:

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventBuffer } from './event-buffer';
 import { Logger, OnceLogger } from './logger';
-import { redactSecrets, SecretKeyMatcher } from './redaction';
+import { redactSecrets, redactSecretsInText, SecretKeyMatcher } from './redaction';
 import { ClientInfo, ToolEvent } from './wire';
 
 /** The server takes at most 1000 events and 1 MB per request; we stay under both with some room. */
@@ -251,12 +251,16 @@ export class Reporter {
     try {
       const { event } = item;
       const wire: ToolEvent = { ...event, id: item.id, occurredAt: event.occurredAt ?? new Date(item.occurredAtMs).toISOString() };
-      if (wire.arguments !== undefined) {
-        wire.arguments = boundValue(this.options.isSecretKey ? redactSecrets(wire.arguments, this.options.isSecretKey) : wire.arguments);
+      const redact = this.redactor();
+      if (wire.arguments !== undefined) wire.arguments = boundValue(redact(wire.arguments));
+      if (wire.result !== undefined) wire.result = boundValue(redact(wire.result));
+      if (wire.error) {
+        const { message, stack } = wire.error;
+        wire.error = { ...wire.error, message: redact(message) as string, ...(stack === undefined ? {} : { stack: redact(stack) as string }) };
       }
-      if (wire.result !== undefined) wire.result = boundValue(wire.result);
+      if (wire.prompt !== undefined) wire.prompt = redact(wire.prompt) as string;
       if (wire.metadata !== undefined) {
-        const metadata = this.options.isSecretKey ? redactSecrets(wire.metadata, this.options.isSecretKey) : wire.metadata;
+        const metadata = redact(wire.metadata);
         const json = JSON.stringify(metadata);
         wire.metadata = json.length <= MAX_METADATA_BYTES ? (metadata as Record<string, unknown>) : { $truncated: true, bytes: json.length };
       }
@@ -265,6 +269,13 @@ export class Reporter {
       this.log.warn('serialize', `toolcoach: dropped an event of tool ${item.event.tool} that cannot be serialized: ${String(error)}`);
       return undefined;
     }
+  }
+
+  /** Secrets out of user data (the same fields as the Python SDK): values under secret keys, and key=value in text. */
+  private redactor(): (value: unknown) => unknown {
+    const isSecretKey = this.options.isSecretKey;
+    if (!isSecretKey) return (value) => value;
+    return (value) => (typeof value === 'string' ? redactSecretsInText(value) : redactSecrets(value, isSecretKey));
   }
 
   /** Sends one batch. Resolves to undefined when the batch is done with, or to the delay before trying it again. */

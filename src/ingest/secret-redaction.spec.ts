@@ -1,13 +1,23 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { isSecretKey, REDACTED, redactSecrets, redactSecretsInText } from './secret-redaction';
 
-describe('isSecretKey', () => {
-  it.each(['password', 'db_password', 'passwd', 'apiKey', 'api_key', 'X-Api-Key', 'authorization', 'access_token', 'refreshToken', 'client_secret', 'cookie', 'credentials', 'private_key'])(
-    'treats %s as secret',
-    (key) => expect(isSecretKey(key)).toBe(true),
-  );
+// One rule table for the server and both SDKs.
+const cases = JSON.parse(readFileSync(join(__dirname, '..', '..', 'test', 'fixtures', 'redaction-cases.json'), 'utf8')) as {
+  secretKeys: string[];
+  keptKeys: string[];
+  values: Array<{ input: unknown; output: unknown }>;
+  text: Array<{ input: string; output: string }>;
+};
 
-  it.each(['number', 'numbers', 'query', 'passenger', 'compass_heading', 'author'])('keeps %s', (key) => {
-    expect(isSecretKey(key)).toBe(false);
+describe('redaction rules shared with both SDKs', () => {
+  it.each(cases.secretKeys)('treats %j as a secret key', (key) => expect(isSecretKey(key)).toBe(true));
+  it.each(cases.keptKeys)('keeps %j', (key) => expect(isSecretKey(key)).toBe(false));
+  it.each(cases.values.map((c) => [JSON.stringify(c.input).slice(0, 60), c]))('redacts the value %s', (_label, c) => {
+    expect(redactSecrets(c.input)).toEqual(c.output);
+  });
+  it.each(cases.text.map((c) => [c.input, c.output]))('redacts the text %j', (input, output) => {
+    expect(redactSecretsInText(input)).toBe(output);
   });
 });
 
@@ -15,13 +25,13 @@ describe('redactSecrets', () => {
   it('replaces string and object values under secret keys at any depth, keeping the rest', () => {
     const redacted = redactSecrets({
       city: 'Paris',
-      auth: { password: 'hunter2', user: 'bob' },
+      login: { password: 'hunter2', user: 'bob' },
       headers: [{ Authorization: 'Bearer abc' }],
       credentials: { key: 'x' },
     });
     expect(redacted).toEqual({
       city: 'Paris',
-      auth: { password: REDACTED, user: 'bob' },
+      login: { password: REDACTED, user: 'bob' },
       headers: [{ Authorization: REDACTED }],
       credentials: REDACTED,
     });
@@ -34,11 +44,11 @@ describe('redactSecrets', () => {
   it('returns a value without secrets as it is and copies only the branch that holds one', () => {
     const clean = { city: 'Paris', tags: ['a', { n: 1 }] };
     expect(redactSecrets(clean)).toBe(clean);
-    const mixed = { keep: { n: 1 }, auth: { password: 'x' } };
+    const mixed = { keep: { n: 1 }, login: { password: 'x' } };
     const redacted = redactSecrets(mixed) as typeof mixed;
-    expect(redacted).toEqual({ keep: { n: 1 }, auth: { password: REDACTED } });
+    expect(redacted).toEqual({ keep: { n: 1 }, login: { password: REDACTED } });
     expect(redacted.keep).toBe(mixed.keep);
-    expect(mixed.auth.password).toBe('x');
+    expect(mixed.login.password).toBe('x');
   });
 
   it('does not turn a __proto__ key into a prototype', () => {

@@ -5,15 +5,17 @@
 
 export const REDACTED = '[REDACTED]';
 
-// password, passwd, secret, token, api key, access/private key, authorization, credentials, cookie
-const SECRET_KEY = /pass(word|wd|phrase)?$|secret|token|api[-_ ]?key|access[-_ ]?key|private[-_ ]?key|authorization|credential|cookie/i;
+// The rules are shared with both SDKs through test/fixtures/redaction-cases.json; change all three together.
+// Keys are compared lower-cased without '-', '_' and blanks: password, secret, token, api key, access/private key,
+// authorization, credential, cookie anywhere; auth or pwd at the end; pass alone.
+const SECRET_KEY = /password|passwd|passphrase|secret|token|apikey|accesskey|privatekey|authorization|credential|cookie|(?:auth|pwd)$|^pass$/;
 
-// in arguments the model produced as text that is not JSON: "password": "..." and password=...
+// in text (arguments the model produced that are not JSON, messages): "password": "...", password=..., Bearer ...
 const SECRET_IN_TEXT =
-  /((?:pass(?:word|wd|phrase)?|secret|token|api[-_ ]?key|access[-_ ]?key|private[-_ ]?key|authorization|credentials?|cookie)["']?\s*[:=]\s*["']?)([^"',}&\s]{1,4096})/gi;
+  /((?:pass(?:word|wd|phrase)?|secret|token|api[-_ ]?key|access[-_ ]?key|private[-_ ]?key|authorization|credentials?|cookie)["']?\s*[:=]\s*["']?(?:(?:Bearer|Basic|Token)[ \t]+)?)([^"',}&\s]{1,4096})/gi;
 
 export function isSecretKey(key: string): boolean {
-  return SECRET_KEY.test(key);
+  return SECRET_KEY.test(key.toLowerCase().replace(/[-_\s]/g, ''));
 }
 
 /**
