@@ -3,12 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { BrowserContext, Page } from 'playwright-core';
+import { reportSkip } from '../support/skip-report';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(__dirname, '..', 'artifacts');
 const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.log(`dashboard browser test skipped: ${CHROMIUM} is missing (apt-get install -y chromium)`);
+if (!hasChromium) reportSkip(`the dashboard browser test (test/e2e/dashboard.e2e-spec.ts): ${CHROMIUM} is missing (apt-get install -y chromium)`);
 
 const DAY_MS = 86_400_000;
 const today = new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS);

@@ -1,13 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { reportSkip } from '../support/skip-report';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
 
 const SDK_DIR = join(__dirname, '..', '..', 'sdk-python');
 const hasPython = spawnSync('python3', ['--version']).status === 0;
-if (!hasPython) {
-  // Visible in the test output, so a machine without Python does not pass silently.
-  console.warn('python3 not found: skipping the Python SDK tests (sdk-python/tests)');
-}
+if (!hasPython) reportSkip('the Python SDK tests (test/e2e/python-sdk.e2e-spec.ts): python3 not found');
 const describeWithPython = hasPython ? describe : describe.skip;
 
 function runPython(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
