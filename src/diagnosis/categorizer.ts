@@ -17,6 +17,7 @@ import {
   isScalarTypeList,
   requiredProperties,
 } from './schema-evidence';
+import { ownValue } from './own-value';
 
 // Evidence precedence (shared/taxonomy.md): the arguments checked against the registered schema decide first;
 // when they pass, the error message decides; with neither, the call is `unknown`.
@@ -117,7 +118,7 @@ function complete(finding: Finding, evidence: EvidenceSource, args: ParsedArgume
       if (wrongArgument) argumentPath = `/${encodePointerSegment(wrongArgument)}`;
     }
     intendedArgument = finding.intendedArgument ?? (wrongArgument ? intendedFromSchema(wrongArgument, argsObject, schema) : null);
-    const wrongValue = argsObject && wrongArgument ? argsObject[wrongArgument] : undefined;
+    const wrongValue = argsObject && wrongArgument ? ownValue(argsObject, wrongArgument) : undefined;
     if (Array.isArray(wrongValue) && intendedArgument) {
       const intendedTypes = schema ? declaredTypesOf(schema.json, intendedArgument) : [];
       arrayForScalar = intendedTypes.length > 0

@@ -3,6 +3,7 @@ import type { Subtype, ToolError } from './diagnosis.types';
 import { type Finding, selectPrimaryFinding, toPointer } from './finding';
 import { BY_VALUE, MESSAGE_RULES, type MessageRule } from './message-rules';
 import { SUBTYPE_BY_SCHEMA_KEYWORD, categoryOfSubtype } from './schema-evidence';
+import { ownValue } from './own-value';
 
 // Reads an error message the way a person would: peel off the framework's wrapper (LangGraph, MCP, LangChain),
 // read structured reports line by line (pydantic, zod, Ajv, JSON Schema validators), and otherwise match the text
@@ -234,7 +235,7 @@ function zodToFindings(
   path: string | null,
   types: readonly string[],
 ): Finding[] {
-  const subtype = ZOD_SUBTYPE_BY_CODE[code];
+  const subtype = ownValue(ZOD_SUBTYPE_BY_CODE, code);
   if (code === 'unrecognized_keys' && Array.isArray(issue.keys)) {
     return issue.keys
       .filter((key): key is string => typeof key === 'string')
@@ -284,7 +285,7 @@ function ajvLikeToFindings(
   message: string,
   types: readonly string[],
 ): Finding[] {
-  const subtype = SUBTYPE_BY_SCHEMA_KEYWORD[keyword];
+  const subtype = ownValue(SUBTYPE_BY_SCHEMA_KEYWORD, keyword);
   if (!subtype) return message ? compact([classifyClause({ text: message, path: instancePath || null }, types)]) : [];
   if (subtype === 'missing_argument' && typeof params.missingProperty === 'string') {
     return [{ category: 'argument_mismatch', subtype, argumentPath: `${instancePath}/${params.missingProperty}` }];
@@ -370,7 +371,7 @@ function pydanticToFinding(
     return { category: 'argument_mismatch', subtype: 'malformed_arguments', argumentPath: null };
   }
   const subtype: Subtype | undefined =
-    PYDANTIC_SUBTYPE_BY_TYPE[type] ?? (/_(?:type|parsing)$|^int_from_float$|^is_instance_of$|^is_subclass_of$|^finite_number$|^none_required$/.test(type) ? 'type_mismatch' : undefined);
+    ownValue(PYDANTIC_SUBTYPE_BY_TYPE, type) ?? (/_(?:type|parsing)$|^int_from_float$|^is_instance_of$|^is_subclass_of$|^finite_number$|^none_required$/.test(type) ? 'type_mismatch' : undefined);
   if (!subtype) return classifyClause({ text: message, path }, types);
   const isArray = Array.isArray(input) || (inputType !== undefined && ARRAY_INPUT_TYPES.test(inputType));
   const finding: Finding = {

@@ -1,6 +1,7 @@
 import { isPlainObject, valueAtPointer } from './argument-values';
 import type { AjvLikeError, ArgumentSchema, Subtype } from './diagnosis.types';
 import { type Finding, encodePointerSegment, selectPrimaryFinding } from './finding';
+import { ownValue } from './own-value';
 
 /** Ajv keyword -> subtype. Composite keywords (anyOf, oneOf, if, not) are absent: their leaf errors say more. */
 export const SUBTYPE_BY_SCHEMA_KEYWORD: Readonly<Record<string, Subtype>> = {
@@ -46,7 +47,7 @@ export function findSchemaEvidence(
 }
 
 function toFinding(error: AjvLikeError, args: Record<string, unknown>): Finding[] {
-  const subtype = SUBTYPE_BY_SCHEMA_KEYWORD[error.keyword];
+  const subtype = ownValue(SUBTYPE_BY_SCHEMA_KEYWORD, error.keyword);
   if (!subtype) return [];
   const instancePath = typeof error.instancePath === 'string' ? error.instancePath : '';
   const base = { category: categoryOfSubtype(subtype), subtype } as const;
@@ -116,7 +117,7 @@ export function requiredProperties(schemaJson: Record<string, unknown> | undefin
 export function declaredTypesOf(schemaJson: Record<string, unknown> | undefined | null, name: string): string[] {
   const properties = schemaJson?.properties;
   if (!isPlainObject(properties)) return [];
-  const property = properties[name];
+  const property = ownValue(properties, name);
   return isPlainObject(property) ? typesOf(property.type) : [];
 }
 

@@ -97,3 +97,25 @@ describe('hasUndeclaredArguments', () => {
     expect(hasUndeclaredArguments({ numbers: 1 }, primeFactors)).toBe(true);
   });
 });
+
+describe('parameters named like Object.prototype members', () => {
+  const inherited = compileArgumentSchema({
+    type: 'object',
+    properties: { toString: { type: 'string' }, constructor: { type: 'integer' } },
+    required: ['toString'],
+    additionalProperties: false,
+  });
+
+  it('judges toString and constructor by the arguments, not by what every object inherits', () => {
+    expect(check({ toString: 'x' }, inherited)).toEqual({ valid: true, errors: [], suggestion: null });
+    expect(check({}, inherited).errors).toEqual([
+      { category: 'argument_mismatch', subtype: 'missing_argument', path: '/toString', message: "'toString' is required" },
+    ]);
+  });
+
+  it('suggests renaming to a parameter named constructor, and never to an inherited name', () => {
+    const result = check({ toString: 'x', construtor: 3 }, inherited);
+    expect(result.suggestion).toEqual({ toString: 'x', constructor: 3 });
+    expect(Object.getPrototypeOf(result.suggestion)).toBe(Object.prototype);
+  });
+});

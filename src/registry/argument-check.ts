@@ -10,6 +10,7 @@ import {
   diagnose,
   isScalarTypeList,
   matchArgumentName,
+  ownValue,
 } from '../diagnosis';
 
 // Pre-execution validation: checks arguments against a tool's registered schema with the worker's categories, and
@@ -74,7 +75,7 @@ function resolveRenames(input: ArgumentCheckInput, args: Record<string, unknown>
   if (declared.length === 0) return renames;
   const primary = diagnose({ tool: input.tool, arguments: args, error: { message: '' }, schema: input.schema });
   for (const wrong of Object.keys(args).filter((name) => !declared.includes(name))) {
-    const free = declared.filter((name) => !(name in args) && ![...renames.values()].includes(name));
+    const free = declared.filter((name) => !Object.hasOwn(args, name) && ![...renames.values()].includes(name));
     const learned = input.learnedRenames.get(wrong);
     const intended =
       (learned !== undefined && free.includes(learned) ? learned : null) ??
@@ -97,7 +98,7 @@ function describeErrors(
     const key = `${error.subtype}\u0000${error.path}`;
     if (!seen.has(key)) errors.push(error), seen.add(key);
   };
-  const leafErrors = ajvErrors.filter((error) => SUBTYPE_BY_SCHEMA_KEYWORD[error.keyword] !== undefined);
+  const leafErrors = ajvErrors.filter((error) => ownValue(SUBTYPE_BY_SCHEMA_KEYWORD, error.keyword) !== undefined);
 
   for (const error of leafErrors) add(describeError(error, args, schemaJson, renames));
   // Without additionalProperties:false a renamed argument shows only as a missing one; name the stray too, as the
@@ -125,7 +126,7 @@ function describeError(
   schemaJson: Record<string, unknown>,
   renames: ReadonlyMap<string, string>,
 ): ArgumentError {
-  const subtype = SUBTYPE_BY_SCHEMA_KEYWORD[error.keyword];
+  const subtype = ownValue(SUBTYPE_BY_SCHEMA_KEYWORD, error.keyword)!;
   const base = { category: categoryOfSubtype(subtype), subtype };
   const at = error.instancePath;
 
@@ -162,7 +163,7 @@ function unknownArgumentError(
   let message = `'${name}' is not a parameter of this tool`;
   if (intended) {
     message += `; the parameter is '${intended}'`;
-    const value = args[name];
+    const value = ownValue(args, name);
     const types = declaredTypesOf(schemaJson, intended);
     if (Array.isArray(value) && isScalarTypeList(types)) message += ` (one ${types.join(' or ')})${arrayAdvice(value)}`;
   }
@@ -185,15 +186,15 @@ export function suggestCorrection(
   const corrected: Record<string, unknown> = { ...args };
   let isChanged = false;
   for (const [wrong, intended] of renames) {
-    corrected[intended] = corrected[wrong];
+    setOwn(corrected, intended, corrected[wrong]);
     delete corrected[wrong];
     isChanged = true;
   }
   for (const name of declaredProperties(schema.json)) {
-    const value = corrected[name];
+    const value = ownValue(corrected, name);
     if (!Array.isArray(value) || !isScalarTypeList(declaredTypesOf(schema.json, name))) continue;
     if (value.length !== 1) return null;
-    corrected[name] = value[0];
+    setOwn(corrected, name, value[0]);
     isChanged = true;
   }
   return isChanged && schema.validate(corrected).length === 0 ? corrected : null;
@@ -210,7 +211,7 @@ function valueAt(args: Record<string, unknown>, pointer: string): unknown {
   for (const segment of pointer.split('/').slice(1)) {
     const key = segment.replace(/~1/g, '/').replace(/~0/g, '~');
     if (typeof current !== 'object' || current === null) return undefined;
-    current = (current as Record<string, unknown>)[key];
+    current = ownValue(current as Record<string, unknown>, key);
   }
   return current;
 }
@@ -227,6 +228,11 @@ function stringParam(error: AjvLikeError, key: string): string | null {
 
 function escape(segment: string): string {
   return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** Assignment would call the `__proto__` setter for a parameter of that name; a defined property is plain data. */
+function setOwn(target: Record<string, unknown>, name: string, value: unknown) {
+  Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
