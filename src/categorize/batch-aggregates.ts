@@ -1,4 +1,5 @@
 import { LATENCY_BUCKET_BOUNDS_MS, latencyBucketIndex } from '../diagnosis';
+import { COLUMN_CHARS, columnText } from './column-text';
 import { StoredEventRow } from './stored-event';
 
 export const SAMPLE_EVENTS_PER_GROUP = 5;
@@ -82,6 +83,12 @@ export function dayOf(instant: Date): string {
 const MAX_RANGED_ARGUMENTS_PER_EVENT = 20;
 
 /**
+ * A duration counts into latency sums as at most this (31 years): at most 2^31 of them per rollup row (an int count)
+ * then sum to about 2e21, so a float8 sum can never overflow, whatever an event reports.
+ */
+export const MAX_ROLLUP_DURATION_MS = 1e12;
+
+/**
  * Folds newly stored events into per-group and per-hour increments. Results are sorted by key, so concurrent
  * batches lock rows in the same order and cannot deadlock.
  */
@@ -120,7 +127,7 @@ export function aggregateBatch(rows: readonly StoredEventRow[]) {
     rollup.calls += 1;
     if (row.durationMs !== null) {
       rollup.latencyCount += 1;
-      rollup.latencySumMs += row.durationMs;
+      rollup.latencySumMs += Math.min(Math.max(row.durationMs, 0), MAX_ROLLUP_DURATION_MS);
       rollup.latencyBuckets[latencyBucketIndex(row.durationMs)] += 1;
     }
     const diagnosis = row.diagnosis;
@@ -195,7 +202,7 @@ function addArgumentRanges(ranges: Map<string, ArgumentRangeDelta>, row: StoredE
   for (const [name, value] of Object.entries(args)) {
     if (typeof value !== 'number' || !Number.isFinite(value)) continue;
     if (++ranged > MAX_RANGED_ARGUMENTS_PER_EVENT) return;
-    const argumentPath = `/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`.slice(0, 500);
+    const argumentPath = columnText(`/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`, COLUMN_CHARS.argumentPath);
     const key = `${row.tool}\u0000${argumentPath}`;
     const range = ranges.get(key);
     if (!range) {

@@ -4,13 +4,16 @@ import { Logger } from 'pino';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { ROOT_LOGGER } from '../infra/logging/logging.module';
+import { FailedJobsReconciler } from '../infra/queue/dead-letters/failed-jobs.reconciler';
 import { JobName, QueueName } from '../infra/queue/queue.names';
 import { CategorizeBatchPayload } from '../infra/queue/queue.payloads';
 import { RunningWorker, startQueueWorker } from '../infra/queue/queue-worker';
 import { CategorizeService } from './categorize.service';
-import { DeadLetterService } from './dead-letter.service';
 
-/** The BullMQ worker of the events queue: unwraps the job, calls the service, parks jobs out of attempts. */
+/**
+ * The BullMQ worker of the events queue: unwraps the job and calls the service. A job BullMQ fails (last attempt,
+ * stalled past the limit, refused) is parked by the FailedJobsReconciler, which a failure here wakes at once.
+ */
 @Injectable()
 export class CategorizeProcessor implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private worker?: RunningWorker;
@@ -20,18 +23,27 @@ export class CategorizeProcessor implements OnApplicationBootstrap, BeforeApplic
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(ROOT_LOGGER) rootLogger: Logger,
     private readonly categorize: CategorizeService,
-    private readonly deadLetters: DeadLetterService,
+    private readonly failedJobs: FailedJobsReconciler,
   ) {
     this.logger = rootLogger.child({ context: 'CategorizeProcessor' });
   }
 
   onApplicationBootstrap() {
-    this.worker = startQueueWorker(this.config, this.logger, QueueName.Events, (job: Job<CategorizeBatchPayload>) => this.process(job), {
-      concurrency: this.config.workerConcurrency,
-      lockDuration: this.config.workerLockDurationMs,
-      stalledInterval: Math.max(1000, Math.floor(this.config.workerLockDurationMs / 2)),
-      maxStalledCount: 5,
-    });
+    this.worker = startQueueWorker(
+      this.config,
+      this.logger,
+      QueueName.Events,
+      (job: Job<CategorizeBatchPayload>) => this.process(job),
+      {
+        concurrency: this.config.workerConcurrency,
+        lockDuration: this.config.workerLockDurationMs,
+        stalledInterval: Math.max(1000, Math.floor(this.config.workerLockDurationMs / 2)),
+        // a job the worker keeps dying on is failed after this many stalls, then dead-lettered, instead of crashing
+        // every worker that picks it up
+        maxStalledCount: this.config.workerMaxStalledCount,
+      },
+      () => this.failedJobs.reconcileSoon(),
+    );
     this.logger.info({ concurrency: this.config.workerConcurrency }, 'categorize worker started');
   }
 
@@ -43,11 +55,8 @@ export class CategorizeProcessor implements OnApplicationBootstrap, BeforeApplic
       this.logger.debug({ jobId: job.id, ...outcome, ms: Date.now() - startedAt }, 'batch stored');
       return outcome;
     } catch (error) {
-      const failure = error instanceof Error ? error : new Error(String(error));
-      const isLastAttempt = failure instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-      this.logger.warn({ jobId: job.id, attempt: job.attemptsMade + 1, isLastAttempt, err: failure.message }, 'batch failed');
-      if (isLastAttempt) await this.deadLetters.park(job, failure);
-      throw failure;
+      this.logger.warn({ jobId: job.id, attempt: job.attemptsMade + 1, err: String(error) }, 'batch failed');
+      throw error;
     }
   }
 

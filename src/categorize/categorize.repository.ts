@@ -26,6 +26,10 @@ export interface BatchAggregates {
 
 const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
+// Rows come in column form (see column-text.ts), so no key is cut here: two keys equal after a cut would make one
+// INSERT ... ON CONFLICT DO UPDATE propose a row twice. Int counters saturate at 2^31 - 1 instead of overflowing:
+// a full counter must not make every later batch of its tool fail.
+
 // Hot path: one multi-row statement per table (unnest of column arrays), all in one transaction per batch.
 const INSERT_EVENTS = `
 INSERT INTO events (project_id, id, tool, status, arguments, result, error_type, error_message, error_stack,
@@ -71,19 +75,19 @@ SELECT $1::uuid, u.tool, u.hour, u.calls, u.errors, u.latency_count, u.latency_s
 FROM unnest($2::text[], $3::timestamptz[], $4::int[], $5::int[], $6::int[], $7::float8[], $8::jsonb[])
   AS u(tool, hour, calls, errors, latency_count, latency_sum_ms, buckets)
 ON CONFLICT (project_id, tool, hour) DO UPDATE SET
-  calls = r.calls + excluded.calls,
-  errors = r.errors + excluded.errors,
-  latency_count = r.latency_count + excluded.latency_count,
+  calls = LEAST(r.calls::bigint + excluded.calls, 2147483647),
+  errors = LEAST(r.errors::bigint + excluded.errors, 2147483647),
+  latency_count = LEAST(r.latency_count::bigint + excluded.latency_count, 2147483647),
   latency_sum_ms = r.latency_sum_ms + excluded.latency_sum_ms,
   latency_buckets = ARRAY(
-    SELECT COALESCE(b.old, 0) + COALESCE(b.new, 0)
+    SELECT LEAST(COALESCE(b.old, 0)::bigint + COALESCE(b.new, 0), 2147483647)
     FROM unnest(r.latency_buckets, excluded.latency_buckets) WITH ORDINALITY AS b(old, new, n) ORDER BY b.n)`;
 
 const UPSERT_HOURLY_ERROR_ROLLUPS = `
 INSERT INTO hourly_error_rollups AS r (project_id, tool, hour, category, subtype, count)
 SELECT $1::uuid, u.tool, u.hour, u.category, u.subtype, u.count
 FROM unnest($2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::int[]) AS u(tool, hour, category, subtype, count)
-ON CONFLICT (project_id, tool, hour, category, subtype) DO UPDATE SET count = r.count + excluded.count`;
+ON CONFLICT (project_id, tool, hour, category, subtype) DO UPDATE SET count = LEAST(r.count::bigint + excluded.count, 2147483647)`;
 
 const UPSERT_ARGUMENT_RANGES = `
 INSERT INTO argument_value_ranges AS r (project_id, tool, argument_path, success_count, min_value, max_value)
@@ -100,8 +104,8 @@ INSERT INTO daily_version_rollups AS r (project_id, tool, day, description_versi
 SELECT $1::uuid, u.tool, u.day, u.version, u.calls, u.errors
 FROM unnest($2::text[], $3::date[], $4::int[], $5::int[], $6::int[]) AS u(tool, day, version, calls, errors)
 ON CONFLICT (project_id, tool, day, description_version) DO UPDATE SET
-  calls = r.calls + excluded.calls,
-  errors = r.errors + excluded.errors`;
+  calls = LEAST(r.calls::bigint + excluded.calls, 2147483647),
+  errors = LEAST(r.errors::bigint + excluded.errors, 2147483647)`;
 
 const UPSERT_MISTAKE_ROLLUPS = `
 INSERT INTO daily_mistake_rollups AS r (project_id, tool, day, description_version, category, subtype, argument_path, count)
@@ -109,7 +113,7 @@ SELECT $1::uuid, u.tool, u.day, u.version, u.category, u.subtype, u.argument_pat
 FROM unnest($2::text[], $3::date[], $4::int[], $5::text[], $6::text[], $7::text[], $8::int[])
   AS u(tool, day, version, category, subtype, argument_path, count)
 ON CONFLICT (project_id, tool, day, description_version, category, subtype, argument_path) DO UPDATE SET
-  count = r.count + excluded.count`;
+  count = LEAST(r.count::bigint + excluded.count, 2147483647)`;
 
 @Injectable()
 export class CategorizeRepository {
@@ -173,12 +177,12 @@ export class CategorizeRepository {
       column((r) => json(r.metadata)),
       column((r) => r.diagnosis?.category ?? null),
       column((r) => r.diagnosis?.subtype ?? null),
-      column((r) => r.diagnosis?.argumentPath?.slice(0, 500) ?? null),
+      column((r) => r.diagnosis?.argumentPath ?? null),
       column((r) => r.diagnosis?.fingerprint ?? null),
       column((r) => r.diagnosis?.errorGroupId ?? null),
       column((r) => r.diagnosis?.evidence ?? null),
-      column((r) => r.diagnosis?.wrongArgument?.slice(0, 200) ?? null),
-      column((r) => r.diagnosis?.intendedArgument?.slice(0, 200) ?? null),
+      column((r) => r.diagnosis?.wrongArgument ?? null),
+      column((r) => r.diagnosis?.intendedArgument ?? null),
       column((r) => r.diagnosis?.offendingValue ?? null),
       column((r) => r.diagnosis?.arrayForScalar ?? false),
     );
@@ -213,13 +217,13 @@ export class CategorizeRepository {
         groups.map((g) => g.tool),
         groups.map((g) => g.category),
         groups.map((g) => g.subtype),
-        groups.map((g) => g.argumentPath?.slice(0, 500) ?? null),
+        groups.map((g) => g.argumentPath),
         groups.map((g) => g.messageTemplate),
         groups.map((g) => g.count),
         groups.map((g) => g.firstSeen.toISOString()),
         groups.map((g) => g.lastSeen.toISOString()),
         groups.map((g) => JSON.stringify(g.sampleEventIds)),
-        groups.map((g) => g.intendedArgument?.slice(0, 200) ?? null),
+        groups.map((g) => g.intendedArgument),
         groups.map((g) => g.arrayForScalarCount),
         groups.map((g) => g.minOffendingValue),
         groups.map((g) => g.maxOffendingValue),
@@ -265,7 +269,7 @@ export class CategorizeRepository {
         rollups.map((r) => r.descriptionVersion),
         rollups.map((r) => r.category),
         rollups.map((r) => r.subtype),
-        rollups.map((r) => r.argumentPath.slice(0, 500)),
+        rollups.map((r) => r.argumentPath),
         rollups.map((r) => r.count),
       ],
     ];

@@ -2,11 +2,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Logger } from 'pino';
 import { ArgumentSchema, computeFingerprint, diagnose, normalizeMessageTemplate } from '../diagnosis';
 import { ROOT_LOGGER } from '../infra/logging/logging.module';
+import { RefusedEvent } from '../infra/queue/dead-letters/dead-letter.entry';
+import { DeadLetterService } from '../infra/queue/dead-letters/dead-letter.service';
 import { AcceptedEvent, CategorizeBatchPayload } from '../infra/queue/queue.payloads';
 import { RegistryService } from '../registry/registry.service';
 import { aggregateBatch } from './batch-aggregates';
 import { CategorizeRepository } from './categorize.repository';
-import { DeadLetterService } from './dead-letter.service';
+import { COLUMN_CHARS, columnText } from './column-text';
 import { errorGroupIdFor } from './error-group-id';
 import { EventDiagnosis, StoredEventRow } from './stored-event';
 import { classifyWriteFailure } from './write-failure';
@@ -16,11 +18,6 @@ export interface BatchOutcome {
   stored: number;
   duplicates: number;
   deadLettered: number;
-}
-
-interface PoisonEvent {
-  event: AcceptedEvent;
-  reason: string;
 }
 
 @Injectable()
@@ -42,16 +39,22 @@ export class CategorizeService {
    * queue with the reason, the rest is stored. Any other failure is thrown, so the job is retried with backoff.
    */
   async categorizeBatch(payload: CategorizeBatchPayload, jobId: string): Promise<BatchOutcome> {
-    const events = uniqueById(payload.events);
-    const errorTools = [...new Set(events.filter((e) => e.status === 'error').map((e) => e.tool))];
+    const errorTools = [...new Set(payload.events.filter((e) => e.status === 'error').map((e) => e.tool))];
     const schemas = await this.registry.findArgumentSchemas(payload.projectId, errorTools);
     const receivedAt = new Date(payload.receivedAt);
-    const rows = events.map((event) => toRow(payload.projectId, event, receivedAt, schemas.get(event.tool)));
-    const poison: PoisonEvent[] = [];
-    const byId = new Map(events.map((event) => [event.id, event]));
+    // keyed by the id as stored: ids Postgres would store alike are one event
+    const byId = new Map<string, AcceptedEvent>();
+    const rows: StoredEventRow[] = [];
+    for (const event of payload.events) {
+      const row = toRow(payload.projectId, event, receivedAt, schemas.get(event.tool));
+      if (byId.has(row.id)) continue;
+      byId.set(row.id, event);
+      rows.push(row);
+    }
+    const poison: RefusedEvent[] = [];
     const stored = await this.storeIsolatingPoison(payload.projectId, rows, byId, poison);
     if (poison.length > 0) {
-      await this.deadLetters.parkEvents(jobId, payload, poison.map((p) => p.event), poison.map((p) => p.reason).join('; '));
+      await this.deadLetters.parkRefusedEvents(jobId, payload, poison);
       this.logger.warn({ jobId, poison: poison.length, reason: poison[0].reason }, 'events refused by the database were dead-lettered');
     }
     return { received: payload.events.length, stored, duplicates: payload.events.length - stored - poison.length, deadLettered: poison.length };
@@ -61,7 +64,7 @@ export class CategorizeService {
     projectId: string,
     rows: StoredEventRow[],
     byId: Map<string, AcceptedEvent>,
-    poison: PoisonEvent[],
+    poison: RefusedEvent[],
   ): Promise<number> {
     if (rows.length === 0) return 0;
     try {
@@ -80,11 +83,6 @@ export class CategorizeService {
   }
 }
 
-function uniqueById(events: readonly AcceptedEvent[]): AcceptedEvent[] {
-  const seen = new Set<string>();
-  return events.filter((event) => (seen.has(event.id) ? false : (seen.add(event.id), true)));
-}
-
 export function toRow(
   projectId: string,
   event: AcceptedEvent,
@@ -92,8 +90,8 @@ export function toRow(
   schema: ArgumentSchema | undefined,
 ): StoredEventRow {
   return {
-    id: event.id,
-    tool: event.tool,
+    id: columnText(event.id, COLUMN_CHARS.eventId),
+    tool: columnText(event.tool, COLUMN_CHARS.tool),
     status: event.status,
     arguments: event.arguments ?? null,
     result: event.result ?? null,
@@ -129,5 +127,13 @@ function diagnoseEvent(projectId: string, event: AcceptedEvent, schema: Argument
     argumentPath: diagnosis.argumentPath,
     messageTemplate,
   });
-  return { ...diagnosis, messageTemplate, fingerprint, errorGroupId: errorGroupIdFor(projectId, fingerprint) };
+  return {
+    ...diagnosis,
+    argumentPath: diagnosis.argumentPath === null ? null : columnText(diagnosis.argumentPath, COLUMN_CHARS.argumentPath),
+    wrongArgument: diagnosis.wrongArgument === null ? null : columnText(diagnosis.wrongArgument, COLUMN_CHARS.argumentName),
+    intendedArgument: diagnosis.intendedArgument === null ? null : columnText(diagnosis.intendedArgument, COLUMN_CHARS.argumentName),
+    messageTemplate,
+    fingerprint,
+    errorGroupId: errorGroupIdFor(projectId, fingerprint),
+  };
 }

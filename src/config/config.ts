@@ -26,6 +26,13 @@ export interface AppConfig {
   shutdownTimeoutMs: number;
   /** How long a worker's hold on a job lasts without renewal; a crashed worker's job is retried after about this. */
   workerLockDurationMs: number;
+  /** How often a job may stall (its worker died or froze on it) before BullMQ fails it and it is dead-lettered. */
+  workerMaxStalledCount: number;
+  /** How long a dead letter is kept; fractions of a day are allowed. */
+  deadLetterRetentionDays: number;
+  /** Dead letters kept per project; past either cap the oldest are dropped and counted. */
+  deadLetterMaxPerProject: number;
+  deadLetterMaxBytesPerProject: number;
   /** When the nightly analytics run (cron expression, in nightlyTimeZone); it computes the day before. */
   nightlyCron: string;
   nightlyTimeZone: string;
@@ -57,6 +64,10 @@ const DEFAULTS: Record<string, string> = {
   MIGRATE_ON_START: 'true',
   SHUTDOWN_TIMEOUT_MS: '10000',
   WORKER_LOCK_DURATION_MS: '30000',
+  WORKER_MAX_STALLED_COUNT: '2',
+  DEAD_LETTER_RETENTION_DAYS: '14',
+  DEAD_LETTER_MAX_PER_PROJECT: '1000',
+  DEAD_LETTER_MAX_MB_PER_PROJECT: '64',
   NIGHTLY_CRON: '0 2 * * *',
   NIGHTLY_TIME_ZONE: 'UTC',
   RATE_LIMIT_REQUESTS: '6000',
@@ -81,6 +92,10 @@ const envSchema = {
     MIGRATE_ON_START: { enum: ['true', 'false'] },
     SHUTDOWN_TIMEOUT_MS: { type: 'string', pattern: '^[0-9]{1,7}$' },
     WORKER_LOCK_DURATION_MS: { type: 'string', pattern: '^[1-9][0-9]{3,6}$' },
+    WORKER_MAX_STALLED_COUNT: { type: 'string', pattern: '^[0-9]{1,3}$' },
+    DEAD_LETTER_RETENTION_DAYS: { type: 'string', pattern: '^[0-9]{1,4}(\\.[0-9]{1,6})?$' },
+    DEAD_LETTER_MAX_PER_PROJECT: { type: 'string', pattern: '^[1-9][0-9]{0,6}$' },
+    DEAD_LETTER_MAX_MB_PER_PROJECT: { type: 'string', pattern: '^[1-9][0-9]{0,5}$' },
     NIGHTLY_CRON: { type: 'string', pattern: '^\\S+(\\s+\\S+){4,5}$' },
     NIGHTLY_TIME_ZONE: { type: 'string', minLength: 1, maxLength: 64 },
     RATE_LIMIT_REQUESTS: { type: 'string', pattern: '^[0-9]{1,9}$' },
@@ -102,6 +117,10 @@ const HINTS: Record<string, string> = {
   MIGRATE_ON_START: 'true or false',
   SHUTDOWN_TIMEOUT_MS: 'milliseconds, an integer',
   WORKER_LOCK_DURATION_MS: 'milliseconds, from 1000 to 9999999',
+  WORKER_MAX_STALLED_COUNT: 'an integer from 0 to 999',
+  DEAD_LETTER_RETENTION_DAYS: 'days above 0, fractions allowed (0.5 is 12 hours)',
+  DEAD_LETTER_MAX_PER_PROJECT: 'an integer from 1 to 9999999',
+  DEAD_LETTER_MAX_MB_PER_PROJECT: 'megabytes, an integer from 1 to 999999',
   NIGHTLY_CRON: 'a cron expression with 5 or 6 fields, e.g. "0 2 * * *"',
   NIGHTLY_TIME_ZONE: 'an IANA time zone such as UTC or Europe/Paris',
   RATE_LIMIT_REQUESTS: 'a whole number (0 turns rate limiting off)',
@@ -131,6 +150,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   if (!problems.some((p) => p.startsWith('PORT=')) && (port < 1 || port > 65535)) {
     problems.push(`PORT=${JSON.stringify(raw.PORT)} is invalid: expected ${HINTS.PORT}`);
   }
+  if (!problems.some((p) => p.startsWith('DEAD_LETTER_RETENTION_DAYS=')) && !(Number(raw.DEAD_LETTER_RETENTION_DAYS) > 0)) {
+    problems.push(`DEAD_LETTER_RETENTION_DAYS=${JSON.stringify(raw.DEAD_LETTER_RETENTION_DAYS)} is invalid: expected ${HINTS.DEAD_LETTER_RETENTION_DAYS}`);
+  }
   if (!problems.some((p) => p.startsWith('NIGHTLY_TIME_ZONE=')) && !isTimeZone(raw.NIGHTLY_TIME_ZONE)) {
     problems.push(`NIGHTLY_TIME_ZONE=${JSON.stringify(raw.NIGHTLY_TIME_ZONE)} is invalid: expected ${HINTS.NIGHTLY_TIME_ZONE}`);
   }
@@ -153,6 +175,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     migrateOnStart: raw.MIGRATE_ON_START === 'true',
     shutdownTimeoutMs: Number(raw.SHUTDOWN_TIMEOUT_MS),
     workerLockDurationMs: Number(raw.WORKER_LOCK_DURATION_MS),
+    workerMaxStalledCount: Number(raw.WORKER_MAX_STALLED_COUNT),
+    deadLetterRetentionDays: Number(raw.DEAD_LETTER_RETENTION_DAYS),
+    deadLetterMaxPerProject: Number(raw.DEAD_LETTER_MAX_PER_PROJECT),
+    deadLetterMaxBytesPerProject: Number(raw.DEAD_LETTER_MAX_MB_PER_PROJECT) * 1024 * 1024,
     nightlyCron: raw.NIGHTLY_CRON.trim(),
     nightlyTimeZone: raw.NIGHTLY_TIME_ZONE,
     rateLimitRequests: Number(raw.RATE_LIMIT_REQUESTS),

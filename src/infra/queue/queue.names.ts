@@ -6,7 +6,10 @@ export enum QueueName {
   Events = 'events',
   /** Nightly analytics runs: one job per day, enqueued by the scheduler, run by a worker. */
   Analytics = 'analytics',
-  /** Jobs of any queue that failed their last attempt; kept until replayed. Has no worker. */
+  /**
+   * Where versions before the per-project dead-letter store (infra/queue/dead-letters) parked failed jobs. Nothing
+   * adds to it any more; the worker moves what it finds into the store on start. Has no worker.
+   */
   DeadLetter = 'dead-letter',
 }
 

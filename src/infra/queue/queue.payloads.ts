@@ -28,7 +28,7 @@ export interface CategorizeBatchPayload {
   events: AcceptedEvent[];
 }
 
-/** What a dead-letter job holds: the original job, so it can be replayed as it was. */
+/** What a job of the legacy `dead-letter` queue holds: the original job, so it can be replayed as it was. */
 export interface DeadLetterPayload {
   queue: QueueName;
   jobName: JobName;

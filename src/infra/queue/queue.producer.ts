@@ -5,7 +5,7 @@ import { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import { createProducerConnection } from '../redis/redis-connections';
 import { JobName, QueueName } from './queue.names';
-import { CategorizeBatchPayload, DeadLetterPayload, JobPayloads, NightlyRunPayload } from './queue.payloads';
+import { CategorizeBatchPayload, JobPayloads, NightlyRunPayload } from './queue.payloads';
 
 export class QueueUnavailableError extends Error {}
 
@@ -58,16 +58,11 @@ export class QueueProducer implements OnModuleDestroy {
     );
   }
 
-  async enqueueDeadLetter(jobId: string, payload: DeadLetterPayload): Promise<void> {
-    await this.withTimeout(
-      this.deadLetterQueue.add(payload.jobName, payload, { jobId, removeOnComplete: false, removeOnFail: false }),
-    );
-  }
-
   get events(): Queue {
     return this.eventsQueue;
   }
 
+  /** The queue older versions dead-lettered into; FailedJobsReconciler drains it into the dead-letter store. */
   get deadLetters(): Queue {
     return this.deadLetterQueue;
   }

@@ -1,0 +1,84 @@
+import { Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { AppConfig } from '../../../config/config';
+import { APP_CONFIG } from '../../../config/config.module';
+import { ApiKeyGuard } from '../../../tenancy/api-key.guard';
+import { CurrentProject } from '../../../tenancy/current-project.decorator';
+import type { AuthenticatedProject } from '../../../tenancy/project.repository';
+import { ApiError } from '../../http/api-error';
+import { decodeCursor, encodeCursor } from '../../http/cursor';
+import { compileQueryValidator } from '../../http/query-validator';
+import { DeadLettersUnavailableError, DeadLetterService } from './dead-letter.service';
+
+const LIST_QUERY_SCHEMA = {
+  properties: { cursor: { type: 'string', maxLength: 200 }, limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
+};
+const validateListQuery = compileQueryValidator<{ cursor?: string; limit: number }>(LIST_QUERY_SCHEMA);
+
+// ids the store hands out: job ids (UUIDs, `replay-...`, BullMQ's numbers) and suffixes of ours
+const DEAD_LETTER_ID = /^[A-Za-z0-9._:-]{1,200}$/;
+const RETRY_AFTER_SECONDS = '5';
+
+@Controller('v1/admin/dead-letters')
+@UseGuards(ApiKeyGuard)
+export class DeadLetterController {
+  constructor(
+    private readonly deadLetters: DeadLetterService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** This project's dead letters, newest first, with how many the caps dropped and retention removed. */
+  @Get()
+  async list(@CurrentProject() project: AuthenticatedProject, @Query() rawQuery: unknown) {
+    const query = validateListQuery(rawQuery);
+    const before = query.cursor === undefined ? null : decodeBefore(query.cursor);
+    const page = await answerUnavailable(() => this.deadLetters.list(project.projectId, query.limit, before));
+    return {
+      items: page.items,
+      nextCursor: page.nextBefore === null ? null : encodeCursor(page.nextBefore),
+      total: page.total,
+      dropped: page.dropped,
+      expired: page.expired,
+      limits: {
+        maxEntries: this.config.deadLetterMaxPerProject,
+        maxBytes: this.config.deadLetterMaxBytesPerProject,
+        retentionDays: this.config.deadLetterRetentionDays,
+      },
+    };
+  }
+
+  @Post(':id/replay')
+  @HttpCode(202)
+  async replay(@CurrentProject() project: AuthenticatedProject, @Param('id') id: string) {
+    if (!DEAD_LETTER_ID.test(id)) throw notFound(id);
+    const result = await answerUnavailable(() => this.deadLetters.replay(project.projectId, id));
+    if (result.outcome === 'replayed') return { replayedAs: result.replayedAs };
+    if (result.outcome === 'missing') throw notFound(id);
+    if (result.outcome === 'in-progress') throw new ApiError(409, 'replay_in_progress', `Dead letter ${id} is being replayed by another request`);
+    throw new ApiError(409, 'already_replayed', `Dead letter ${id} was already replayed as ${result.replayedAs}`, {
+      body: { replayedAs: result.replayedAs },
+    });
+  }
+}
+
+function decodeBefore(cursor: string): string {
+  const before = decodeCursor(cursor);
+  if (typeof before === 'string' && /^[0-9]{1,20}$/.test(before)) return before;
+  throw new ApiError(400, 'invalid_query', 'Invalid query parameter cursor', {
+    details: [{ path: '/query/cursor', message: 'is not a cursor this list returned' }],
+  });
+}
+
+function notFound(id: string): ApiError {
+  return new ApiError(404, 'not_found', `No dead letter ${JSON.stringify(id.slice(0, 200))} in this project`);
+}
+
+async function answerUnavailable<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (!(error instanceof DeadLettersUnavailableError)) throw error;
+    throw new ApiError(503, 'dead_letters_unavailable', 'The dead-letter store did not answer; retry later', {
+      headers: { 'retry-after': RETRY_AFTER_SECONDS },
+    });
+  }
+}

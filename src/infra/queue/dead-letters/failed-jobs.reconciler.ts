@@ -1,0 +1,128 @@
+import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Job } from 'bullmq';
+import { Logger } from 'pino';
+import { ROOT_LOGGER } from '../../logging/logging.module';
+import { DeadLetterPayload } from '../queue.payloads';
+import { QueueProducer } from '../queue.producer';
+import { isParkableBatch } from './dead-letter.entry';
+import { DeadLetterService } from './dead-letter.service';
+
+/** Failed jobs are read a few at a time: each holds a whole batch (up to the 1 MB request body). */
+const PAGE_SIZE = 10;
+/** The worker's 'failed' event starts a pass at once; this catches what a crashed or other process failed. */
+const INTERVAL_MS = 30_000;
+
+export interface ReconcileResult {
+  parked: number;
+  legacy: number;
+  skipped: number;
+}
+
+/**
+ * Keeps the accounting invariant for jobs BullMQ gives up on by itself: a processor that threw on the last attempt, a
+ * job that stalled past the limit because the worker died on it, any failure the processor never saw. Each failed job
+ * of the events queue is parked in the dead-letter store and only then removed from BullMQ's failed set, so a crash
+ * in between parks it again, which the store ignores (idempotent by job id): nothing is lost or doubled.
+ * On start it also moves what older versions left in the BullMQ `dead-letter` queue into the store.
+ */
+@Injectable()
+export class FailedJobsReconciler implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger: Logger;
+  private timer?: NodeJS.Timeout;
+  private running: Promise<void> | null = null;
+  private isRequestedAgain = false;
+  private isStopping = false;
+
+  constructor(
+    private readonly producer: QueueProducer,
+    private readonly deadLetters: DeadLetterService,
+    @Inject(ROOT_LOGGER) rootLogger: Logger,
+  ) {
+    this.logger = rootLogger.child({ context: 'FailedJobsReconciler' });
+  }
+
+  onApplicationBootstrap() {
+    this.reconcileSoon();
+    this.timer = setInterval(() => this.reconcileSoon(), INTERVAL_MS).unref();
+  }
+
+  /** Runs a pass now, or once more right after the running one: failures come in bursts. */
+  reconcileSoon(): void {
+    if (this.isStopping) return;
+    if (this.running) {
+      this.isRequestedAgain = true;
+      return;
+    }
+    this.running = this.reconcile()
+      .then((result) => {
+        if (result.parked + result.legacy > 0) this.logger.info(result, 'failed jobs parked as dead letters');
+      })
+      .catch((error: unknown) => this.logger.warn({ err: String(error) }, 'failed jobs could not be parked yet; retrying later'))
+      .finally(() => {
+        this.running = null;
+        if (this.isRequestedAgain) {
+          this.isRequestedAgain = false;
+          this.reconcileSoon();
+        }
+      });
+  }
+
+  /** One pass over the failed set of the events queue and the legacy dead-letter queue. */
+  async reconcile(): Promise<ReconcileResult> {
+    const result: ReconcileResult = { parked: 0, legacy: 0, skipped: 0 };
+    for (;;) {
+      const jobs = await this.producer.events.getFailed(result.skipped, result.skipped + PAGE_SIZE - 1);
+      if (jobs.length === 0) break;
+      for (const job of jobs) {
+        if (await this.parkFailedJob(job)) result.parked += 1;
+        else result.skipped += 1;
+      }
+    }
+    result.legacy = await this.drainLegacyQueue();
+    return result;
+  }
+
+  private async parkFailedJob(job: Job | undefined): Promise<boolean> {
+    if (!job?.id) return false;
+    if (!isParkableBatch(job.data)) {
+      this.logger.error({ jobId: job.id, name: job.name }, 'failed job holds no batch of a project; left in the failed set');
+      return false;
+    }
+    const isNew = await this.deadLetters.parkFailedJob({
+      id: job.id,
+      data: job.data,
+      failedReason: job.failedReason,
+      attemptsMade: job.attemptsMade,
+      finishedOn: job.finishedOn,
+    });
+    if (isNew) this.logger.warn({ jobId: job.id, projectId: job.data.projectId, reason: job.failedReason }, 'failed batch dead-lettered');
+    await this.producer.events.remove(job.id);
+    return true;
+  }
+
+  private async drainLegacyQueue(): Promise<number> {
+    let moved = 0;
+    let skipped = 0;
+    for (;;) {
+      const jobs = (await this.producer.deadLetters.getJobs(['waiting', 'delayed', 'prioritized'], skipped, skipped + PAGE_SIZE - 1)) as Array<
+        Job<DeadLetterPayload> | undefined
+      >;
+      if (jobs.length === 0) return moved;
+      for (const job of jobs) {
+        if (!job?.id || !isParkableBatch(job.data?.data)) {
+          skipped += 1;
+          continue;
+        }
+        await this.deadLetters.parkLegacyEntry(job.id, job.data);
+        await this.producer.deadLetters.remove(job.id);
+        moved += 1;
+      }
+    }
+  }
+
+  async beforeApplicationShutdown() {
+    this.isStopping = true;
+    clearInterval(this.timer);
+    await this.running;
+  }
+}
