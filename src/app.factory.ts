@@ -3,8 +3,8 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { Logger } from 'pino';
 import { AppModule } from './app.module';
 import { AppConfig } from './config/config';
-import { setUpOpenApi } from './dashboard/openapi.document';
 import { AllExceptionsFilter } from './infra/http/all-exceptions.filter';
+import { setUpOpenApi } from './infra/http/openapi/openapi.document';
 import { answerClientError, answerFrameworkError } from './infra/http/transport-errors';
 import { PinoNestLogger } from './infra/logging/logger';
 

@@ -1,20 +1,24 @@
 import { Controller, Get, HttpCode, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiError } from '../infra/http/api-error';
 import { decodeCursor, encodeCursor } from '../infra/http/cursor';
+import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
 import { compileQueryValidator } from '../infra/http/query-validator';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
 import type { AuthenticatedProject } from '../tenancy/project.repository';
 import { AnalyticsRepository } from './analytics.repository';
+import { JOB_RUN_RESPONSE, JOB_RUNS_RESPONSE } from './analytics.schemas';
 import { formatDay, parseDay, previousDay } from './analytics-day';
 import { NightlyAlreadyRunningError, NightlyService } from './nightly.service';
 
-const validateRunQuery = compileQueryValidator<{ date?: string }>({
+const RUN_QUERY_SCHEMA = {
   properties: { date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' } },
-});
-const validateListQuery = compileQueryValidator<{ cursor?: string; limit: number }>({
+};
+const LIST_QUERY_SCHEMA = {
   properties: { cursor: { type: 'string', maxLength: 200 }, limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
-});
+};
+const validateRunQuery = compileQueryValidator<{ date?: string }>(RUN_QUERY_SCHEMA);
+const validateListQuery = compileQueryValidator<{ cursor?: string; limit: number }>(LIST_QUERY_SCHEMA);
 
 type JobRunRow = Awaited<ReturnType<AnalyticsRepository['listJobRuns']>>[number];
 
@@ -29,6 +33,7 @@ export class JobsController {
   /** Runs the nightly job for one day of this project now (default: yesterday, UTC) and answers with the run. */
   @Post('nightly')
   @HttpCode(200)
+  @ApiRoute({ summary: 'Run the nightly analytics of this project for one UTC day now (default: yesterday)', query: RUN_QUERY_SCHEMA, response: JOB_RUN_RESPONSE })
   async runNightly(@CurrentProject() project: AuthenticatedProject, @Query() rawQuery: unknown) {
     const query = validateRunQuery(rawQuery);
     const day = query.date ? parseDay(query.date) : previousDay(new Date());
@@ -44,6 +49,7 @@ export class JobsController {
 
   /** Every run of this project, newest first. */
   @Get()
+  @ApiRoute({ summary: 'Every nightly run of this project, newest first', query: LIST_QUERY_SCHEMA, response: JOB_RUNS_RESPONSE })
   async list(@CurrentProject() project: AuthenticatedProject, @Query() rawQuery: unknown) {
     const query = validateListQuery(rawQuery);
     const before = query.cursor ? decodeRunCursor(query.cursor) : undefined;

@@ -1,35 +1,18 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, UseGuards } from '@nestjs/common';
 import Ajv from 'ajv';
 import { ApiError } from '../infra/http/api-error';
+import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
 import { compileQueryValidator } from '../infra/http/query-validator';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
 import type { AuthenticatedProject } from '../tenancy/project.repository';
 import type { ProjectPolicyValues } from './analytics.repository';
-import { RECOMMENDATION_KINDS } from './recommendation-rules';
+import { POLICY_SCHEMA, RECOMMENDATION_RESPONSE, RECOMMENDATIONS_QUERY_SCHEMA, RECOMMENDATIONS_RESPONSE } from './analytics.schemas';
 import { RecommendationsService } from './recommendations.service';
 
-const validateListQuery = compileQueryValidator<{ status?: string; tool?: string; cursor?: string; limit: number }>({
-  properties: {
-    status: { enum: ['proposed', 'applied', 'dismissed'] },
-    tool: { type: 'string', minLength: 1, maxLength: 200 },
-    cursor: { type: 'string', format: 'uuid' },
-    limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
-  },
-});
+const validateListQuery = compileQueryValidator<{ status?: string; tool?: string; cursor?: string; limit: number }>(RECOMMENDATIONS_QUERY_SCHEMA);
 
-const validatePolicy = new Ajv({ allErrors: true }).compile<ProjectPolicyValues>({
-  type: 'object',
-  additionalProperties: false,
-  required: ['autoApply', 'minOccurrences', 'minShare', 'autoApplyKinds', 'autoRetire'],
-  properties: {
-    autoApply: { type: 'boolean' },
-    minOccurrences: { type: 'integer', minimum: 1, maximum: 1000000 },
-    minShare: { type: 'number', minimum: 0, maximum: 1 },
-    autoApplyKinds: { type: 'array', uniqueItems: true, items: { enum: [...RECOMMENDATION_KINDS] } },
-    autoRetire: { type: 'boolean' },
-  },
-});
+const validatePolicy = new Ajv({ allErrors: true }).compile<ProjectPolicyValues>(POLICY_SCHEMA);
 
 @Controller('v1')
 @UseGuards(ApiKeyGuard)
@@ -38,6 +21,7 @@ export class RecommendationsController {
 
   /** Recommendations with their evidence, status and, once applied, the measured effect of their warning. */
   @Get('recommendations')
+  @ApiRoute({ summary: 'What the nightly job learned, with the measured effect of applied warnings', query: RECOMMENDATIONS_QUERY_SCHEMA, response: RECOMMENDATIONS_RESPONSE })
   async list(@CurrentProject() project: AuthenticatedProject, @Query() rawQuery: unknown) {
     const query = validateListQuery(rawQuery);
     const rows = await this.recommendations.list(project.projectId, {
@@ -52,22 +36,26 @@ export class RecommendationsController {
 
   @Post('recommendations/:id/apply')
   @HttpCode(200)
+  @ApiRoute({ summary: 'Apply a recommendation as a warning (a new description version)', response: RECOMMENDATION_RESPONSE })
   apply(@CurrentProject() project: AuthenticatedProject, @Param('id') id: string) {
     return this.recommendations.apply(project.projectId, id);
   }
 
   @Post('recommendations/:id/dismiss')
   @HttpCode(200)
+  @ApiRoute({ summary: 'Dismiss a recommendation (an applied warning is retired)', response: RECOMMENDATION_RESPONSE })
   dismiss(@CurrentProject() project: AuthenticatedProject, @Param('id') id: string) {
     return this.recommendations.dismiss(project.projectId, id);
   }
 
   @Get('policy')
+  @ApiRoute({ summary: 'The auto-apply policy', response: POLICY_SCHEMA })
   getPolicy(@CurrentProject() project: AuthenticatedProject) {
     return this.recommendations.getPolicy(project.projectId);
   }
 
   @Put('policy')
+  @ApiRoute({ summary: 'Set the auto-apply policy', body: POLICY_SCHEMA, response: POLICY_SCHEMA })
   setPolicy(@CurrentProject() project: AuthenticatedProject, @Body() body: unknown) {
     if (!validatePolicy(body)) {
       const details = (validatePolicy.errors ?? []).map((e) => ({

@@ -1,156 +1,159 @@
-// Response schemas of the dashboard routes, for the OpenAPI document.
+import { CATEGORIES, SUBTYPES } from '../diagnosis';
+import {
+  ANY_JSON,
+  COUNTS,
+  DATE_TIME,
+  NULLABLE_INTEGER,
+  NULLABLE_NUMBER,
+  NULLABLE_STRING,
+  pageOf,
+} from '../infra/http/openapi/response.schemas';
+import { GROUP_STATUSES } from './error-group-view';
 
-const nullableNumber = { type: 'number', nullable: true } as const;
-const nullableString = { type: 'string', nullable: true } as const;
-const dateTime = { type: 'string', format: 'date-time' } as const;
-const countsByCategory = { type: 'object', additionalProperties: { type: 'integer' }, description: '{"overflow": 3, ...}' } as const;
-const nextCursor = { type: 'string', nullable: true, description: 'pass back as `cursor` for the next page; null on the last' } as const;
+// What the dashboard routes answer; test/e2e/openapi.e2e-spec.ts checks a real answer of each against these.
 
-export const ERROR_RESPONSE = {
-  type: 'object',
-  required: ['error'],
-  properties: {
-    error: {
-      type: 'object',
-      required: ['code', 'message'],
-      properties: {
-        code: { type: 'string' },
-        message: { type: 'string' },
-        details: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } } },
-      },
-    },
-  },
-};
+const nullableEnum = (values: readonly string[]) => ({ type: 'string', nullable: true, enum: [...values, null] });
+const closedObject = (properties: Record<string, object>) =>
+  ({ type: 'object', additionalProperties: false, required: Object.keys(properties), properties }) as const;
 
 const RANGE = {
-  from: { ...dateTime, description: 'start of the first bucket' },
-  to: { ...dateTime, description: 'end of the last bucket (exclusive)' },
-  bucket: { enum: ['hour', 'day'] },
+  from: { ...DATE_TIME, description: 'start of the first bucket' },
+  to: { ...DATE_TIME, description: 'end of the last bucket (exclusive)' },
+  bucket: { type: 'string', enum: ['hour', 'day'] },
 };
 
 const USAGE_TOTALS = {
-  calls: { type: 'integer' },
-  errors: { type: 'integer' },
-  successRate: { ...nullableNumber, description: 'successes / calls, null without calls' },
-  errorsByCategory: countsByCategory,
-  latencyP50Ms: nullableNumber,
-  latencyP95Ms: nullableNumber,
+  calls: { type: 'integer', minimum: 0 },
+  errors: { type: 'integer', minimum: 0 },
+  successRate: { ...NULLABLE_NUMBER, description: 'successes / calls, null without calls' },
+  errorsByCategory: { ...COUNTS, description: '{"overflow": 3, ...}' },
+  latencyP50Ms: NULLABLE_NUMBER,
+  latencyP95Ms: NULLABLE_NUMBER,
 };
 
 const SERIES = {
   type: 'array',
-  items: {
-    type: 'object',
-    properties: { start: dateTime, calls: { type: 'integer' }, errors: { type: 'integer' }, successRate: nullableNumber, errorsByCategory: countsByCategory },
+  items: closedObject({ start: DATE_TIME, calls: USAGE_TOTALS.calls, errors: USAGE_TOTALS.errors, successRate: NULLABLE_NUMBER, errorsByCategory: COUNTS }),
+};
+
+const TOOL_ROW = closedObject({ tool: { type: 'string' }, ...USAGE_TOTALS });
+
+export const ERROR_GROUP_RESPONSE = closedObject({
+  id: { type: 'string', format: 'uuid' },
+  tool: { type: 'string' },
+  category: { type: 'string', enum: [...CATEGORIES] },
+  subtype: nullableEnum(SUBTYPES),
+  argumentPath: NULLABLE_STRING,
+  messageTemplate: { type: 'string' },
+  count: { type: 'integer', minimum: 1, description: 'occurrences since the group was first seen' },
+  firstSeen: DATE_TIME,
+  lastSeen: DATE_TIME,
+  status: { type: 'string', enum: [...GROUP_STATUSES] },
+  intendedArgument: NULLABLE_STRING,
+  arrayForScalarCount: { type: 'integer', minimum: 0 },
+  minOffendingValue: NULLABLE_NUMBER,
+  maxOffendingValue: NULLABLE_NUMBER,
+});
+
+export const OVERVIEW_RESPONSE = closedObject({
+  ...RANGE,
+  totals: closedObject(USAGE_TOTALS),
+  previous: { ...closedObject({ from: DATE_TIME, to: DATE_TIME, bucket: RANGE.bucket, ...USAGE_TOTALS }), description: 'the same figures over the period of the same length right before' },
+  trend: closedObject({
+    callsChange: { ...NULLABLE_NUMBER, description: 'relative: 0.1 is 10% more calls' },
+    errorsChange: NULLABLE_NUMBER,
+    successRateChange: { ...NULLABLE_NUMBER, description: 'absolute: 0.02 is two points better' },
+  }),
+  topFailingTools: { type: 'array', items: TOOL_ROW },
+  topErrorGroups: { type: 'array', items: ERROR_GROUP_RESPONSE },
+  series: SERIES,
+});
+
+export const TOOLS_STATS_RESPONSE = pageOf(TOOL_ROW, {
+  from: DATE_TIME,
+  to: DATE_TIME,
+  bucket: { type: 'string', enum: ['day'] },
+  sort: { type: 'string' },
+});
+
+export const TOOL_STATS_RESPONSE = closedObject({ tool: { type: 'string' }, ...RANGE, totals: closedObject(USAGE_TOTALS), series: SERIES });
+
+export const ERROR_GROUPS_RESPONSE = pageOf(ERROR_GROUP_RESPONSE);
+
+const SAMPLE = closedObject({
+  id: { type: 'string' },
+  occurredAt: DATE_TIME,
+  agent: NULLABLE_STRING,
+  model: NULLABLE_STRING,
+  descriptionVersion: NULLABLE_INTEGER,
+  arguments: ANY_JSON,
+  error: { ...closedObject({ type: NULLABLE_STRING, message: { type: 'string' } }), nullable: true },
+  wrongArgument: NULLABLE_STRING,
+  intendedArgument: NULLABLE_STRING,
+  offendingValue: NULLABLE_NUMBER,
+});
+
+export const ERROR_GROUP_DETAIL_RESPONSE = closedObject({
+  ...ERROR_GROUP_RESPONSE.properties,
+  samples: { type: 'array', items: SAMPLE },
+  failedArguments: {
+    type: 'array',
+    description: "each sample's value at the group's argument path ('' and all arguments when there is none)",
+    items: closedObject({ eventId: { type: 'string' }, path: { type: 'string' }, value: ANY_JSON }),
   },
-};
+});
 
-const TOOL_ROW = { type: 'object', properties: { tool: { type: 'string' }, ...USAGE_TOTALS } };
-
-export const ERROR_GROUP_RESPONSE = {
-  type: 'object',
-  properties: {
-    id: { type: 'string', format: 'uuid' },
-    tool: { type: 'string' },
-    category: { type: 'string' },
-    subtype: nullableString,
-    argumentPath: nullableString,
-    messageTemplate: { type: 'string' },
-    count: { type: 'integer', description: 'occurrences since the group was first seen' },
-    firstSeen: dateTime,
-    lastSeen: dateTime,
-    status: { enum: ['open', 'resolved', 'ignored', 'regressed'] },
-    intendedArgument: nullableString,
-    arrayForScalarCount: { type: 'integer' },
-    minOffendingValue: nullableNumber,
-    maxOffendingValue: nullableNumber,
+const VERSION = closedObject({
+  version: { type: 'integer', minimum: 1 },
+  baseDescription: { type: 'string' },
+  description: { type: 'string' },
+  warnings: {
+    type: 'array',
+    description: 'the warnings active in this version, as served then',
+    items: { type: 'object', required: ['id', 'kind', 'text'], properties: { id: { type: 'string' }, kind: { type: 'string' }, text: { type: 'string' } } },
   },
-};
+  createdAt: DATE_TIME,
+  calls: { type: 'integer', minimum: 0, description: 'calls that reported this description version' },
+  errors: { type: 'integer', minimum: 0 },
+  errorRate: NULLABLE_NUMBER,
+});
 
-export const OVERVIEW_RESPONSE = {
-  type: 'object',
-  properties: {
-    ...RANGE,
-    totals: { type: 'object', properties: USAGE_TOTALS },
-    previous: { type: 'object', description: 'the same figures over the period of the same length right before', properties: { from: dateTime, to: dateTime, ...USAGE_TOTALS } },
-    trend: {
-      type: 'object',
-      properties: {
-        callsChange: { ...nullableNumber, description: 'relative: 0.1 is 10% more calls' },
-        errorsChange: nullableNumber,
-        successRateChange: { ...nullableNumber, description: 'absolute: 0.02 is two points better' },
-      },
-    },
-    topFailingTools: { type: 'array', items: TOOL_ROW },
-    topErrorGroups: { type: 'array', items: ERROR_GROUP_RESPONSE },
-    series: SERIES,
-  },
-};
+export const VERSION_HISTORY_RESPONSE = pageOf(VERSION);
 
-export const TOOLS_STATS_RESPONSE = {
-  type: 'object',
-  properties: { from: dateTime, to: dateTime, bucket: { enum: ['day'] }, sort: { type: 'string' }, items: { type: 'array', items: TOOL_ROW }, nextCursor },
-};
+const STORED_ERROR = closedObject({ type: NULLABLE_STRING, message: { type: 'string' }, stack: NULLABLE_STRING });
 
-export const TOOL_STATS_RESPONSE = {
-  type: 'object',
-  properties: { tool: { type: 'string' }, ...RANGE, totals: { type: 'object', properties: USAGE_TOTALS }, series: SERIES },
-};
+/** One stored event with the worker's diagnosis; every field is present, null when the event did not carry it. */
+export const STORED_EVENT_RESPONSE = closedObject({
+  id: { type: 'string' },
+  tool: { type: 'string' },
+  status: { type: 'string', enum: ['success', 'error'] },
+  arguments: ANY_JSON,
+  result: ANY_JSON,
+  error: { ...STORED_ERROR, nullable: true },
+  durationMs: NULLABLE_NUMBER,
+  occurredAt: DATE_TIME,
+  receivedAt: DATE_TIME,
+  storedAt: DATE_TIME,
+  agent: NULLABLE_STRING,
+  model: NULLABLE_STRING,
+  framework: NULLABLE_STRING,
+  sessionId: NULLABLE_STRING,
+  traceId: NULLABLE_STRING,
+  runId: NULLABLE_STRING,
+  toolCallId: NULLABLE_STRING,
+  descriptionVersion: NULLABLE_INTEGER,
+  prompt: NULLABLE_STRING,
+  metadata: { type: 'object', nullable: true },
+  category: nullableEnum(CATEGORIES),
+  subtype: nullableEnum(SUBTYPES),
+  argumentPath: NULLABLE_STRING,
+  fingerprint: NULLABLE_STRING,
+  errorGroupId: { ...NULLABLE_STRING, format: 'uuid' },
+  evidence: { ...nullableEnum(['schema', 'message', 'none']), description: 'which piece of evidence decided the category' },
+  wrongArgument: NULLABLE_STRING,
+  intendedArgument: NULLABLE_STRING,
+  offendingValue: NULLABLE_NUMBER,
+  arrayForScalar: { type: 'boolean' },
+});
 
-export const ERROR_GROUPS_RESPONSE = {
-  type: 'object',
-  properties: { items: { type: 'array', items: ERROR_GROUP_RESPONSE }, nextCursor },
-};
-
-export const ERROR_GROUP_DETAIL_RESPONSE = {
-  type: 'object',
-  properties: {
-    ...ERROR_GROUP_RESPONSE.properties,
-    samples: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          occurredAt: dateTime,
-          agent: nullableString,
-          model: nullableString,
-          descriptionVersion: { type: 'integer', nullable: true },
-          arguments: { description: 'any JSON' },
-          error: { type: 'object', nullable: true, properties: { type: nullableString, message: { type: 'string' } } },
-          wrongArgument: nullableString,
-          intendedArgument: nullableString,
-          offendingValue: nullableNumber,
-        },
-      },
-    },
-    failedArguments: {
-      type: 'array',
-      description: "each sample's value at the group's argument path ('' and all arguments when there is none)",
-      items: { type: 'object', properties: { eventId: { type: 'string' }, path: { type: 'string' }, value: { description: 'any JSON' } } },
-    },
-  },
-};
-
-export const VERSION_HISTORY_RESPONSE = {
-  type: 'object',
-  properties: {
-    items: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          version: { type: 'integer' },
-          baseDescription: { type: 'string' },
-          description: { type: 'string' },
-          warnings: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, kind: { type: 'string' }, text: { type: 'string' } } } },
-          createdAt: dateTime,
-          calls: { type: 'integer', description: 'calls that reported this description version' },
-          errors: { type: 'integer' },
-          errorRate: nullableNumber,
-        },
-      },
-    },
-    nextCursor,
-  },
-};
+export const STORED_EVENTS_RESPONSE = pageOf(STORED_EVENT_RESPONSE);

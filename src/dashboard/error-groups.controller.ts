@@ -1,11 +1,11 @@
 import { Body, Controller, Get, Param, Patch, Query, UseGuards } from '@nestjs/common';
 import { ApiError } from '../infra/http/api-error';
 import { encodeCursor } from '../infra/http/cursor';
+import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
 import type { AuthenticatedProject } from '../tenancy/project.repository';
-import { ApiDocumented } from './api-documented.decorator';
-import { ERROR_GROUP_DETAIL_RESPONSE, ERROR_GROUP_RESPONSE, ERROR_GROUPS_RESPONSE } from './dashboard.openapi-schemas';
+import { ERROR_GROUP_DETAIL_RESPONSE, ERROR_GROUP_RESPONSE, ERROR_GROUPS_RESPONSE } from './dashboard-responses.schemas';
 import {
   ERROR_GROUP_PATCH_SCHEMA,
   ERROR_GROUP_QUERY_SCHEMA,
@@ -26,7 +26,7 @@ export class ErrorGroupsController {
   constructor(private readonly groups: ErrorGroupQueries) {}
 
   @Get('tools/:name/error-groups')
-  @ApiDocumented({ summary: "A tool's error groups, most recently seen first", query: ERROR_GROUPS_QUERY_SCHEMA, response: ERROR_GROUPS_RESPONSE, params: ['name'] })
+  @ApiRoute({ summary: "A tool's error groups, most recently seen first", query: ERROR_GROUPS_QUERY_SCHEMA, response: ERROR_GROUPS_RESPONSE })
   async list(@CurrentProject() project: AuthenticatedProject, @Param('name') name: string, @Query() rawQuery: unknown) {
     const query = readErrorGroupsQuery(rawQuery);
     const rows = await this.groups.listToolErrorGroups(project.projectId, requireToolName(name), { ...query, limit: query.limit + 1 });
@@ -39,7 +39,7 @@ export class ErrorGroupsController {
   }
 
   @Get('error-groups/:id')
-  @ApiDocumented({ summary: 'One error group with sample events and the argument values that failed', query: ERROR_GROUP_QUERY_SCHEMA, response: ERROR_GROUP_DETAIL_RESPONSE, params: ['id'] })
+  @ApiRoute({ summary: 'One error group with sample events and the argument values that failed', query: ERROR_GROUP_QUERY_SCHEMA, response: ERROR_GROUP_DETAIL_RESPONSE })
   async get(@CurrentProject() project: AuthenticatedProject, @Param('id') id: string, @Query() rawQuery: unknown) {
     const filter = readErrorGroupQuery(rawQuery);
     const group = UUID_PATTERN.test(id) ? await this.groups.findErrorGroup(project.projectId, id.toLowerCase()) : null;
@@ -53,7 +53,7 @@ export class ErrorGroupsController {
   }
 
   @Patch('error-groups/:id')
-  @ApiDocumented({ summary: "Set a group's status (open, resolved, ignored); a resolved group that recurs becomes regressed", body: ERROR_GROUP_PATCH_SCHEMA, response: ERROR_GROUP_RESPONSE, params: ['id'] })
+  @ApiRoute({ summary: "Set a group's status (open, resolved, ignored); a resolved group that recurs becomes regressed", body: ERROR_GROUP_PATCH_SCHEMA, response: ERROR_GROUP_RESPONSE })
   async setStatus(@CurrentProject() project: AuthenticatedProject, @Param('id') id: string, @Body() body: unknown) {
     const { status } = readErrorGroupPatch(body);
     const isUpdated = UUID_PATTERN.test(id) && (await this.groups.updateStatus(project.projectId, id.toLowerCase(), status));

@@ -2,10 +2,12 @@ import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
 import { CATEGORIES } from '../diagnosis';
 import { ApiError } from '../infra/http/api-error';
 import { decodeCursor, encodeCursor } from '../infra/http/cursor';
+import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
 import { compileQueryValidator } from '../infra/http/query-validator';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
 import { AuthenticatedProject } from '../tenancy/project.repository';
+import { STORED_EVENT_RESPONSE, STORED_EVENTS_RESPONSE } from './dashboard-responses.schemas';
 import { EventQueries, EventRecord } from './event.queries';
 
 interface ListEventsQuery {
@@ -20,7 +22,7 @@ interface ListEventsQuery {
   limit: number;
 }
 
-const validateListQuery = compileQueryValidator<ListEventsQuery>({
+const LIST_QUERY_SCHEMA = {
   properties: {
     tool: { type: 'string', minLength: 1, maxLength: 200 },
     status: { enum: ['success', 'error'] },
@@ -32,7 +34,8 @@ const validateListQuery = compileQueryValidator<ListEventsQuery>({
     cursor: { type: 'string', minLength: 1, maxLength: 400 },
     limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
   },
-});
+};
+const validateListQuery = compileQueryValidator<ListEventsQuery>(LIST_QUERY_SCHEMA);
 
 @Controller('v1/events')
 @UseGuards(ApiKeyGuard)
@@ -40,6 +43,7 @@ export class EventsController {
   constructor(private readonly events: EventQueries) {}
 
   @Get()
+  @ApiRoute({ summary: 'Stored events with their diagnosis, newest first', query: LIST_QUERY_SCHEMA, response: STORED_EVENTS_RESPONSE })
   async list(@CurrentProject() project: AuthenticatedProject, @Query() rawQuery: unknown) {
     const query = validateListQuery(rawQuery);
     const after = query.cursor ? decodeEventCursor(query.cursor) : undefined;
@@ -61,6 +65,7 @@ export class EventsController {
   }
 
   @Get(':id')
+  @ApiRoute({ summary: 'One stored event with its diagnosis', response: STORED_EVENT_RESPONSE })
   async get(@CurrentProject() project: AuthenticatedProject, @Param('id') id: string) {
     const event = id.length <= 128 ? await this.events.findEvent(project.projectId, id) : null;
     if (!event) throw new ApiError(404, 'not_found', `No event ${JSON.stringify(id.slice(0, 128))} in this project`);

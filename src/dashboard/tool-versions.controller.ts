@@ -1,11 +1,11 @@
 import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
 import { ApiError } from '../infra/http/api-error';
 import { encodeCursor } from '../infra/http/cursor';
+import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
 import type { AuthenticatedProject } from '../tenancy/project.repository';
-import { ApiDocumented } from './api-documented.decorator';
-import { VERSION_HISTORY_RESPONSE } from './dashboard.openapi-schemas';
+import { VERSION_HISTORY_RESPONSE } from './dashboard-responses.schemas';
 import { readVersionsQuery, VERSIONS_QUERY_SCHEMA } from './dashboard.schemas';
 import { ToolVersionQueries } from './tool-version.queries';
 import { requireToolName } from './tool-name';
@@ -16,7 +16,7 @@ export class ToolVersionsController {
   constructor(private readonly versions: ToolVersionQueries) {}
 
   @Get()
-  @ApiDocumented({ summary: "A tool's description versions, newest first, with the calls and errors that reported each", query: VERSIONS_QUERY_SCHEMA, response: VERSION_HISTORY_RESPONSE, params: ['name'] })
+  @ApiRoute({ summary: "A tool's description versions, newest first, with the calls and errors that reported each", query: VERSIONS_QUERY_SCHEMA, response: VERSION_HISTORY_RESPONSE })
   async list(@CurrentProject() project: AuthenticatedProject, @Param('name') name: string, @Query() rawQuery: unknown) {
     const query = readVersionsQuery(rawQuery);
     const rows = await this.versions.listVersions(project.projectId, requireToolName(name), query.beforeVersion, query.limit + 1);

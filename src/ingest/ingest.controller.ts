@@ -1,7 +1,9 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
+import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
 import { AuthenticatedProject } from '../tenancy/project.repository';
+import { ACCEPTED_RESPONSE, EVENTS_BODY_SCHEMA } from './ingest.schemas';
 import { IngestResult, IngestService } from './ingest.service';
 
 @Controller('v1/events')
@@ -12,6 +14,7 @@ export class IngestController {
   /** 202: every accepted event is durably queued; rejected ones are listed with the field at fault. */
   @Post()
   @HttpCode(202)
+  @ApiRoute({ summary: 'Report tool calls: one event or {events: [...]}; 202 once every accepted event is queued', body: EVENTS_BODY_SCHEMA, response: ACCEPTED_RESPONSE, status: 202 })
   postEvents(@CurrentProject() project: AuthenticatedProject, @Body() body: unknown): Promise<IngestResult> {
     return this.ingest.ingest(project.projectId, body);
   }

@@ -4,7 +4,7 @@ import { ApiError, FieldError } from '../infra/http/api-error';
 import { compileQueryValidator } from '../infra/http/query-validator';
 import { checkParametersSchema } from './parameters-schema';
 import { TOOL_FORMATS, type JsonObject, type ToolDefinition, type ToolFormat } from './registry.types';
-import { checkDescription, checkMetadata, isObject, normalizeToolDefinition, TOOL_NAME_PATTERN } from './tool-definition';
+import { checkDescription, checkMetadata, isObject, MAX_DESCRIPTION_CHARS, MAX_METADATA_BYTES, normalizeToolDefinition, TOOL_NAME_PATTERN } from './tool-definition';
 
 // Request bodies and queries of the registry API, checked once at the edge; every reader throws a 400 naming each
 // bad field, or returns typed input.
@@ -14,6 +14,18 @@ const MAX_WARNING_TEXT_CHARS = 500;
 
 const ajv = new Ajv({ allErrors: true, strict: true });
 addFormats(ajv, ['date-time']);
+
+/** The shape readToolBody checks field by field (its messages name each field), for the OpenAPI document. */
+export const TOOL_BODY_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['description', 'parameters'],
+  properties: {
+    description: { type: 'string', maxLength: MAX_DESCRIPTION_CHARS },
+    parameters: { type: 'object', description: 'JSON Schema of the arguments' },
+    metadata: { type: 'object', nullable: true, description: `at most ${MAX_METADATA_BYTES} bytes as JSON` },
+  },
+} as const;
 
 /** PUT /v1/tools/:name {description, parameters, metadata?} */
 export function readToolBody(name: string, body: unknown): ToolDefinition {
@@ -34,6 +46,15 @@ export function readToolBody(name: string, body: unknown): ToolDefinition {
   if (body.metadata !== undefined) definition.metadata = body.metadata as JsonObject | null;
   return definition;
 }
+
+/** The shapes readBulkBody accepts, for the OpenAPI document; each tool is normalized by normalizeToolDefinition. */
+export const BULK_BODY_SCHEMA = {
+  description: 'an array of tools or {"tools": [...]}; each tool in our shape {name, description, parameters, metadata?}, OpenAI\'s, Anthropic\'s or MCP\'s',
+  oneOf: [
+    { type: 'array', minItems: 1, maxItems: MAX_TOOLS_PER_BULK, items: { type: 'object' } },
+    { type: 'object', required: ['tools'], properties: { tools: { type: 'array', minItems: 1, maxItems: MAX_TOOLS_PER_BULK, items: { type: 'object' } } } },
+  ],
+} as const;
 
 /** POST /v1/tools:bulk: an array of tools, or {tools: [...]}, each in any accepted shape. All or nothing. */
 export function readBulkBody(body: unknown): ToolDefinition[] {
@@ -73,7 +94,7 @@ export interface ManualWarningInput {
   evidence: { count: number; firstSeen: string | null; lastSeen: string | null; exampleEventIds: string[] };
 }
 
-const validateWarningBody = ajv.compile({
+export const WARNING_BODY_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   required: ['text'],
@@ -92,7 +113,8 @@ const validateWarningBody = ajv.compile({
       },
     },
   },
-});
+} as const;
+const validateWarningBody = ajv.compile(WARNING_BODY_SCHEMA);
 
 /** POST /v1/tools/:name/warnings {text, kind?, evidenceKey?, evidence?} */
 export function readWarningBody(body: unknown): ManualWarningInput {
@@ -111,11 +133,12 @@ export function readWarningBody(body: unknown): ManualWarningInput {
   };
 }
 
-const validateDismissBody = ajv.compile({
+export const DISMISS_BODY_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: { reason: { type: 'string', maxLength: 500 } },
-});
+} as const;
+const validateDismissBody = ajv.compile(DISMISS_BODY_SCHEMA);
 
 /** POST .../dismiss {reason?}; an empty body is fine. */
 export function readDismissBody(body: unknown): { reason: string | null } {
@@ -123,6 +146,14 @@ export function readDismissBody(body: unknown): { reason: string | null } {
   if (!validateDismissBody(value)) throw invalidBody(fieldErrorsOf(validateDismissBody.errors));
   return { reason: (value as { reason?: string }).reason ?? null };
 }
+
+/** The shape readValidateBody checks, for the OpenAPI document. */
+export const VALIDATE_BODY_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['arguments'],
+  properties: { arguments: { description: 'the arguments the model produced: an object, or a JSON string of one' } },
+} as const;
 
 /** POST /v1/tools/:name/validate {arguments} */
 export function readValidateBody(body: unknown): { arguments: unknown } {
@@ -142,13 +173,11 @@ export function requireToolName(name: string): void {
   }
 }
 
-export const readListQuery = compileQueryValidator<{ format: ToolFormat }>({
-  properties: { format: { enum: [...TOOL_FORMATS], default: 'raw' } },
-});
+export const LIST_QUERY_SCHEMA = { properties: { format: { enum: [...TOOL_FORMATS], default: 'raw' } } } as const;
+export const readListQuery = compileQueryValidator<{ format: ToolFormat }>(LIST_QUERY_SCHEMA);
 
-export const readDescriptionQuery = compileQueryValidator<{ version?: number }>({
-  properties: { version: { type: 'integer', minimum: 1, maximum: 2147483647 } },
-});
+export const DESCRIPTION_QUERY_SCHEMA = { properties: { version: { type: 'integer', minimum: 1, maximum: 2147483647 } } } as const;
+export const readDescriptionQuery = compileQueryValidator<{ version?: number }>(DESCRIPTION_QUERY_SCHEMA);
 
 function invalidBody(details: FieldError[]): ApiError {
   return new ApiError(400, 'invalid_body', `Invalid field ${details[0].path || 'body'}: ${details[0].message}`, { details });

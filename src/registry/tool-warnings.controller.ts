@@ -1,9 +1,11 @@
 import { Body, Controller, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiError } from '../infra/http/api-error';
+import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
 import { AuthenticatedProject } from '../tenancy/project.repository';
-import { readDismissBody, readWarningBody, requireToolName } from './registry.schemas';
+import { WARNING_CHANGE_RESPONSE, WARNINGS_RESPONSE } from './registry-responses.schemas';
+import { DISMISS_BODY_SCHEMA, readDismissBody, readWarningBody, requireToolName, WARNING_BODY_SCHEMA } from './registry.schemas';
 import { ToolChangesService, WarningChangeResult } from './tool-changes.service';
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -15,6 +17,7 @@ export class ToolWarningsController {
   constructor(private readonly toolChanges: ToolChangesService) {}
 
   @Get()
+  @ApiRoute({ summary: "A tool's warnings, active and dismissed", response: WARNINGS_RESPONSE })
   async list(@CurrentProject() project: AuthenticatedProject, @Param('name') name: string) {
     requireToolName(name);
     return { warnings: await this.toolChanges.listWarnings(project.projectId, name) };
@@ -22,6 +25,7 @@ export class ToolWarningsController {
 
   @Post()
   @HttpCode(201)
+  @ApiRoute({ summary: 'Add a warning by hand (a new description version)', body: WARNING_BODY_SCHEMA, response: WARNING_CHANGE_RESPONSE, status: 201 })
   add(@CurrentProject() project: AuthenticatedProject, @Param('name') name: string, @Body() body: unknown): Promise<WarningChangeResult> {
     requireToolName(name);
     return this.toolChanges.addManualWarning(project.projectId, name, readWarningBody(body));
@@ -29,6 +33,7 @@ export class ToolWarningsController {
 
   @Post(':id/dismiss')
   @HttpCode(200)
+  @ApiRoute({ summary: 'Dismiss a warning (a new description version without it)', body: DISMISS_BODY_SCHEMA, response: WARNING_CHANGE_RESPONSE })
   dismiss(
     @CurrentProject() project: AuthenticatedProject,
     @Param('name') name: string,
@@ -42,6 +47,7 @@ export class ToolWarningsController {
 
   @Post(':id/reinstate')
   @HttpCode(200)
+  @ApiRoute({ summary: 'Reinstate a dismissed warning', response: WARNING_CHANGE_RESPONSE })
   reinstate(@CurrentProject() project: AuthenticatedProject, @Param('name') name: string, @Param('id') id: string): Promise<WarningChangeResult> {
     requireToolName(name);
     return this.toolChanges.setWarningStatus(project.projectId, name, requireWarningId(id), 'active', null);

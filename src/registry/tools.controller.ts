@@ -1,18 +1,31 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Query, Res, UseGuards } from '@nestjs/common';
 import { FastifyReply } from 'fastify';
 import { ApiError } from '../infra/http/api-error';
+import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
 import { AuthenticatedProject } from '../tenancy/project.repository';
 import { DescriptionService } from './description.service';
 import { matchesIfNoneMatch } from './etag';
 import {
+  BULK_REGISTRATION_RESPONSE,
+  DESCRIPTION_RESPONSE,
+  REGISTRATION_RESPONSE,
+  TOOL_LIST_RESPONSE,
+  VALIDATION_RESPONSE,
+} from './registry-responses.schemas';
+import {
+  BULK_BODY_SCHEMA,
+  DESCRIPTION_QUERY_SCHEMA,
+  LIST_QUERY_SCHEMA,
   readBulkBody,
   readDescriptionQuery,
   readListQuery,
   readToolBody,
   readValidateBody,
   requireToolName,
+  TOOL_BODY_SCHEMA,
+  VALIDATE_BODY_SCHEMA,
 } from './registry.schemas';
 import { CachedResponse } from './served-response.cache';
 import { RegistrationResult, ToolChangesService } from './tool-changes.service';
@@ -31,6 +44,7 @@ export class ToolsController {
   ) {}
 
   @Put('tools/:name')
+  @ApiRoute({ summary: 'Register or update a tool (201 when created)', body: TOOL_BODY_SCHEMA, response: REGISTRATION_RESPONSE, status: [201, 200] })
   async register(
     @CurrentProject() project: AuthenticatedProject,
     @Param('name') name: string,
@@ -45,11 +59,13 @@ export class ToolsController {
   // `::` is Fastify's escape for a literal colon: the route is POST /v1/tools:bulk.
   @Post('tools::bulk')
   @HttpCode(200)
+  @ApiRoute({ summary: 'Register many tools, all or nothing', body: BULK_BODY_SCHEMA, response: BULK_REGISTRATION_RESPONSE })
   async registerMany(@CurrentProject() project: AuthenticatedProject, @Body() body: unknown) {
     return { tools: await this.toolChanges.registerTools(project.projectId, readBulkBody(body)) };
   }
 
   @Get('tools')
+  @ApiRoute({ summary: 'Every active tool with its augmented description, in a framework\'s shape (ETag; 304 on If-None-Match)', query: LIST_QUERY_SCHEMA, response: TOOL_LIST_RESPONSE })
   async list(
     @CurrentProject() project: AuthenticatedProject,
     @Query() query: unknown,
@@ -61,6 +77,7 @@ export class ToolsController {
   }
 
   @Get('tools/:name/description')
+  @ApiRoute({ summary: 'The live description with its warnings, or a pinned version (ETag; 304 on If-None-Match)', query: DESCRIPTION_QUERY_SCHEMA, response: DESCRIPTION_RESPONSE })
   async description(
     @CurrentProject() project: AuthenticatedProject,
     @Param('name') name: string,
@@ -75,6 +92,7 @@ export class ToolsController {
 
   @Delete('tools/:name')
   @HttpCode(204)
+  @ApiRoute({ summary: 'Archive a tool: no longer served or validated; its events, versions and warnings stay', response: null, status: 204 })
   async archive(@CurrentProject() project: AuthenticatedProject, @Param('name') name: string): Promise<void> {
     requireToolName(name);
     if (!(await this.toolChanges.archiveTool(project.projectId, name))) throw toolNotFound(name);
@@ -82,6 +100,7 @@ export class ToolsController {
 
   @Post('tools/:name/validate')
   @HttpCode(200)
+  @ApiRoute({ summary: 'Check arguments against the tool schema before calling it; a safe correction when there is one', body: VALIDATE_BODY_SCHEMA, response: VALIDATION_RESPONSE })
   async validate(@CurrentProject() project: AuthenticatedProject, @Param('name') name: string, @Body() body: unknown) {
     requireToolName(name);
     return this.validation.validate(project.projectId, name, readValidateBody(body).arguments);

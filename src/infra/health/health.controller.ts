@@ -1,7 +1,9 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import { FastifyReply } from 'fastify';
+import { ApiRoute } from '../http/openapi/api-route.decorator';
 import { PrismaService } from '../prisma/prisma.service';
 import { QueueProducer } from '../queue/queue.producer';
+import { HEALTH_RESPONSE, READINESS_RESPONSE } from './health-responses.schemas';
 
 const CHECK_TIMEOUT_MS = 2000;
 
@@ -14,12 +16,14 @@ export class HealthController {
 
   /** The process is up and serving. */
   @Get('healthz')
+  @ApiRoute({ summary: 'The process is up', response: HEALTH_RESPONSE, isPublic: true })
   health() {
     return { status: 'ok' };
   }
 
   /** Postgres and Redis are reachable: 200 when both are, 503 naming the one that is not. */
   @Get('readyz')
+  @ApiRoute({ summary: 'Postgres answers and Redis takes writes (503 naming the one that does not)', response: READINESS_RESPONSE, isPublic: true })
   async ready(@Res({ passthrough: true }) reply: FastifyReply) {
     const [postgres, redis] = await Promise.all([this.isPostgresReachable(), this.producer.isRedisReachable()]);
     const isReady = postgres && redis;

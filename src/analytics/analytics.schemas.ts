@@ -1,0 +1,79 @@
+import { COUNTS, DATE_TIME, NULLABLE_DATE_TIME, NULLABLE_INTEGER, NULLABLE_STRING, pageOf } from '../infra/http/openapi/response.schemas';
+import { RECOMMENDATION_KINDS } from './recommendation-rules';
+
+// Request and response schemas of the analytics routes: the policy schema validates PUT /v1/policy and describes
+// what both policy routes answer; test/e2e/openapi.e2e-spec.ts checks a real answer of each route against these.
+
+const RECOMMENDATION_STATUSES = ['proposed', 'applied', 'dismissed'] as const;
+
+export const POLICY_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['autoApply', 'minOccurrences', 'minShare', 'autoApplyKinds', 'autoRetire'],
+  properties: {
+    autoApply: { type: 'boolean' },
+    minOccurrences: { type: 'integer', minimum: 1, maximum: 1000000 },
+    minShare: { type: 'number', minimum: 0, maximum: 1 },
+    autoApplyKinds: { type: 'array', uniqueItems: true, items: { enum: [...RECOMMENDATION_KINDS] } },
+    autoRetire: { type: 'boolean' },
+  },
+} as const;
+
+export const RECOMMENDATIONS_QUERY_SCHEMA = {
+  properties: {
+    status: { enum: [...RECOMMENDATION_STATUSES] },
+    tool: { type: 'string', minLength: 1, maxLength: 200 },
+    cursor: { type: 'string', format: 'uuid' },
+    limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+  },
+} as const;
+
+export const RECOMMENDATION_RESPONSE = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'tool', 'kind', 'evidenceKey', 'text', 'evidence', 'confidence', 'status', 'warningId', 'appliedVersion', 'appliedAt', 'effect'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    tool: { type: 'string' },
+    kind: { type: 'string', enum: [...RECOMMENDATION_KINDS] },
+    evidenceKey: { type: 'string' },
+    text: { type: 'string' },
+    evidence: { type: 'object', description: 'what the nightly job saw: counts, example event ids, learned limits' },
+    confidence: { type: 'number', minimum: 0, maximum: 1 },
+    status: { type: 'string', enum: [...RECOMMENDATION_STATUSES] },
+    warningId: { ...NULLABLE_STRING, format: 'uuid' },
+    appliedVersion: NULLABLE_INTEGER,
+    appliedAt: NULLABLE_DATE_TIME,
+    effect: {
+      type: 'object',
+      nullable: true,
+      required: ['verdict'],
+      description: "the applied warning's measured effect: {verdict, method, withWarning, withoutWarning, relativeChange, ...}",
+      properties: { verdict: { type: 'string', enum: ['helped', 'no_effect', 'worse', 'not_enough_data'] } },
+    },
+  },
+} as const;
+
+export const RECOMMENDATIONS_RESPONSE = {
+  ...pageOf(RECOMMENDATION_RESPONSE),
+  description: 'nextCursor is the last id of the page',
+} as const;
+
+export const JOB_RUN_RESPONSE = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'job', 'date', 'trigger', 'status', 'counts', 'error', 'startedAt', 'finishedAt'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    job: { type: 'string', enum: ['nightly'] },
+    date: { type: 'string', format: 'date', description: 'the UTC day the run analysed' },
+    trigger: { type: 'string', enum: ['api', 'schedule'] },
+    status: { type: 'string', enum: ['running', 'succeeded', 'failed', 'skipped'] },
+    counts: { ...COUNTS, nullable: true, description: 'what the run did: {tools, recommendations, applied, ...}; null until it succeeds' },
+    error: NULLABLE_STRING,
+    startedAt: DATE_TIME,
+    finishedAt: NULLABLE_DATE_TIME,
+  },
+} as const;
+
+export const JOB_RUNS_RESPONSE = pageOf(JOB_RUN_RESPONSE);

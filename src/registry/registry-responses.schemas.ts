@@ -1,0 +1,138 @@
+import { CATEGORIES, SUBTYPES } from '../diagnosis';
+import { DATE_TIME, NULLABLE_STRING } from '../infra/http/openapi/response.schemas';
+import { TOOL_FORMATS } from './registry.types';
+
+// What the registry routes answer; test/e2e/openapi.e2e-spec.ts checks a real answer of each against these.
+
+const TOOL_NAME = { type: 'string', minLength: 1, maxLength: 200 } as const;
+const VERSION = { type: 'integer', minimum: 1 } as const;
+const JSON_SCHEMA = { type: 'object', description: 'JSON Schema of the arguments' } as const;
+
+const EVIDENCE = {
+  type: 'object',
+  required: ['count', 'firstSeen', 'lastSeen', 'exampleEventIds'],
+  description: 'what the warning was learned from; learned warnings add their own fields',
+  properties: {
+    count: { type: 'integer', minimum: 0 },
+    firstSeen: { ...NULLABLE_STRING, format: 'date-time' },
+    lastSeen: { ...NULLABLE_STRING, format: 'date-time' },
+    exampleEventIds: { type: 'array', items: { type: 'string' } },
+  },
+} as const;
+
+/** A warning as an agent reads it inside a description. */
+const SERVED_WARNING = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'kind', 'text', 'evidence', 'status'],
+  properties: { id: { type: 'string', format: 'uuid' }, kind: { type: 'string' }, text: { type: 'string' }, evidence: EVIDENCE, status: { type: 'string', enum: ['active'] } },
+} as const;
+
+/** A warning with its whole lifecycle, as the warning routes answer it. */
+const WARNING = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'kind', 'text', 'evidence', 'evidenceKey', 'source', 'status', 'dismissedReason', 'createdAt', 'updatedAt'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    kind: { type: 'string' },
+    text: { type: 'string' },
+    evidence: EVIDENCE,
+    evidenceKey: NULLABLE_STRING,
+    source: { type: 'string', enum: ['manual', 'auto'] },
+    status: { type: 'string', enum: ['active', 'dismissed'] },
+    dismissedReason: NULLABLE_STRING,
+    createdAt: DATE_TIME,
+    updatedAt: DATE_TIME,
+  },
+} as const;
+
+export const REGISTRATION_RESPONSE = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'version', 'status'],
+  properties: {
+    name: TOOL_NAME,
+    version: VERSION,
+    status: { type: 'string', enum: ['created', 'updated', 'unchanged'], description: 'created (201): new or back from the archive; updated: a new version; unchanged: nothing an agent reads changed' },
+  },
+} as const;
+
+export const BULK_REGISTRATION_RESPONSE = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['tools'],
+  properties: { tools: { type: 'array', items: REGISTRATION_RESPONSE, description: 'one result per tool, in request order' } },
+} as const;
+
+export const DESCRIPTION_RESPONSE = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'version', 'description', 'baseDescription', 'warnings', 'parameters'],
+  properties: {
+    name: TOOL_NAME,
+    version: VERSION,
+    description: { type: 'string', description: 'the base description followed by the active warnings' },
+    baseDescription: { type: 'string' },
+    warnings: { type: 'array', items: SERVED_WARNING },
+    parameters: JSON_SCHEMA,
+  },
+} as const;
+
+const closedTool = (properties: Record<string, object>) => ({ type: 'object', additionalProperties: false, required: Object.keys(properties), properties });
+/** One listed tool in each `format`; the descriptions carry the active warnings. */
+const LISTED_TOOL = {
+  anyOf: [
+    closedTool({ ...DESCRIPTION_RESPONSE.properties, metadata: { type: 'object', nullable: true } }),
+    closedTool({ type: { type: 'string', enum: ['function'] }, function: closedTool({ name: TOOL_NAME, description: { type: 'string' }, parameters: JSON_SCHEMA }) }),
+    closedTool({ name: TOOL_NAME, description: { type: 'string' }, input_schema: JSON_SCHEMA }),
+    closedTool({ name: TOOL_NAME, description: { type: 'string' }, inputSchema: JSON_SCHEMA }),
+    closedTool({ name: TOOL_NAME, description: { type: 'string' }, schema: JSON_SCHEMA }),
+  ],
+  description: 'raw: the description view with metadata; openai, anthropic, mcp, langchain: that framework\'s tool shape',
+} as const;
+
+export const TOOL_LIST_RESPONSE = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['format', 'tools'],
+  properties: { format: { type: 'string', enum: [...TOOL_FORMATS] }, tools: { type: 'array', items: LISTED_TOOL } },
+} as const;
+
+export const VALIDATION_RESPONSE = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['valid', 'errors', 'suggestion'],
+  properties: {
+    valid: { type: 'boolean' },
+    errors: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['category', 'subtype', 'path', 'message'],
+        properties: {
+          category: { type: 'string', enum: [...CATEGORIES] },
+          subtype: { type: 'string', nullable: true, enum: [...SUBTYPES, null] },
+          path: { type: 'string', description: 'JSON Pointer into the arguments; "" for the arguments as a whole' },
+          message: { type: 'string' },
+        },
+      },
+    },
+    suggestion: { type: 'object', nullable: true, description: 'corrected arguments, when a correction is safe' },
+  },
+} as const;
+
+export const WARNINGS_RESPONSE = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['warnings'],
+  properties: { warnings: { type: 'array', items: WARNING } },
+} as const;
+
+export const WARNING_CHANGE_RESPONSE = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['warning', 'version'],
+  properties: { warning: WARNING, version: { ...VERSION, description: 'the description version with this change' } },
+} as const;

@@ -1,0 +1,228 @@
+import { randomUUID } from 'node:crypto';
+import { POLICY_SCHEMA } from '../../src/analytics/analytics.schemas';
+import { ERROR_GROUP_PATCH_SCHEMA } from '../../src/dashboard/dashboard.schemas';
+import { WARNING_BODY_SCHEMA } from '../../src/registry/registry.schemas';
+import { anErrorEvent, anEvent } from '../factories/event.factory';
+import { OpenApiContract, OpenApiDocument, registeredRoutes } from '../support/openapi-contract';
+import { eventually, startTestApp, TestApp, TestResponse } from '../support/test-app';
+
+// Served by the app but not part of the API: the document itself, its UI and the web dashboard's static files.
+const NOT_API = [/^\/docs(\/|$)/, /^\/openapi\.(json|yaml)$/, /^\/dashboard(\/|$)/];
+
+const TOOL = 'prime_factorization';
+const PRIME_TOOL = {
+  description: 'Perform prime factorization of a single integer.',
+  parameters: { type: 'object', properties: { number: { type: 'integer', maximum: 1000000 } }, required: ['number'], additionalProperties: false },
+};
+
+describe('OpenAPI document', () => {
+  let t: TestApp;
+  let document: OpenApiDocument;
+  let contract: OpenApiContract;
+  let apiRoutes: string[];
+  // every event is stamped a minute ago, so the nightly of that UTC day and the default stats range both hold them
+  const occurredAt = new Date(Date.now() - 60_000);
+  const day = occurredAt.toISOString().slice(0, 10);
+  let stored = 0;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    // this test database refuses events whose id starts with poison-, as a bad row would: they are dead-lettered
+    await t.db.sql.query(`
+      CREATE FUNCTION refuse_poison() RETURNS trigger AS $$
+      BEGIN
+        IF NEW.id LIKE 'poison-%' THEN RAISE EXCEPTION 'injected poison: %', NEW.id; END IF;
+        RETURN NEW;
+      END $$ LANGUAGE plpgsql;
+      CREATE TRIGGER refuse_poison BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION refuse_poison();`);
+    document = (await t.request('GET', '/openapi.json', { key: null })).body;
+    contract = new OpenApiContract(document);
+    apiRoutes = registeredRoutes(t.app).filter((route) => !NOT_API.some((pattern) => pattern.test(route.split(' ')[1])));
+  });
+  afterAll(() => t.close());
+
+  /** Calls a route by its documented name ("PUT /v1/tools/{name}") and checks the answer against the document. */
+  async function exercise(
+    route: string,
+    options: { params?: Record<string, string>; query?: string; body?: unknown } = {},
+  ): Promise<TestResponse> {
+    const [method, template] = route.split(' ');
+    const path = template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(options.params?.[name] ?? ''));
+    const response = await t.request(method, options.query ? `${path}?${options.query}` : path, { body: options.body, key: isPublic(route) ? null : undefined });
+    contract.check(route, response);
+    return response;
+  }
+
+  const isPublic = (route: string) => contract.operation(route)?.security === undefined;
+
+  async function waitUntilStored(count: number): Promise<void> {
+    stored += count;
+    await eventually(async () => {
+      const { rows } = await t.db.sql.query('SELECT count(*)::int AS n FROM events');
+      return rows[0].n === stored ? true : undefined;
+    }, 20_000);
+  }
+
+  const at = (i: number) => new Date(occurredAt.getTime() + i).toISOString();
+  // 30 correct calls and 10 with a wrong argument name: enough for the nightly to learn a warning
+  const primeCalls = () =>
+    Array.from({ length: 40 }, (_, i) =>
+      i % 4 === 0
+        ? anErrorEvent('Tool execution failed', { tool: TOOL, arguments: { numbers: [12, 15] }, occurredAt: at(i), descriptionVersion: 1 })
+        : anEvent({ tool: TOOL, arguments: { number: 12 + i }, result: [2, 2, 3], occurredAt: at(i), descriptionVersion: 1 }),
+    );
+
+  it('is served at /openapi.json without a key and lists every route of the app with its response schema', async () => {
+    expect(document.openapi).toMatch(/^3\./);
+    expect(apiRoutes.length).toBeGreaterThan(30);
+    const undocumented = apiRoutes.filter((route) => !contract.operation(route));
+    const withoutSuccess = apiRoutes.filter((route) => {
+      const success = Object.entries(contract.operation(route)?.responses ?? {}).filter(([code]) => code.startsWith('2'));
+      return success.length === 0 || success.some(([code, r]) => code !== '204' && !r.content?.['application/json']?.schema);
+    });
+    expect(undocumented).toEqual([]);
+    expect(withoutSuccess).toEqual([]);
+  });
+
+  it("documents each route's request with the very schema its feature validates with", () => {
+    const bodyOf = (route: string) => contract.operation(route)?.requestBody?.content['application/json'].schema;
+    expect(bodyOf('PUT /v1/policy')).toEqual(POLICY_SCHEMA);
+    expect(bodyOf('PATCH /v1/error-groups/{id}')).toEqual(ERROR_GROUP_PATCH_SCHEMA);
+    expect(bodyOf('POST /v1/tools/{name}/warnings')).toEqual(WARNING_BODY_SCHEMA);
+    const overview = contract.operation('GET /v1/stats/overview')!;
+    expect(overview.parameters!.filter((p) => p.in === 'query').map((p) => p.name)).toEqual(['from', 'to', 'bucket', 'agent', 'model']);
+    expect(contract.operation('GET /v1/tools/{name}/description')!.parameters).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'name', in: 'path', required: true })]),
+    );
+    expect(isPublic('GET /readyz')).toBe(true);
+    expect(isPublic('GET /v1/events')).toBe(false);
+  });
+
+  it('refuses a drifted answer: the validate route documented as {valid, findings}, or a field no schema names', () => {
+    const route = 'POST /v1/tools/{name}/validate';
+    expect(contract.accepts(route, 200, { valid: true, errors: [], suggestion: null })).toBe(true);
+    expect(contract.accepts(route, 200, { valid: false, findings: [] })).toBe(false);
+    expect(contract.accepts(route, 200, { valid: true, errors: [], suggestion: null, undocumented: 1 })).toBe(false);
+    expect(contract.accepts('GET /v1/policy', 200, { autoApply: true, minOccurrences: 5, minShare: 0.05, autoApplyKinds: [] })).toBe(false);
+    expect(() => contract.check('DELETE /v1/tools/{name}', { status: 200, headers: new Headers(), body: null })).toThrow(/answered 200, documented 204/);
+  });
+
+  it('answers the registry routes as documented', async () => {
+    expect((await exercise('PUT /v1/tools/{name}', { params: { name: TOOL }, body: PRIME_TOOL })).status).toBe(201);
+    const changed = { ...PRIME_TOOL, description: `${PRIME_TOOL.description} Positive integers only.` };
+    expect((await exercise('PUT /v1/tools/{name}', { params: { name: TOOL }, body: changed })).body.status).toBe('updated');
+    await exercise('PUT /v1/tools/{name}', { params: { name: TOOL }, body: PRIME_TOOL });
+    const bulk = await exercise('POST /v1/tools:bulk', {
+      body: {
+        tools: [
+          { type: 'function', function: { name: 'get_weather', description: 'Weather of a city.', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
+          { name: 'scratch', description: 'A tool this test archives.', input_schema: { type: 'object' } },
+        ],
+      },
+    });
+    expect(bulk.body.tools.map((r: { status: string }) => r.status)).toEqual(['created', 'created']);
+    for (const format of ['raw', 'openai', 'anthropic', 'mcp', 'langchain']) {
+      expect((await exercise('GET /v1/tools', { query: `format=${format}` })).body.tools).toHaveLength(3);
+    }
+    await exercise('GET /v1/tools/{name}/description', { params: { name: TOOL } });
+    await exercise('GET /v1/tools/{name}/description', { params: { name: TOOL }, query: 'version=1' });
+    const check = await exercise('POST /v1/tools/{name}/validate', { params: { name: TOOL }, body: { arguments: { numbr: 12 } } });
+    expect(check.body).toMatchObject({ valid: false, suggestion: { number: 12 } });
+    expect(check.body.errors.length).toBeGreaterThan(0);
+    expect((await exercise('POST /v1/tools/{name}/validate', { params: { name: TOOL }, body: { arguments: '{"number": 12}' } })).body.valid).toBe(true);
+
+    const added = await exercise('POST /v1/tools/{name}/warnings', { params: { name: 'get_weather' }, body: { text: 'Pass a city name, not coordinates.' } });
+    const warning = { name: 'get_weather', id: added.body.warning.id };
+    await exercise('GET /v1/tools/{name}/warnings', { params: { name: 'get_weather' } });
+    await exercise('POST /v1/tools/{name}/warnings/{id}/dismiss', { params: warning, body: { reason: 'covered by the schema' } });
+    expect((await exercise('POST /v1/tools/{name}/warnings/{id}/reinstate', { params: warning })).body.warning.status).toBe('active');
+    await exercise('DELETE /v1/tools/{name}', { params: { name: 'scratch' } });
+  });
+
+  it('answers the ingest routes as documented, and the stored events as the dashboard reads them', async () => {
+    const full = anErrorEvent('Tool execution failed', {
+      tool: TOOL, arguments: { numbers: [1] }, occurredAt: at(100), descriptionVersion: 1, agent: 'planner', model: 'gpt-x', framework: 'langchain',
+      sessionId: 's1', traceId: 't1', runId: 'r1', toolCallId: 'c1', prompt: 'factor 12', metadata: { team: 'core' }, durationMs: 3,
+    });
+    const provider = { openai: { toolCall: { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }, result: { tempC: 3 } } };
+    const events = [...primeCalls(), full, provider, { tool: '', status: 'success' }];
+    const accepted = await exercise('POST /v1/events', { body: { events, client: { sdk: 'toolcoach-ts', version: '0.1.0', dropped: 0 } } });
+    expect(accepted.body).toMatchObject({ accepted: 42, rejected: [{ index: 42 }], client: { sdk: 'toolcoach-ts' } });
+    await exercise('POST /v1/events', { body: anEvent({ tool: 'get_weather', occurredAt: at(200) }) });
+
+    const exec = { key: 'gen_ai.operation.name', value: { stringValue: 'execute_tool' } };
+    const span = (id: string, attributes: unknown[]) => ({
+      traceId: 'a'.repeat(32), spanId: id.padEnd(16, '0'), name: id, attributes,
+      startTimeUnixNano: `${occurredAt.getTime()}000000`, endTimeUnixNano: `${occurredAt.getTime() + 1}000000`,
+    });
+    const traces = { resourceSpans: [{ scopeSpans: [{ spans: [span('b1', [exec, { key: 'gen_ai.tool.name', value: { stringValue: 'get_weather' } }]), span('b2', [exec])] }] }] };
+    expect((await exercise('POST /v1/traces', { body: traces })).body.partialSuccess.rejectedSpans).toBe(1);
+    await waitUntilStored(44);
+
+    const page = await exercise('GET /v1/events', { query: 'limit=50' });
+    expect(page.body.items).toHaveLength(44);
+    const diagnosed = await exercise('GET /v1/events/{id}', { params: { id: full.id as string } });
+    expect(diagnosed.body).toMatchObject({ category: 'argument_mismatch', metadata: { team: 'core' } });
+  });
+
+  it('answers the analytics routes as documented: a nightly run, its recommendation applied and dismissed by hand', async () => {
+    const policy = { autoApply: false, minOccurrences: 5, minShare: 0.05, autoApplyKinds: ['wrong_argument_name'], autoRetire: true };
+    expect((await exercise('PUT /v1/policy', { body: policy })).body).toEqual(policy);
+    await exercise('GET /v1/policy');
+    const run = await exercise('POST /v1/jobs/nightly', { query: `date=${day}` });
+    expect(run.body).toMatchObject({ status: 'succeeded', date: day });
+    await exercise('GET /v1/jobs');
+    const proposed = await exercise('GET /v1/recommendations', { query: 'status=proposed' });
+    const [recommendation] = proposed.body.items;
+    expect(recommendation).toMatchObject({ tool: TOOL, kind: 'wrong_argument_name' });
+    expect((await exercise('POST /v1/recommendations/{id}/apply', { params: { id: recommendation.id } })).body.status).toBe('applied');
+    expect((await exercise('POST /v1/recommendations/{id}/dismiss', { params: { id: recommendation.id } })).body.status).toBe('dismissed');
+  });
+
+  it('answers the dashboard routes as documented, and its one write, the triage of an error group', async () => {
+    const range = `from=${day}`;
+    expect((await exercise('GET /v1/stats/overview', { query: range })).body.totals.calls).toBeGreaterThan(0);
+    await exercise('GET /v1/stats/overview', { query: `${range}&bucket=hour` });
+    await exercise('GET /v1/stats/tools', { query: `${range}&limit=1` });
+    await exercise('GET /v1/tools/{name}/stats', { params: { name: TOOL }, query: range });
+    const groups = await exercise('GET /v1/tools/{name}/error-groups', { params: { name: TOOL } });
+    const [group] = groups.body.items;
+    await exercise('GET /v1/error-groups/{id}', { params: { id: group.id } });
+    expect((await exercise('PATCH /v1/error-groups/{id}', { params: { id: group.id }, body: { status: 'resolved' } })).body.status).toBe('resolved');
+    const versions = await exercise('GET /v1/tools/{name}/version-history', { params: { name: TOOL } });
+    expect(versions.body.items.length).toBeGreaterThan(1);
+  });
+
+  it('answers the dead-letter routes as documented', async () => {
+    await exercise('POST /v1/events', { body: anErrorEvent('boom', { id: `poison-${randomUUID()}`, tool: TOOL }) });
+    const letters = await eventually(async () => {
+      const response = await t.request('GET', '/v1/admin/dead-letters');
+      return response.body.items?.length > 0 ? response : undefined;
+    });
+    contract.check('GET /v1/admin/dead-letters', letters);
+    await t.db.sql.query('DROP TRIGGER refuse_poison ON events');
+    await exercise('POST /v1/admin/dead-letters/{id}/replay', { params: { id: letters.body.items[0].id } });
+    await waitUntilStored(1);
+  });
+
+  it('answers the health routes as documented', async () => {
+    await exercise('GET /healthz');
+    expect((await exercise('GET /readyz')).body.status).toBe('ready');
+  });
+
+  it('has checked a real answer of every route the app serves', () => {
+    expect(apiRoutes.filter((route) => !contract.checkedRoutes.has(route))).toEqual([]);
+  });
+
+  it('serves a browsable UI at /docs and the dashboard page at /dashboard without a key', async () => {
+    const docs = await fetch(`${t.baseUrl}/docs`);
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain('swagger-ui');
+    const page = await fetch(`${t.baseUrl}/dashboard`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    const chart = await fetch(`${t.baseUrl}/dashboard/assets/uPlot.iife.min.js`);
+    expect(chart.status).toBe(200);
+    expect((await fetch(`${t.baseUrl}/dashboard/assets/..%2Fpackage.json`)).status).toBe(404);
+  });
+});
