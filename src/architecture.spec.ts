@@ -1,0 +1,110 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, posix, relative, resolve } from 'node:path';
+import * as ts from 'typescript';
+
+// The arrows between parts of the code that must never exist (the README's "Architecture" lists the same). Imports
+// are read by TypeScript's own pre-processor: static imports, re-exports, `import type`, dynamic import() and require().
+
+const REPO_ROOT = resolve(__dirname, '..');
+const FEATURES = ['src/ingest', 'src/categorize', 'src/registry', 'src/analytics', 'src/dashboard'];
+/** The composition root wires every part together, so it alone may import the dashboard. */
+const COMPOSITION_ROOT = ['src/main.ts', 'src/app.module.ts', 'src/app.factory.ts'];
+
+interface ForbiddenArrow {
+  from: string;
+  /** Whether an import of this repository path (repo-relative, no extension) is forbidden from `from`. */
+  forbids: (target: string) => boolean;
+  why: string;
+}
+
+const isIn = (path: string, folder: string) => path === folder || path.startsWith(`${folder}/`);
+
+const FORBIDDEN_ARROWS: ForbiddenArrow[] = [
+  { from: 'src/diagnosis', forbids: (target) => !isIn(target, 'src/diagnosis'), why: 'the pure core imports nothing of ours' },
+  { from: 'src/dashboard', forbids: (target) => isIn(target, 'src/ingest') || isIn(target, 'src/categorize'), why: 'the dashboard only reads' },
+  { from: 'sdk', forbids: (target) => isIn(target, 'src'), why: 'the SDK owns its wire types and ships without the server' },
+  { from: 'src/infra', forbids: (target) => FEATURES.some((feature) => isIn(target, feature)), why: 'shared infrastructure knows no feature' },
+  {
+    from: 'src/ingest',
+    forbids: (target) => FEATURES.some((feature) => feature !== 'src/ingest' && isIn(target, feature)),
+    why: 'ingest validates and enqueues; the worker does the rest',
+  },
+  ...FEATURES.filter((feature) => feature !== 'src/dashboard').map((feature) => ({
+    from: feature,
+    forbids: (target: string) => isIn(target, 'src/dashboard'),
+    why: 'nothing builds on the dashboard; it is a reader at the edge',
+  })),
+];
+
+interface SourceFile {
+  /** Repo-relative, with forward slashes. */
+  path: string;
+  text: string;
+}
+
+/** "file -> import (why)" for every import that draws a forbidden arrow. */
+function forbiddenImports(files: readonly SourceFile[]): string[] {
+  const violations: string[] = [];
+  for (const file of files) {
+    const arrows = FORBIDDEN_ARROWS.filter((arrow) => isIn(file.path, arrow.from) && !COMPOSITION_ROOT.includes(file.path));
+    if (arrows.length === 0) continue;
+    for (const specifier of importedFiles(file.text)) {
+      // only relative specifiers name our own files; packages are not parts of this repository
+      if (!specifier.startsWith('.')) continue;
+      const target = posix.normalize(posix.join(posix.dirname(file.path), specifier)).replace(/\.(js|ts)$/, '');
+      for (const arrow of arrows) if (arrow.forbids(target)) violations.push(`${file.path} -> ${specifier} (${arrow.why})`);
+    }
+  }
+  return violations;
+}
+
+function importedFiles(text: string): string[] {
+  return ts.preProcessFile(text, true, true).importedFiles.map((reference) => reference.fileName);
+}
+
+function sourceFilesUnder(folder: string): SourceFile[] {
+  const files: SourceFile[] = [];
+  const visit = (directory: string) => {
+    for (const entry of readdirSync(directory, { withFileTypes: true })) {
+      const path = join(directory, entry.name);
+      if (entry.isDirectory() && !['node_modules', 'dist', 'generated'].includes(entry.name)) visit(path);
+      else if (entry.isFile() && /\.(ts|js|mjs|cjs)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) {
+        files.push({ path: relative(REPO_ROOT, path).split('\\').join('/'), text: readFileSync(path, 'utf8') });
+      }
+    }
+  };
+  visit(join(REPO_ROOT, folder));
+  return files;
+}
+
+describe('architecture', () => {
+  it('has no import that draws a forbidden arrow between parts', () => {
+    const files = [...sourceFilesUnder('src'), ...sourceFilesUnder('sdk/src'), ...sourceFilesUnder('sdk/test')];
+    expect(files.length).toBeGreaterThan(100);
+    expect(forbiddenImports(files)).toEqual([]);
+  });
+
+  it.each([
+    ['src/diagnosis/categorizer.ts', "import { ApiError } from '../infra/http/api-error';"],
+    ['src/diagnosis/fingerprint.ts', "export { x } from '../registry/registry.types';"],
+    ['src/dashboard/stats.controller.ts', "import type { AcceptedEvent } from '../ingest/event-normalizer';"],
+    ['src/dashboard/error-group.queries.ts', "const rows = require('../categorize/categorize.repository');"],
+    ['sdk/src/reporter.ts', "const wire = await import('../../src/ingest/event.schemas');"],
+    ['src/infra/http/openapi/openapi.document.ts', "import { eventSchema } from '../../../ingest/event.schemas';"],
+    ['src/ingest/ingest.service.ts', "import { CategorizeService } from '../categorize/categorize.service';"],
+    ['src/registry/tools.controller.ts', "import { toErrorGroupView } from '../dashboard/error-group-view';"],
+  ])('refuses %s importing what its part must not: %s', (path, text) => {
+    expect(forbiddenImports([{ path, text }])).toHaveLength(1);
+  });
+
+  it('allows what the parts may import: infra, config, diagnosis, a service another feature exports, packages', () => {
+    const allowed: SourceFile[] = [
+      { path: 'src/diagnosis/categorizer.ts', text: "import { finding } from './finding';\nimport Ajv from 'ajv';" },
+      { path: 'src/dashboard/stats.service.ts', text: "import { CATEGORIES } from '../diagnosis';\nimport { encodeCursor } from '../infra/http/cursor';" },
+      { path: 'src/categorize/categorize.service.ts', text: "import { RegistryService } from '../registry/registry.service';" },
+      { path: 'src/app.module.ts', text: "import { DashboardModule } from './dashboard/dashboard.module';" },
+      { path: 'sdk/src/reporter.ts', text: "import { redact } from './redaction';" },
+    ];
+    expect(forbiddenImports(allowed)).toEqual([]);
+  });
+});
