@@ -5,6 +5,9 @@ import { AppModule } from './app.module';
 import { AppConfig } from './config/config';
 import { AllExceptionsFilter } from './infra/http/all-exceptions.filter';
 import { setUpOpenApi } from './infra/http/openapi/openapi.document';
+import { parseJsonBodies } from './infra/http/json-body-parser';
+import { refuseUnstorableRequestText } from './infra/http/request-text-guard';
+import { sendSecurityHeaders } from './infra/http/security-headers';
 import { answerClientError, answerFrameworkError } from './infra/http/transport-errors';
 import { PinoNestLogger } from './infra/logging/logger';
 
@@ -15,7 +18,8 @@ export const MAX_PATH_PARAM_LENGTH = 1000;
 export async function createApp(config: AppConfig, logger: Logger): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: true,
+    // the client address limits wrong keys, so X-Forwarded-For is believed only from proxies the operator names
+    trustProxy: config.trustProxy,
     // tool names may be 200 characters, and URL-encoded they grow; Fastify's default of 100 would refuse them
     routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
     frameworkErrors: answerFrameworkError,
@@ -25,18 +29,10 @@ export async function createApp(config: AppConfig, logger: Logger): Promise<Nest
     logger: new PinoNestLogger(logger.child({ context: 'nest' })),
     bufferLogs: false,
   });
-  acceptJsonSentAsText(adapter);
+  parseJsonBodies(app, BODY_LIMIT_BYTES);
+  refuseUnstorableRequestText(adapter.getInstance());
+  sendSecurityHeaders(adapter.getInstance());
   app.useGlobalFilters(new AllExceptionsFilter(logger));
   if (config.roles.has('api')) setUpOpenApi(app);
   return app;
-}
-
-/**
- * Browser beacons and some hooks send JSON labelled text/plain; parse it as JSON, so the body is judged by what it
- * holds (400 when it is not JSON) rather than by its label.
- */
-function acceptJsonSentAsText(adapter: FastifyAdapter) {
-  const fastify = adapter.getInstance();
-  fastify.removeContentTypeParser('text/plain');
-  fastify.addContentTypeParser('text/plain', { parseAs: 'string' }, fastify.getDefaultJsonParser('error', 'error'));
 }

@@ -67,9 +67,14 @@
     return `<table data-testid="tools-table"><thead><tr><th>tool</th><th class="num">calls</th><th class="num">errors</th><th class="num">success rate</th><th class="num">p50</th><th class="num">p95</th><th>errors by category</th></tr></thead><tbody>${items
       .map((t) => `<tr data-tool="${esc(t.tool)}"><td><a href="#/tools/${encodeURIComponent(t.tool)}">${esc(t.tool)}</a></td><td class="num" data-field="calls">${num(t.calls)}</td><td class="num" data-field="errors">${num(t.errors)}</td><td class="num ${t.successRate !== null && t.successRate < 0.9 ? 'rate-bad' : ''}" data-field="successRate">${pct(t.successRate)}</td><td class="num">${ms(t.latencyP50Ms)}</td><td class="num">${ms(t.latencyP95Ms)}</td><td>${categories
         .filter((c) => t.errorsByCategory[c])
-        .map((c) => `<span class="pill"><i class="dot" style="background:${CATEGORY_COLORS[c] || '#999'}"></i>${esc(c)} ${num(t.errorsByCategory[c])}</span>`)
+        .map((c) => `<span class="pill"><i class="dot" data-category="${esc(c)}"></i>${esc(c)} ${num(t.errorsByCategory[c])}</span>`)
         .join(' ')}</td></tr>`)
       .join('')}</tbody></table>`;
+  }
+
+  // The page's Content-Security-Policy refuses style attributes in markup; colours set through the DOM are allowed.
+  function paintCategoryDots(root) {
+    for (const dot of root.querySelectorAll('.dot[data-category]')) dot.style.background = CATEGORY_COLORS[dot.dataset.category] || '#999';
   }
 
   function groupsTableHtml(groups, showTool) {
@@ -97,6 +102,7 @@
       </div>
       <h2>Tools</h2>
       <div class="panel">${toolsTableHtml(tools.items)}</div>`;
+    paintCategoryDots(view);
     lineChart(document.getElementById('overview-chart'), 'Success rate and calls over time', overview.series, [
       { label: 'success rate', color: '#12b76a', scale: '%', value: (p) => (p.successRate === null ? null : +(p.successRate * 100).toFixed(2)), format: (u, v) => (v === null ? '–' : v + '%') },
       { label: 'calls', color: '#2e6be6', value: (p) => p.calls },

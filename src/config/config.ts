@@ -41,6 +41,10 @@ export interface AppConfig {
   rateLimitWindowSeconds: number;
   /** How long a verified API key is trusted from memory; a revocation reaches every replica at once over Redis. */
   authCacheTtlMs: number;
+  /** Requests with an unknown API key one client address may make per minute before it gets 429; 0 turns it off. */
+  authFailuresPerMinute: number;
+  /** Whose X-Forwarded-For to believe for the client address: false (nobody), true (any peer), or proxy addresses. */
+  trustProxy: boolean | string;
 }
 
 export class ConfigError extends Error {
@@ -73,6 +77,8 @@ const DEFAULTS: Record<string, string> = {
   RATE_LIMIT_REQUESTS: '6000',
   RATE_LIMIT_WINDOW_SECONDS: '60',
   AUTH_CACHE_TTL_MS: '30000',
+  AUTH_FAILURES_PER_MINUTE: '30',
+  TRUST_PROXY: 'false',
 };
 
 const envSchema = {
@@ -101,6 +107,8 @@ const envSchema = {
     RATE_LIMIT_REQUESTS: { type: 'string', pattern: '^[0-9]{1,9}$' },
     RATE_LIMIT_WINDOW_SECONDS: { type: 'string', pattern: '^[1-9][0-9]{0,5}$' },
     AUTH_CACHE_TTL_MS: { type: 'string', pattern: '^[0-9]{1,8}$' },
+    AUTH_FAILURES_PER_MINUTE: { type: 'string', pattern: '^[0-9]{1,6}$' },
+    TRUST_PROXY: { type: 'string', pattern: '^[0-9A-Za-z:./]+(\\s*,\\s*[0-9A-Za-z:./]+)*$' },
   },
 } as const;
 
@@ -126,6 +134,8 @@ const HINTS: Record<string, string> = {
   RATE_LIMIT_REQUESTS: 'a whole number (0 turns rate limiting off)',
   RATE_LIMIT_WINDOW_SECONDS: 'seconds, from 1 to 999999',
   AUTH_CACHE_TTL_MS: 'milliseconds (0 turns the cache off)',
+  AUTH_FAILURES_PER_MINUTE: 'a whole number (0 turns the limit off)',
+  TRUST_PROXY: 'true, false, or a comma list of proxy addresses, CIDR ranges, loopback or uniquelocal',
 };
 
 const validateEnv = new Ajv({ allErrors: true }).compile(envSchema);
@@ -184,7 +194,13 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     rateLimitRequests: Number(raw.RATE_LIMIT_REQUESTS),
     rateLimitWindowSeconds: Number(raw.RATE_LIMIT_WINDOW_SECONDS),
     authCacheTtlMs: Number(raw.AUTH_CACHE_TTL_MS),
+    authFailuresPerMinute: Number(raw.AUTH_FAILURES_PER_MINUTE),
+    trustProxy: parseTrustProxy(raw.TRUST_PROXY),
   };
+}
+
+function parseTrustProxy(value: string): boolean | string {
+  return value === 'true' || value === 'false' ? value === 'true' : value;
 }
 
 function isTimeZone(zone: string): boolean {

@@ -1,7 +1,8 @@
 import Ajv from 'ajv';
 import { CATEGORIES } from '../diagnosis';
 import { ApiError, FieldError } from '../infra/http/api-error';
-import { decodeCursor } from '../infra/http/cursor';
+import { decodeCursor, decodeInstantCursor } from '../infra/http/cursor';
+import { INSTANT_RANGE_TEXT, isStorableInstant } from '../infra/http/storable-values';
 import { compileQueryValidator } from '../infra/http/query-validator';
 import { GROUP_STATUSES, SETTABLE_GROUP_STATUSES } from './error-group-view';
 import { Bucket, parseInstant, resolveRange, StatsRange } from './stats-range';
@@ -144,15 +145,13 @@ const notACursor = { path: '/query/cursor', message: 'is not a cursor this API i
 function parseRangeInstant(value: string, path: string, errors: FieldError[]): Date | undefined {
   const date = parseInstant(value);
   if (!date) errors.push({ path, message: 'must be an ISO date-time or YYYY-MM-DD' });
-  return date ?? undefined;
+  else if (!isStorableInstant(date)) errors.push({ path, message: `must be ${INSTANT_RANGE_TEXT}` });
+  return date && isStorableInstant(date) ? date : undefined;
 }
 
 function decodeGroupCursor(cursor: string, errors: FieldError[]): { lastSeen: Date; id: string } | undefined {
-  const value = decodeCursor(cursor);
-  if (Array.isArray(value) && typeof value[0] === 'string' && typeof value[1] === 'string') {
-    const lastSeen = new Date(value[0]);
-    if (!Number.isNaN(lastSeen.getTime())) return { lastSeen, id: value[1] };
-  }
+  const decoded = decodeInstantCursor(cursor);
+  if (decoded) return { lastSeen: decoded.at, id: decoded.id };
   errors.push(notACursor);
   return undefined;
 }

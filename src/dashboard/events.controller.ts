@@ -1,9 +1,10 @@
 import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
 import { CATEGORIES } from '../diagnosis';
 import { ApiError } from '../infra/http/api-error';
-import { decodeCursor, encodeCursor } from '../infra/http/cursor';
+import { decodeInstantCursor, encodeCursor } from '../infra/http/cursor';
 import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
 import { compileQueryValidator } from '../infra/http/query-validator';
+import { INSTANT_RANGE_TEXT, isStorableInstant } from '../infra/http/storable-values';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
 import { AuthenticatedProject } from '../tenancy/project.repository';
@@ -46,6 +47,12 @@ export class EventsController {
   @ApiRoute({ summary: 'Stored events with their diagnosis, newest first', query: LIST_QUERY_SCHEMA, response: STORED_EVENTS_RESPONSE })
   async list(@CurrentProject() project: AuthenticatedProject, @Query() rawQuery: unknown) {
     const query = validateListQuery(rawQuery);
+    const outside = (['from', 'to'] as const).filter((name) => query[name] !== undefined && !isStorableInstant(new Date(query[name]!)));
+    if (outside.length > 0) {
+      throw new ApiError(400, 'invalid_query', `Invalid query parameter ${outside[0]}`, {
+        details: outside.map((name) => ({ path: `/query/${name}`, message: `must be ${INSTANT_RANGE_TEXT}` })),
+      });
+    }
     const after = query.cursor ? decodeEventCursor(query.cursor) : undefined;
     const rows = await this.events.listEvents(project.projectId, {
       tool: query.tool,
@@ -74,11 +81,8 @@ export class EventsController {
 }
 
 function decodeEventCursor(cursor: string): { occurredAt: Date; id: string } {
-  const value = decodeCursor(cursor);
-  if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') {
-    const occurredAt = new Date(value[0]);
-    if (!Number.isNaN(occurredAt.getTime())) return { occurredAt, id: value[1] };
-  }
+  const decoded = decodeInstantCursor(cursor);
+  if (decoded) return { occurredAt: decoded.at, id: decoded.id };
   throw new ApiError(400, 'invalid_query', 'Invalid query parameter cursor', {
     details: [{ path: '/query/cursor', message: 'is not a cursor this API issued' }],
   });

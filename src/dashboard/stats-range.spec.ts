@@ -54,6 +54,20 @@ describe('resolveRange', () => {
     expect(errorsOf({ to: '2026-02-31' }).map((e) => e.path)).toEqual(['/query/to']);
   });
 
+  it.each([
+    [{ from: '0001-01-01', to: '0001-01-02' }, ['/query/to', '/query/from']],
+    [{ from: '1969-12-31', to: '1970-01-02' }, ['/query/from']],
+    [{ from: '9999-12-30', to: '+010000-01-01T00:00:00Z' }, ['/query/to']],
+    [{ from: '9999-12-30', to: '9999-12-31T12:00:00Z' }, ['/query/to']],
+  ])('names the bound of %j that lies outside what Postgres stores', (input, paths) => {
+    expect(errorsOf(input).map((e) => e.path)).toEqual(paths);
+  });
+
+  it('accepts the outermost whole days it stores', () => {
+    expect(rangeOf({ from: '1970-01-01', to: '1970-01-08' }).from.toISOString()).toBe('1970-01-01T00:00:00.000Z');
+    expect(rangeOf({ from: '9999-12-01', to: '9999-12-31' }).to.toISOString()).toBe('9999-12-31T00:00:00.000Z');
+  });
+
   it('caps the span at 31 days for hours and 400 days for days', () => {
     expect(errorsOf({ from: '2026-10-01', bucket: 'hour' })[0]).toEqual({ path: '/query/from', message: 'must be at most 31 days before to for bucket=hour' });
     expect(errorsOf({ from: '2026-10-22', bucket: 'hour' })).toEqual([]);

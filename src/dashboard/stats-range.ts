@@ -1,4 +1,5 @@
 import { FieldError } from '../infra/http/api-error';
+import { INSTANT_RANGE_TEXT, isStorableInstant, LATEST_INSTANT } from '../infra/http/storable-values';
 
 export type Bucket = 'hour' | 'day';
 
@@ -55,9 +56,15 @@ export function resolveRange(
   let from = input.from === undefined ? null : parseInstant(input.from);
   if (input.from !== undefined && !from) errors.push({ path: '/query/from', message: 'must be an ISO date-time or YYYY-MM-DD' });
   if (errors.length > 0 || !to) return { errors };
+  if (input.to !== undefined && !isStorableInstant(to)) errors.push({ path: '/query/to', message: `must be ${INSTANT_RANGE_TEXT}` });
+  if (from && !isStorableInstant(from)) errors.push({ path: '/query/from', message: `must be ${INSTANT_RANGE_TEXT}` });
+  if (errors.length > 0) return { errors };
   from ??= new Date(to.getTime() - DEFAULT_RANGE_DAYS * DAY_MS);
   if (from.getTime() >= to.getTime()) return { errors: [{ path: '/query/from', message: 'must be before to' }] };
   const range = { from: floorTo(from, bucket), to: ceilTo(to, bucket), bucket };
+  if (range.to.getTime() > LATEST_INSTANT.getTime()) {
+    return { errors: [{ path: '/query/to', message: `rounded up to a whole ${bucket}, must be ${INSTANT_RANGE_TEXT}` }] };
+  }
   const maxDays = MAX_RANGE_DAYS[bucket];
   if (range.to.getTime() - range.from.getTime() > maxDays * DAY_MS) {
     return { errors: [{ path: '/query/from', message: `must be at most ${maxDays} days before to for bucket=${bucket}` }] };

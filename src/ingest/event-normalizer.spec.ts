@@ -1,5 +1,5 @@
 import { eventErrors } from './event.schemas';
-import { MAX_JSON_DEPTH, normalizeEvent } from './event-normalizer';
+import { MAX_ERROR_MESSAGE_CHARS, MAX_JSON_DEPTH, normalizeEvent } from './event-normalizer';
 
 const now = new Date('2026-06-01T12:00:00Z');
 const valid = { tool: 't', status: 'success' as const };
@@ -12,6 +12,7 @@ describe('eventErrors', () => {
     [{ tool: 't', status: 'error' }, '/events/0/error', 'is required'],
     [{ tool: 't', status: 'error', error: {} }, '/events/0/error/message', 'is required'],
     [{ ...valid, durationMs: 'fast' }, '/events/0/durationMs', 'must be number'],
+    [{ ...valid, durationMs: 1.7e308 }, '/events/0/durationMs', 'must be <= 2592000000'],
     [{ ...valid, descriptionVersion: 1.5 }, '/events/0/descriptionVersion', 'must be integer'],
     [{ ...valid, occurredAt: '2026-13-01' }, '/events/0/occurredAt', 'must match format "date-time"'],
     [{ ...valid, metadata: [] }, '/events/0/metadata', 'must be object'],
@@ -55,11 +56,35 @@ describe('normalizeEvent', () => {
     });
   });
 
-  it('truncates the prompt to 2 KB and replaces characters Postgres cannot store', () => {
-    const result = normalizeEvent({ ...valid, prompt: 'p'.repeat(3000), arguments: { 'a\u0000': '\ud800x' } }, 0, now);
+  it('truncates the prompt to 2 KB, and a long error message never between the halves of a surrogate pair', () => {
+    const message = 'x'.repeat(MAX_ERROR_MESSAGE_CHARS - 1) + '💥';
+    const result = normalizeEvent({ tool: 't', status: 'error', prompt: 'p'.repeat(3000), error: { message } }, 0, now);
     if (!('event' in result)) throw new Error('expected an event');
     expect(result.event.prompt).toHaveLength(2048);
-    expect(result.event.arguments).toEqual({ 'a\uFFFD': '\uFFFDx' });
+    expect(result.event.error?.message).toBe('x'.repeat(MAX_ERROR_MESSAGE_CHARS - 1));
+  });
+
+  it.each([
+    ['a NUL in an argument value', { ...valid, arguments: { a: 'x\u0000' } }, '/events/0/arguments/a', 'must not contain the NUL character (U+0000)'],
+    ['a NUL in an argument name', { ...valid, arguments: { 'a\u0000b': 1 } }, '/events/0/arguments/a\\u0000b', 'has a key that must not contain the NUL character (U+0000)'],
+    ['a lone surrogate in a result', { ...valid, result: ['ok', '\ud800'] }, '/events/0/result/1', 'must not contain a lone UTF-16 surrogate'],
+    ['a NUL in the id', { ...valid, id: 'a\u0000b' }, '/events/0/id', 'must not contain the NUL character (U+0000)'],
+    ['a lone surrogate in the id', { ...valid, id: 'a\udc00' }, '/events/0/id', 'must not contain a lone UTF-16 surrogate'],
+    ['a NUL in the error message', { tool: 't', status: 'error' as const, error: { message: '\u0000' } }, '/events/0/error/message', 'must not contain the NUL character (U+0000)'],
+    ['1e309 in arguments', { ...valid, arguments: JSON.parse('{"n": [1, 1e309]}') }, '/events/0/arguments/n/1', expect.stringMatching(/^must be a finite number/)],
+    ['-1e309 in metadata', { ...valid, metadata: JSON.parse('{"m": {"x": -1e309}}') }, '/events/0/metadata/m/x', expect.stringMatching(/^must be a finite number/)],
+    ['a NUL inside arguments sent as JSON text', { ...valid, arguments: '{"a\\u0000": 1}' }, '/events/0/arguments', expect.stringMatching(/^is JSON text whose value at "\/a\\u0000" has a key that must not contain the NUL/)],
+    ['a year-0 occurredAt', { ...valid, occurredAt: '0000-01-01T00:00:00Z' }, '/events/0/occurredAt', 'must be between 1970-01-01 and 9999-12-31 (UTC) once converted to UTC'],
+    ['an occurredAt past 9999 in UTC', { ...valid, occurredAt: '9999-12-31T23:59:59-01:00' }, '/events/0/occurredAt', 'must be between 1970-01-01 and 9999-12-31 (UTC) once converted to UTC'],
+    ['an occurredAt before 1970', { ...valid, occurredAt: '1969-12-31T23:59:59Z' }, '/events/0/occurredAt', 'must be between 1970-01-01 and 9999-12-31 (UTC) once converted to UTC'],
+  ])('refuses an event with %s, naming the path', (_case, event, path, message) => {
+    expect(normalizeEvent(event, 0, now)).toEqual({ errors: [{ path, message }] });
+  });
+
+  it('accepts the outermost instants it stores', () => {
+    for (const occurredAt of ['1970-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z', '9999-12-31T23:59:59+01:00']) {
+      expect('event' in normalizeEvent({ ...valid, occurredAt }, 0, now)).toBe(true);
+    }
   });
 
   it('keeps storable arguments as they came (no copy) and never changes the request body', () => {
@@ -67,11 +92,6 @@ describe('normalizeEvent', () => {
     const kept = normalizeEvent({ ...valid, arguments: storableArgs }, 0, now);
     if (!('event' in kept)) throw new Error('expected an event');
     expect(kept.event.arguments).toBe(storableArgs);
-    const odd = { keep: { n: 1 }, fix: ['ok', 'a\u0000'] };
-    const fixed = normalizeEvent({ ...valid, arguments: odd }, 0, now);
-    if (!('event' in fixed)) throw new Error('expected an event');
-    expect(fixed.event.arguments).toEqual({ keep: { n: 1 }, fix: ['ok', 'a\uFFFD'] });
-    expect(odd.fix[1]).toBe('a\u0000');
   });
 
   it('does not let a __proto__ key change the prototype of stored arguments', () => {

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { AcceptedEvent } from '../infra/queue/queue.payloads';
 import { FieldError } from '../infra/http/api-error';
+import { INSTANT_RANGE_TEXT, isStorableInstant } from '../infra/http/storable-values';
 import { MAX_METADATA_BYTES } from './event.schemas';
 import { redactSecrets, redactSecretsInText } from './secret-redaction';
+import { firstUnstorableInJsonText, firstUnstorableValue } from './storable-json';
 
 export const MAX_RESULT_BYTES = 4 * 1024;
 export const MAX_ERROR_MESSAGE_CHARS = 8 * 1024;
@@ -15,8 +17,9 @@ type RawEvent = Omit<AcceptedEvent, 'id' | 'occurredAt'> & { id?: string; occurr
 export type NormalizeResult = { event: AcceptedEvent } | { errors: FieldError[] };
 
 /**
- * Applies defaults and storage limits to a schema-valid event. Strings are made storable by Postgres (no NUL, no lone
- * surrogates) here, at the edge, so a batch can never fail in the worker because of one odd character.
+ * Applies defaults and storage limits to a schema-valid event. What Postgres could not store as it came (NUL, lone
+ * surrogates, numbers that are not finite, instants outside what we keep) refuses this event, naming the field, here
+ * at the edge: a batch can never fail in the worker because of one odd value, and nothing is changed without a word.
  */
 export function normalizeEvent(raw: RawEvent, index: number, now: Date): NormalizeResult {
   const path = `/events/${index}`;
@@ -25,7 +28,9 @@ export function normalizeEvent(raw: RawEvent, index: number, now: Date): Normali
       return { errors: [{ path: `${path}/${field}`, message: `is nested deeper than ${MAX_JSON_DEPTH} levels` }] };
     }
   }
-  const metadata = raw.metadata === undefined ? undefined : redactSecrets(storable(raw.metadata));
+  const unstorable = firstUnstorableValue(raw, path) ?? (typeof raw.arguments === 'string' ? firstUnstorableInJsonText(raw.arguments, `${path}/arguments`) : null);
+  if (unstorable) return { errors: [unstorable] };
+  const metadata = raw.metadata === undefined ? undefined : redactSecrets(raw.metadata);
   if (metadata !== undefined && Buffer.byteLength(JSON.stringify(metadata)) > MAX_METADATA_BYTES) {
     return { errors: [{ path: `${path}/metadata`, message: `must be at most ${MAX_METADATA_BYTES} bytes as JSON` }] };
   }
@@ -33,29 +38,31 @@ export function normalizeEvent(raw: RawEvent, index: number, now: Date): Normali
   if (Number.isNaN(occurredAt.getTime())) {
     return { errors: [{ path: `${path}/occurredAt`, message: 'must be a valid ISO-8601 date-time' }] };
   }
+  if (!isStorableInstant(occurredAt)) {
+    return { errors: [{ path: `${path}/occurredAt`, message: `must be ${INSTANT_RANGE_TEXT} once converted to UTC` }] };
+  }
   const event: AcceptedEvent = {
-    id: raw.id !== undefined ? storableString(raw.id) : randomUUID(),
-    tool: storableString(raw.tool),
+    id: raw.id ?? randomUUID(),
+    tool: raw.tool,
     status: raw.status,
     occurredAt: occurredAt.toISOString(),
   };
   if (raw.arguments !== undefined) {
-    const args = storable(raw.arguments);
-    event.arguments = typeof args === 'string' ? redactSecretsInText(args) : redactSecrets(args);
+    event.arguments = typeof raw.arguments === 'string' ? redactSecretsInText(raw.arguments) : redactSecrets(raw.arguments);
   }
-  if (raw.result !== undefined) event.result = truncateJson(redactSecrets(storable(raw.result)), MAX_RESULT_BYTES);
+  if (raw.result !== undefined) event.result = truncateJson(redactSecrets(raw.result), MAX_RESULT_BYTES);
   if (raw.error) {
-    event.error = { message: storableString(raw.error.message).slice(0, MAX_ERROR_MESSAGE_CHARS) };
-    if (raw.error.type !== undefined) event.error.type = storableString(raw.error.type);
-    if (raw.error.stack !== undefined) event.error.stack = storableString(raw.error.stack).slice(0, MAX_STACK_CHARS);
+    event.error = { message: truncateText(raw.error.message, MAX_ERROR_MESSAGE_CHARS) };
+    if (raw.error.type !== undefined) event.error.type = raw.error.type;
+    if (raw.error.stack !== undefined) event.error.stack = truncateText(raw.error.stack, MAX_STACK_CHARS);
   }
   if (raw.durationMs !== undefined) event.durationMs = raw.durationMs;
   for (const key of ['agent', 'model', 'framework', 'sessionId', 'traceId', 'runId', 'toolCallId'] as const) {
     const value = raw[key];
-    if (value !== undefined) event[key] = storableString(value);
+    if (value !== undefined) event[key] = value;
   }
   if (raw.descriptionVersion !== undefined) event.descriptionVersion = raw.descriptionVersion;
-  if (raw.prompt !== undefined) event.prompt = storableString(raw.prompt).slice(0, MAX_PROMPT_CHARS);
+  if (raw.prompt !== undefined) event.prompt = truncateText(raw.prompt, MAX_PROMPT_CHARS);
   if (metadata !== undefined) event.metadata = metadata as Record<string, unknown>;
   return { event };
 }
@@ -64,38 +71,14 @@ export function normalizeEvent(raw: RawEvent, index: number, now: Date): Normali
 function truncateJson(value: unknown, maxBytes: number): unknown {
   const text = JSON.stringify(value);
   if (text === undefined || Buffer.byteLength(text) <= maxBytes) return value;
-  return { $truncated: true, bytes: Buffer.byteLength(text), preview: storableString(text.slice(0, maxBytes)) };
+  return { $truncated: true, bytes: Buffer.byteLength(text), preview: truncateText(text, maxBytes) };
 }
 
-function storableString(value: string): string {
-  // Postgres text and jsonb cannot hold U+0000, and jsonb refuses lone surrogates.
-  const wellFormed = value.isWellFormed() ? value : value.toWellFormed();
-  return wellFormed.includes('\u0000') ? wellFormed.replaceAll('\u0000', '\uFFFD') : wellFormed;
-}
-
-// Copy on write: almost every value is storable as it came, and copying each object of every event was the largest
-// cost of POST /v1/events (bench/scenarios/ingest.mjs). Only a value that changes, and its parents, are copied.
-function storable(value: unknown): unknown {
-  if (typeof value === 'string') return storableString(value);
-  if (Array.isArray(value)) {
-    let out: unknown[] | undefined;
-    for (let index = 0; index < value.length; index++) {
-      const child = storable(value[index]);
-      if (child !== value[index]) (out ??= value.slice())[index] = child;
-    }
-    return out ?? value;
-  }
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value);
-    const changed = entries.findIndex(([key, child]) => storableString(key) !== key || storable(child) !== child);
-    if (changed === -1) return value;
-    const out: Record<string, unknown> = {};
-    for (const [key, child] of entries) {
-      Object.defineProperty(out, storableString(key), { value: storable(child), enumerable: true, writable: true, configurable: true });
-    }
-    return out;
-  }
-  return value;
+/** Cuts at most `maxChars` UTF-16 units, never between the two halves of a surrogate pair (jsonb refuses a lone one). */
+function truncateText(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const isPairCut = /[\uD800-\uDBFF]/.test(text[maxChars - 1]);
+  return text.slice(0, isPairCut ? maxChars - 1 : maxChars);
 }
 
 function jsonDepth(value: unknown): number {

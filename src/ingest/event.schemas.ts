@@ -5,6 +5,8 @@ import { FieldError } from '../infra/http/api-error';
 export const MAX_EVENTS_PER_BATCH = 1000;
 export const MAX_METADATA_BYTES = 4 * 1024;
 export const MAX_ERRORS_PER_EVENT = 20;
+/** 30 days: far above any tool call, and small enough that rollup sums stay far inside a double (1.7e308 twice overflowed). */
+export const MAX_DURATION_MS = 30 * 86_400_000;
 
 const shortString = (maxLength: number) => ({ type: 'string', maxLength });
 
@@ -29,7 +31,7 @@ export const eventSchema = {
         stack: { type: 'string' },
       },
     },
-    durationMs: { type: 'number', minimum: 0 },
+    durationMs: { type: 'number', minimum: 0, maximum: MAX_DURATION_MS },
     occurredAt: { type: 'string', format: 'date-time' },
     agent: shortString(200),
     model: shortString(200),

@@ -117,4 +117,10 @@ describe('mapOtlpTraces', () => {
       expect((error as OtlpBodyError).details).toEqual([{ path: '/resourceSpans/0/scopeSpans', message: 'must be an array' }]);
     }
   });
+  it('keeps NaN and the infinities, which OTLP/JSON writes as strings, as that text rather than a number JSON cannot carry', () => {
+    const kv = (key: string, doubleValue: unknown) => ({ key, value: { doubleValue } });
+    const attributes = [{ key: 'input.value', value: { kvlistValue: { values: [kv('a', 'NaN'), kv('b', '-Infinity'), kv('c', 1.5), kv('d', '2.5')] } } }];
+    const [event] = mapOtlpTraces(bodyWithSpans(toolSpan(attributes))).events;
+    expect(event.arguments).toEqual({ a: 'NaN', b: '-Infinity', c: 1.5, d: 2.5 });
+  });
 });

@@ -177,7 +177,11 @@ function anyValue(value: unknown, depth: number): unknown {
     const n = Number(value.intValue);
     return Number.isSafeInteger(n) ? n : String(value.intValue);
   }
-  if ('doubleValue' in value) return Number(value.doubleValue);
+  if ('doubleValue' in value) {
+    // OTLP/JSON writes NaN and the infinities as strings; kept as that text, since JSON has no number for them
+    const n = Number(value.doubleValue);
+    return typeof value.doubleValue === 'string' && !Number.isFinite(n) ? value.doubleValue : n;
+  }
   if ('arrayValue' in value) {
     const values = isObject(value.arrayValue) && Array.isArray(value.arrayValue.values) ? value.arrayValue.values : [];
     return values.map((child) => anyValue(child, depth + 1));
