@@ -25,6 +25,8 @@ export interface ClientInfo {
 }
 
 export const QUEUE_RETRY_AFTER_SECONDS = 5;
+const UNCONFIRMED_MESSAGE =
+  'The event queue did not confirm in time; these events may or may not have been queued. Resending them with the same ids is safe (an id is stored once); events sent without an id could be stored twice.';
 
 @Injectable()
 export class IngestService {
@@ -92,10 +94,12 @@ export class IngestService {
       });
     } catch (error) {
       if (!(error instanceof QueueUnavailableError)) throw error;
-      throw new ApiError(503, 'queue_unavailable', 'The event queue is unavailable; nothing was accepted. Retry later.', {
-        headers: { 'retry-after': String(QUEUE_RETRY_AFTER_SECONDS) },
-        body: { accepted: 0 },
-      });
+      const headers = { 'retry-after': String(QUEUE_RETRY_AFTER_SECONDS) };
+      if (!error.mayHaveLanded) {
+        throw new ApiError(503, 'queue_unavailable', 'The event queue is unavailable; nothing was accepted. Retry later.', { headers, body: { accepted: 0 } });
+      }
+      // Redis did not confirm in time: the job may still land, so no count is claimed either way.
+      throw new ApiError(503, 'queue_unconfirmed', UNCONFIRMED_MESSAGE, { headers });
     }
   }
 

@@ -11,13 +11,20 @@ export interface RateLimitDecision {
   retryAfterSeconds: number;
 }
 
+/** A healthy Redis answers in about a millisecond; waiting longer only delays a request the limiter would let through. */
+const COMMAND_TIMEOUT_MS = 200;
+/** After a timeout or an error the limiter stays open this long, so a frozen Redis delays one request, not each. */
+const PAUSE_AFTER_FAILURE_MS = 5000;
+
 /**
  * A fixed window per API key, counted in Redis so every replica shares it. When Redis cannot answer, requests are let
- * through: the limiter protects the service, it must not become the reason it fails.
+ * through at once: the limiter protects the service, it must not become the reason it fails (a Redis that stops
+ * answering then costs one request 200 ms, and every other route that needs Redis answers 503 on its own).
  */
 @Injectable()
 export class RateLimiter implements OnModuleInit, OnModuleDestroy {
   private connection?: Redis;
+  private pausedUntilMs = 0;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
@@ -28,7 +35,7 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
   async consume(apiKeyId: string): Promise<RateLimitDecision | null> {
     const limit = this.config.rateLimitRequests;
     if (limit === 0) return null;
-    if (this.connection?.status !== 'ready') return null;
+    if (this.connection?.status !== 'ready' || Date.now() < this.pausedUntilMs) return null;
     const windowMs = this.config.rateLimitWindowSeconds * 1000;
     const key = `${this.config.queuePrefix}:ratelimit:${apiKeyId}:${Math.floor(Date.now() / windowMs)}`;
     try {
@@ -36,12 +43,13 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
       const retryAfterSeconds = Math.max(1, Math.ceil((windowMs - (Date.now() % windowMs)) / 1000));
       return { isAllowed: count <= limit, limit, remaining: Math.max(0, limit - count), retryAfterSeconds };
     } catch {
+      this.pausedUntilMs = Date.now() + PAUSE_AFTER_FAILURE_MS;
       return null;
     }
   }
 
   private open(): Redis {
-    const connection = createProducerConnection(this.config.redisUrl);
+    const connection = createProducerConnection(this.config.redisUrl, { commandTimeout: COMMAND_TIMEOUT_MS });
     connection.on('error', () => undefined);
     return connection;
   }

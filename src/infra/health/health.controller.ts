@@ -6,6 +6,7 @@ import { QueueProducer } from '../queue/queue.producer';
 import { HEALTH_RESPONSE, READINESS_RESPONSE } from './health-responses.schemas';
 
 const CHECK_TIMEOUT_MS = 2000;
+const READINESS_RETRY_AFTER_SECONDS = 5;
 
 @Controller()
 export class HealthController {
@@ -21,14 +22,19 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** Postgres and Redis are reachable: 200 when both are, 503 naming the one that is not. */
+  /**
+   * Postgres answers and Redis takes writes: 200 when both do, 503 naming the one that does not (and, for Redis, why:
+   * a Redis that answers but refuses writes cannot queue an event either).
+   */
   @Get('readyz')
   @ApiRoute({ summary: 'Postgres answers and Redis takes writes (503 naming the one that does not)', response: READINESS_RESPONSE, isPublic: true })
   async ready(@Res({ passthrough: true }) reply: FastifyReply) {
-    const [postgres, redis] = await Promise.all([this.isPostgresReachable(), this.producer.isRedisReachable()]);
-    const isReady = postgres && redis;
+    const [postgres, redisProblem] = await Promise.all([this.isPostgresReachable(), this.producer.findRedisProblem()]);
+    const isReady = postgres && redisProblem === null;
     reply.status(isReady ? 200 : 503);
-    return { status: isReady ? 'ready' : 'unavailable', checks: { postgres: up(postgres), redis: up(redis) } };
+    if (!isReady) reply.header('retry-after', String(READINESS_RETRY_AFTER_SECONDS));
+    const checks = { postgres: up(postgres), redis: up(redisProblem === null) };
+    return { status: isReady ? 'ready' : 'unavailable', checks, ...(redisProblem ? { problems: { redis: redisProblem.slice(0, 300) } } : {}) };
   }
 
   private async isPostgresReachable(): Promise<boolean> {

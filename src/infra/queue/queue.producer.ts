@@ -1,13 +1,24 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
+import { Redis, ReplyError } from 'ioredis';
 import { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import { createProducerConnection } from '../redis/redis-connections';
 import { JobName, QueueName } from './queue.names';
 import { CategorizeBatchPayload, JobPayloads, NightlyRunPayload } from './queue.payloads';
 
-export class QueueUnavailableError extends Error {}
+export class QueueUnavailableError extends Error {
+  /**
+   * False only when Redis certainly holds nothing of it (never sent, or refused with an error reply). A timeout or a
+   * dropped connection leaves it unknown: the job may have landed.
+   */
+  constructor(
+    message: string,
+    readonly mayHaveLanded: boolean,
+  ) {
+    super(message);
+  }
+}
 
 /** Default job options per queue: retries with exponential backoff; finished jobs are trimmed, failed ones kept. */
 export function eventsJobOptions(attempts: number) {
@@ -19,7 +30,9 @@ export function eventsJobOptions(attempts: number) {
   };
 }
 
-const ENQUEUE_TIMEOUT_MS = 3000;
+/** Short enough that a request waiting on a frozen Redis still answers 503 within 3 s, rate limit check included. */
+const ENQUEUE_TIMEOUT_MS = 2000;
+const READINESS_TIMEOUT_MS = 1000;
 
 /** The typed producer: the only way the app puts jobs on a queue. */
 @Injectable()
@@ -71,28 +84,35 @@ export class QueueProducer implements OnModuleDestroy {
     return this.analyticsQueue;
   }
 
-  async isRedisReachable(): Promise<boolean> {
+  /**
+   * Null when Redis answers and takes writes, else why not: a Redis that answers PING but refuses writes (out of
+   * memory under noeviction, too few replicas, read-only) cannot queue a single event.
+   */
+  async findRedisProblem(): Promise<string | null> {
     try {
-      return (await this.withTimeout(this.connection.ping())) === 'PONG';
-    } catch {
-      return false;
+      const key = `${this.config.queuePrefix}:readiness-probe`;
+      await this.withTimeout(this.connection.set(key, String(Date.now()), 'PX', 10_000), READINESS_TIMEOUT_MS);
+      return null;
+    } catch (error) {
+      return error instanceof QueueUnavailableError ? error.message : String(error);
     }
   }
 
   private async add<N extends JobName>(name: N, jobId: string, payload: JobPayloads[N]): Promise<void> {
-    if (this.connection.status !== 'ready') throw new QueueUnavailableError(`redis is ${this.connection.status}`);
+    if (this.connection.status !== 'ready') throw new QueueUnavailableError(`redis is ${this.connection.status}`, false);
     await this.withTimeout(this.eventsQueue.add(name, payload, { ...eventsJobOptions(this.config.jobAttempts), jobId }));
   }
 
-  private async withTimeout<T>(promise: Promise<T>): Promise<T> {
+  private async withTimeout<T>(promise: Promise<T>, timeoutMs = ENQUEUE_TIMEOUT_MS): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new QueueUnavailableError('redis did not answer in time')), ENQUEUE_TIMEOUT_MS);
+      timer = setTimeout(() => reject(new QueueUnavailableError('redis did not answer in time', true)), timeoutMs);
     });
     try {
       return await Promise.race([promise, timeout]);
     } catch (error) {
-      throw error instanceof QueueUnavailableError ? error : new QueueUnavailableError(String(error));
+      if (error instanceof QueueUnavailableError) throw error;
+      throw new QueueUnavailableError(String(error), !(error instanceof ReplyError));
     } finally {
       clearTimeout(timer);
     }

@@ -3,6 +3,7 @@ import { Logger } from 'pino';
 import { createProducerConnection, createWorkerConnection } from './redis-connections';
 
 const SUBSCRIBE_TIMEOUT_MS = 3000;
+const PUBLISH_TIMEOUT_MS = 1000;
 
 export interface BroadcastHandlers {
   onMessage(message: string): void;
@@ -30,8 +31,9 @@ export class RedisBroadcast {
   /** False when Redis could not take the message (the caller decides what that costs). */
   async publish(message: string): Promise<boolean> {
     try {
-      // the first publish waits for the connection to open; one retry still fails fast when Redis is gone
-      this.publisher ??= createProducerConnection(this.redisUrl, { enableOfflineQueue: true }).on('error', () => undefined);
+      // the first publish waits for the connection to open; one retry and a short timeout still fail fast when Redis
+      // is gone or frozen, and the caller's change is committed either way
+      this.publisher ??= createProducerConnection(this.redisUrl, { enableOfflineQueue: true, commandTimeout: PUBLISH_TIMEOUT_MS }).on('error', () => undefined);
       await this.publisher.publish(this.channel, message);
       return true;
     } catch (error) {
