@@ -198,6 +198,12 @@ describe('dashboard REST API', () => {
       expect((await t.request('PATCH', `/v1/error-groups/${groupId}`, { body: { status: 'ignored' } })).body.status).toBe('ignored');
     });
 
+    it("keeps a human's ignore when the group recurs: the worker only ever turns resolved into regressed", async () => {
+      await send([{ ...factorial(today, 51, 98), occurredAt: new Date(today.getTime() + 51_000).toISOString() }]);
+      const { body } = await t.request('GET', `/v1/error-groups/${groupId}`);
+      expect(body).toMatchObject({ status: 'ignored', count: 10 });
+    });
+
     it('refuses a status a human cannot set with 400 naming /status', async () => {
       for (const body of [{ status: 'regressed' }, {}, { status: 'open', extra: 1 }]) {
         const response = await t.request('PATCH', `/v1/error-groups/${groupId}`, { body });
