@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { FastifyRequest } from 'fastify';
 import { ApiError } from '../infra/http/api-error';
+import { FailedAuthLimiter } from './failed-auth-limiter';
 import { AuthenticatedProject } from './project.repository';
 import { ProjectService } from './project.service';
 import { RateLimiter } from './rate-limiter';
@@ -17,6 +18,7 @@ export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly projects: ProjectService,
     private readonly rateLimiter: RateLimiter,
+    private readonly failedAuth: FailedAuthLimiter,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -26,15 +28,7 @@ export class ApiKeyGuard implements CanActivate {
     if (!match) {
       throw new ApiError(401, 'unauthorized', 'Missing API key: send "Authorization: Bearer <key>"');
     }
-    let project;
-    try {
-      project = await this.projects.authenticate(match[1]);
-    } catch {
-      throw new ApiError(503, 'auth_unavailable', 'Cannot verify the API key right now; nothing was accepted. Retry later.', {
-        headers: { 'retry-after': String(AUTH_RETRY_AFTER_SECONDS) },
-      });
-    }
-    if (!project) throw new ApiError(401, 'unauthorized', 'Unknown or revoked API key');
+    const project = this.projects.recentlyVerified(match[1]) ?? (await this.verifyKey(match[1], request.ip));
     const limit = await this.rateLimiter.consume(project.apiKeyId);
     if (limit && !limit.isAllowed) {
       throw new ApiError(429, 'rate_limited', `Rate limit of ${limit.limit} requests per window exceeded for this key`, {
@@ -43,5 +37,28 @@ export class ApiKeyGuard implements CanActivate {
     }
     request.project = project;
     return true;
+  }
+
+  /** Asks the database, unless this address has sent too many unknown keys lately: then 429 before any query. */
+  private async verifyKey(key: string, address: string): Promise<AuthenticatedProject> {
+    const retryAfterSeconds = this.failedAuth.retryAfterSeconds(address);
+    if (retryAfterSeconds > 0) {
+      throw new ApiError(429, 'too_many_unknown_keys', 'Too many requests with an unknown API key from this address; check the key', {
+        headers: { 'retry-after': String(retryAfterSeconds) },
+      });
+    }
+    let project;
+    try {
+      project = await this.projects.authenticate(key);
+    } catch {
+      throw new ApiError(503, 'auth_unavailable', 'Cannot verify the API key right now; nothing was accepted. Retry later.', {
+        headers: { 'retry-after': String(AUTH_RETRY_AFTER_SECONDS) },
+      });
+    }
+    if (!project) {
+      this.failedAuth.recordFailure(address);
+      throw new ApiError(401, 'unauthorized', 'Unknown or revoked API key');
+    }
+    return project;
   }
 }

@@ -6,6 +6,8 @@ import { AuthenticatedProject, ProjectRepository } from './project.repository';
 import { apiKeyPrefix, generateApiKey, hashApiKey } from './api-key';
 
 const MAX_CACHED_KEYS = 10_000;
+/** How long a key the database did not know is refused from memory; a key created here is forgotten from it at once. */
+const UNKNOWN_KEY_TTL_MS = 10_000;
 
 export const PROJECT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 
@@ -15,6 +17,8 @@ export class ProjectExistsError extends Error {}
 export class ProjectService {
   // Verified keys, so ingest keeps accepting while Postgres is briefly unreachable. Revocations clear entries at once.
   private readonly verified = new Map<string, { project: AuthenticatedProject; expiresAt: number }>();
+  // Unknown or revoked keys, so a client repeating a wrong key does not cost a query per request.
+  private readonly unknown = new Map<string, number>();
   private readonly cacheTtlMs: number;
 
   constructor(
@@ -31,12 +35,19 @@ export class ProjectService {
     const keyHash = hashApiKey(key);
     const cached = this.verified.get(keyHash);
     if (cached && cached.expiresAt > Date.now()) return cached.project;
+    if ((this.unknown.get(keyHash) ?? 0) > Date.now()) return null;
     const project = await this.projects.findProjectByKeyHash(keyHash);
-    if (project && this.cacheTtlMs > 0) {
-      if (this.verified.size >= MAX_CACHED_KEYS) this.verified.clear();
-      this.verified.set(keyHash, { project, expiresAt: Date.now() + this.cacheTtlMs });
+    if (this.cacheTtlMs > 0) {
+      if (project) remember(this.verified, keyHash, { project, expiresAt: Date.now() + this.cacheTtlMs });
+      else remember(this.unknown, keyHash, Date.now() + Math.min(this.cacheTtlMs, UNKNOWN_KEY_TTL_MS));
     }
     return project;
+  }
+
+  /** The key's project when this replica verified it recently, without asking the database; else undefined. */
+  recentlyVerified(key: string): AuthenticatedProject | undefined {
+    const cached = this.verified.get(hashApiKey(key));
+    return cached && cached.expiresAt > Date.now() ? cached.project : undefined;
   }
 
   /** Creates a project and its first key; the key is returned once and never stored in clear. */
@@ -67,6 +78,7 @@ export class ProjectService {
   async ensureDevProject(devKey: string): Promise<string> {
     const project = (await this.projects.findProjectByName('default')) ?? (await this.insertDefault());
     await this.projects.upsertApiKey(project.id, hashApiKey(devKey), apiKeyPrefix(devKey), 'development');
+    this.unknown.delete(hashApiKey(devKey));
     return project.id;
   }
 
@@ -84,6 +96,13 @@ export class ProjectService {
   private async createApiKey(projectId: string, keyName: string): Promise<string> {
     const key = generateApiKey();
     await this.projects.upsertApiKey(projectId, hashApiKey(key), apiKeyPrefix(key), keyName);
+    this.unknown.delete(hashApiKey(key));
     return key;
   }
+}
+
+/** Bounded caches: when full they start over, which costs a query per key, never a wrong answer. */
+function remember<V>(cache: Map<string, V>, keyHash: string, value: V) {
+  if (cache.size >= MAX_CACHED_KEYS) cache.clear();
+  cache.set(keyHash, value);
 }
