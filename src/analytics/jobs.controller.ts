@@ -1,8 +1,9 @@
 import { Controller, Get, HttpCode, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiError } from '../infra/http/api-error';
-import { decodeCursor, encodeCursor } from '../infra/http/cursor';
+import { decodeInstantCursor, encodeCursor } from '../infra/http/cursor';
 import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
 import { compileQueryValidator } from '../infra/http/query-validator';
+import { EARLIEST_INSTANT } from '../infra/http/storable-values';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
 import type { AuthenticatedProject } from '../tenancy/project.repository';
@@ -38,6 +39,7 @@ export class JobsController {
     const query = validateRunQuery(rawQuery);
     const day = query.date ? parseDay(query.date) : previousDay(new Date());
     if (!day) throw invalidDate('is not a calendar day (YYYY-MM-DD)');
+    if (day.getTime() < EARLIEST_INSTANT.getTime()) throw invalidDate(`must be ${formatDay(EARLIEST_INSTANT)} or later`);
     if (day.getTime() > Date.now()) throw invalidDate('is in the future');
     try {
       return toRunView(await this.nightly.runForProject(project.projectId, day, 'api'));
@@ -82,11 +84,8 @@ function invalidDate(message: string) {
 }
 
 function decodeRunCursor(cursor: string) {
-  const value = decodeCursor(cursor);
-  if (Array.isArray(value) && typeof value[0] === 'string' && typeof value[1] === 'string') {
-    const startedAt = new Date(value[0]);
-    if (!Number.isNaN(startedAt.getTime())) return { startedAt, id: value[1] };
-  }
+  const decoded = decodeInstantCursor(cursor);
+  if (decoded) return { startedAt: decoded.at, id: decoded.id };
   throw new ApiError(400, 'invalid_query', 'Invalid query parameter cursor', {
     details: [{ path: '/query/cursor', message: 'is not a cursor this API issued' }],
   });

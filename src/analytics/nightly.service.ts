@@ -3,6 +3,7 @@ import { Logger } from 'pino';
 import { ROOT_LOGGER } from '../infra/logging/logging.module';
 import { AdvisoryLocks } from '../infra/locks/advisory-lock';
 import { RegistryService } from '../registry/registry.service';
+import { formatDay } from './analytics-day';
 import { AnalyticsRepository, ProjectPolicyValues, StoredRecommendation } from './analytics.repository';
 import { computeDailyToolStat } from './daily-stats';
 import { estimateEffect, splitByWarning } from './effect-statistics';
@@ -10,6 +11,9 @@ import { deriveRecommendations, MistakeMatch, RECOMMENDATION_KINDS, Recommendati
 
 export const NIGHTLY_JOB = 'nightly';
 const DAY_MS = 86_400_000;
+/** How long the scheduled run waits for a project another run holds (an API-triggered run takes seconds to minutes). */
+const LOCK_WAIT_MS = 5 * 60_000;
+const LOCK_RETRY_MS = 5000;
 
 export const DEFAULT_POLICY: ProjectPolicyValues = {
   autoApply: true,
@@ -45,29 +49,63 @@ export class NightlyService {
     this.logger = rootLogger.child({ context: 'NightlyService' });
   }
 
-  /** Runs every project for `day` (the scheduled job); a project another replica is running is skipped. */
-  async runForAllProjects(day: Date, trigger: string): Promise<void> {
+  /**
+   * Runs every project for `day` (the scheduled job). A project whose lock another run holds is tried again after the
+   * others, for up to `lockWaitMs`; one that still cannot run is recorded as a skipped run and logged as an error.
+   */
+  async runForAllProjects(day: Date, trigger: string, lockWaitMs = LOCK_WAIT_MS): Promise<void> {
+    let busy: string[] = [];
     for (const projectId of await this.analytics.findProjectIds()) {
-      try {
-        await this.runForProject(projectId, day, trigger);
-      } catch (error) {
-        this.logger.error({ projectId, day, err: (error as Error).message }, 'nightly run failed');
-      }
+      if (!(await this.runUnlessBusy(projectId, day, trigger))) busy.push(projectId);
+    }
+    const deadline = Date.now() + lockWaitMs;
+    while (busy.length > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(LOCK_RETRY_MS, lockWaitMs)));
+      const stillBusy: string[] = [];
+      for (const projectId of busy) if (!(await this.runUnlessBusy(projectId, day, trigger))) stillBusy.push(projectId);
+      busy = stillBusy;
+    }
+    for (const projectId of busy) await this.recordSkippedRun(projectId, day, trigger, lockWaitMs);
+  }
+
+  /** False when another run holds the project's lock; any other failure is logged (and recorded by the run itself). */
+  private async runUnlessBusy(projectId: string, day: Date, trigger: string): Promise<boolean> {
+    try {
+      await this.runForProject(projectId, day, trigger);
+    } catch (error) {
+      if (error instanceof NightlyAlreadyRunningError) return false;
+      this.logger.error({ projectId, day: formatDay(day), err: (error as Error).message }, 'nightly run failed');
+    }
+    return true;
+  }
+
+  private async recordSkippedRun(projectId: string, day: Date, trigger: string, lockWaitMs: number) {
+    const reason = `skipped: another run of this project held its lock for the ${lockWaitMs} ms this run waited`;
+    this.logger.error({ projectId, day: formatDay(day), trigger }, `nightly run ${reason}`);
+    try {
+      await this.analytics.finishJobRun(await this.analytics.insertJobRun(projectId, NIGHTLY_JOB, day, trigger), 'skipped', null, reason);
+    } catch (error) {
+      this.logger.error({ projectId, day: formatDay(day), err: (error as Error).message }, 'could not record the skipped nightly run');
     }
   }
 
-  /** Records the run; re-running a day replaces what that day produced. */
+  /**
+   * Records the run; re-running a day replaces what that day produced. Everything after the lock is taken runs inside
+   * the try whose finally frees it: a run that fails anywhere never leaves the project locked.
+   */
   async runForProject(projectId: string, day: Date, trigger: string) {
     const lock = await this.locks.tryAcquire(`toolcoach:${NIGHTLY_JOB}:${projectId}`);
     if (!lock) throw new NightlyAlreadyRunningError('the nightly job of this project is already running');
-    const runId = await this.analytics.insertJobRun(projectId, NIGHTLY_JOB, day, trigger);
     try {
-      const counts = await this.computeDay(projectId, day);
-      this.logger.info({ projectId, day: day.toISOString().slice(0, 10), ...counts }, 'nightly run finished');
-      return await this.analytics.finishJobRun(runId, 'succeeded', counts, null);
-    } catch (error) {
-      await this.analytics.finishJobRun(runId, 'failed', null, (error as Error).message.slice(0, 2000));
-      throw error;
+      const runId = await this.analytics.insertJobRun(projectId, NIGHTLY_JOB, day, trigger);
+      try {
+        const counts = await this.computeDay(projectId, day);
+        this.logger.info({ projectId, day: formatDay(day), ...counts }, 'nightly run finished');
+        return await this.analytics.finishJobRun(runId, 'succeeded', counts, null);
+      } catch (error) {
+        await this.analytics.finishJobRun(runId, 'failed', null, (error as Error).message.slice(0, 2000));
+        throw error;
+      }
     } finally {
       await lock.release();
     }
