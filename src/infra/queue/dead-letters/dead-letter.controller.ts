@@ -6,7 +6,9 @@ import { CurrentProject } from '../../../tenancy/current-project.decorator';
 import type { AuthenticatedProject } from '../../../tenancy/project.repository';
 import { ApiError } from '../../http/api-error';
 import { decodeCursor, encodeCursor } from '../../http/cursor';
+import { ApiRoute } from '../../http/openapi/api-route.decorator';
 import { compileQueryValidator } from '../../http/query-validator';
+import { DEAD_LETTERS_RESPONSE, REPLAY_RESPONSE } from './dead-letter-responses.schemas';
 import { DeadLettersUnavailableError, DeadLetterService } from './dead-letter.service';
 
 const LIST_QUERY_SCHEMA = {
@@ -28,6 +30,7 @@ export class DeadLetterController {
 
   /** This project's dead letters, newest first, with how many the caps dropped and retention removed. */
   @Get()
+  @ApiRoute({ summary: "This project's dead letters, newest first", query: LIST_QUERY_SCHEMA, response: DEAD_LETTERS_RESPONSE })
   async list(@CurrentProject() project: AuthenticatedProject, @Query() rawQuery: unknown) {
     const query = validateListQuery(rawQuery);
     const before = query.cursor === undefined ? null : decodeBefore(query.cursor);
@@ -48,6 +51,7 @@ export class DeadLetterController {
 
   @Post(':id/replay')
   @HttpCode(202)
+  @ApiRoute({ summary: 'Put a dead letter back on the events queue (409 when it is or was already replayed)', status: 202, response: REPLAY_RESPONSE })
   async replay(@CurrentProject() project: AuthenticatedProject, @Param('id') id: string) {
     if (!DEAD_LETTER_ID.test(id)) throw notFound(id);
     const result = await answerUnavailable(() => this.deadLetters.replay(project.projectId, id));
