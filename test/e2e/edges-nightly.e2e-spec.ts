@@ -1,0 +1,69 @@
+import { Client } from 'pg';
+import { Logger } from 'pino';
+import { NightlyService } from '../../src/analytics/nightly.service';
+import { startTestApp, TestApp } from '../support/test-app';
+
+// Issue 13, finding 5: a nightly run that fails never leaves its project locked, a day Postgres cannot store is a 400,
+// and the scheduled run never skips a project without a trace.
+
+const DAY_MS = 86_400_000;
+const daysAgo = (n: number) => new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS - n * DAY_MS).toISOString().slice(0, 10);
+
+describe('finding 5: the nightly job', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it.each([['0000-01-01'], ['1969-12-31'], ['0001-01-01']])(
+    'answers 400 for date=%s, and the next run of the project is not locked out',
+    async (date) => {
+      const refused = await t.request('POST', `/v1/jobs/nightly?date=${date}`);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.details).toEqual([{ path: '/query/date', message: 'must be 1970-01-01 or later' }]);
+      const next = await t.request('POST', '/v1/jobs/nightly');
+      expect(next.status).toBe(200);
+      expect(next.body.status).toBe('succeeded');
+    },
+  );
+
+  it('frees the project lock when a run fails right after taking it', async () => {
+    const failingDay = daysAgo(3);
+    await t.db.sql.query(`
+      CREATE FUNCTION refuse_one_day() RETURNS trigger AS $$
+      BEGIN
+        IF NEW.day = DATE '${failingDay}' THEN RAISE EXCEPTION 'injected failure for %', NEW.day; END IF;
+        RETURN NEW;
+      END $$ LANGUAGE plpgsql;
+      CREATE TRIGGER refuse_one_day BEFORE INSERT ON job_runs FOR EACH ROW EXECUTE FUNCTION refuse_one_day();`);
+    try {
+      expect((await t.request('POST', `/v1/jobs/nightly?date=${failingDay}`)).status).toBe(500);
+      const next = await t.request('POST', `/v1/jobs/nightly?date=${daysAgo(2)}`);
+      expect(next.status).toBe(200);
+      expect(next.body).toMatchObject({ date: daysAgo(2), status: 'succeeded' });
+    } finally {
+      await t.db.sql.query('DROP TRIGGER refuse_one_day ON job_runs; DROP FUNCTION refuse_one_day();');
+    }
+  });
+
+  it('records a skipped run and logs an error naming the project when another run holds its lock all along', async () => {
+    const holder = new Client({ connectionString: t.db.url });
+    await holder.connect();
+    const nightly = t.app.get(NightlyService);
+    const logger = (nightly as unknown as { logger: Logger }).logger;
+    const errors = jest.spyOn(logger, 'error');
+    try {
+      await holder.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`toolcoach:nightly:${t.projectId}`]);
+      expect((await t.request('POST', '/v1/jobs/nightly')).status).toBe(409);
+      await nightly.runForAllProjects(new Date(`${daysAgo(1)}T00:00:00.000Z`), 'schedule', 300);
+      const runs = await t.request('GET', '/v1/jobs');
+      expect(runs.body.items[0]).toMatchObject({ date: daysAgo(1), trigger: 'schedule', status: 'skipped', error: expect.stringMatching(/held its lock/) });
+      expect(errors).toHaveBeenCalledWith(expect.objectContaining({ projectId: t.projectId, trigger: 'schedule' }), expect.stringMatching(/skipped/));
+    } finally {
+      errors.mockRestore();
+      await holder.end();
+    }
+    expect((await t.request('POST', '/v1/jobs/nightly')).status).toBe(200);
+  });
+});
