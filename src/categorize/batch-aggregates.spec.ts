@@ -1,4 +1,4 @@
-import { aggregateBatch, hourOf } from './batch-aggregates';
+import { aggregateBatch, hourOf, MAX_ROLLUP_DURATION_MS } from './batch-aggregates';
 import { StoredEventRow } from './stored-event';
 
 function row(overrides: Partial<StoredEventRow>): StoredEventRow {
@@ -65,6 +65,21 @@ describe('aggregateBatch', () => {
       ['overflow', '', 2],
       ['timeout', '', 1],
     ]);
+  });
+
+  it('counts a duration into latency sums as at most MAX_ROLLUP_DURATION_MS, so a sum stays finite', () => {
+    const { hourly } = aggregateBatch([row({ id: 'a', durationMs: 1.7e308 }), row({ id: 'b', durationMs: 1.7e308 }), row({ id: 'c', durationMs: 5 })]);
+    expect(hourly[0]).toMatchObject({ latencyCount: 3, latencySumMs: 2 * MAX_ROLLUP_DURATION_MS + 5 });
+    expect(hourly[0].latencyBuckets[hourly[0].latencyBuckets.length - 1]).toBe(2);
+  });
+
+  it('keys argument ranges by the path as stored, so paths equal after the cut are one row', () => {
+    const prefix = 'n'.repeat(498);
+    const { argumentRanges } = aggregateBatch([
+      row({ id: 'a', arguments: { [`${prefix}\u{1F600}x`]: 1 } }),
+      row({ id: 'b', arguments: { [`${prefix}\u{1D400}y`]: 9 } }),
+    ]);
+    expect(argumentRanges).toEqual([{ tool: 't', argumentPath: `/${prefix}\uFFFD`, successCount: 2, minValue: 1, maxValue: 9 }]);
   });
 
   it('returns groups sorted by fingerprint so concurrent batches lock rows in one order', () => {

@@ -9,9 +9,12 @@ export interface AppProcess {
   exited: Promise<number | null>;
 }
 
-/** Runs the compiled entry point (`npm run build` output) as a real process, as `npm start` would. */
-export function spawnApp(env: Record<string, string>): AppProcess {
-  const child = spawn(process.execPath, [MAIN_JS], {
+/**
+ * Runs the compiled entry point (`npm run build` output) as a real process, as `npm start` would; `nodeArgs` go to
+ * Node itself (e.g. `--max-old-space-size=64`).
+ */
+export function spawnApp(env: Record<string, string>, nodeArgs: readonly string[] = []): AppProcess {
+  const child = spawn(process.execPath, [...nodeArgs, MAIN_JS], {
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
