@@ -20,7 +20,7 @@ describe('compileQueryValidator', () => {
     expect(validate({})).toEqual({ limit: 50 });
   });
 
-  it.each(['Infinity', '-Infinity', '+infinity'])('refuses %s, naming the parameter', (value) => {
+  it.each(['Infinity', '-Infinity', '+infinity', '1e999', '-1e400'])('refuses %s, naming the parameter', (value) => {
     expect(detailsOf({ limit: value })).toContainEqual({ path: '/query/limit', message: 'must be a finite number' });
   });
 

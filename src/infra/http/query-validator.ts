@@ -10,15 +10,21 @@ export function compileQueryValidator<T>(schema: Record<string, unknown>): (quer
   const validate = ajv.compile({ type: 'object', additionalProperties: false, ...schema });
   return (query: unknown) => {
     const copy = { ...(query as Record<string, unknown>) };
-    // coercion turns "Infinity" into a number that passes integer and maximum checks; no parameter of ours is infinite
-    const infinite = Object.keys(copy).filter((key) => /^[+-]?infinity$/i.test(String(copy[key])));
-    if (validate(copy) && infinite.length === 0) return copy as T;
+    // coercion turns "Infinity" or "1e999" into a number that can pass integer and maximum checks; no parameter of
+    // ours is infinite, so any value that is (or coerces to) a non-finite number is refused
+    const isValid = validate(copy);
+    const infinite = Object.keys(copy).filter((key) => /^[+-]?infinity$/i.test(String(copy[key])) || isNonFiniteNumber(copy[key]));
+    if (isValid && infinite.length === 0) return copy as T;
     const details = [
       ...(validate.errors ?? []).map((error) => ({ path: queryPath(error), message: messageOf(error) })),
       ...infinite.map((key) => ({ path: `/query/${key}`, message: 'must be a finite number' })),
     ];
     throw new ApiError(400, 'invalid_query', `Invalid query parameter ${details[0].path.replace('/query/', '')}`, { details });
   };
+}
+
+function isNonFiniteNumber(value: unknown): boolean {
+  return typeof value === 'number' && !Number.isFinite(value);
 }
 
 function queryPath(error: ErrorObject): string {
