@@ -218,11 +218,16 @@ describe('POST /v1/events', () => {
       expect(stored.result.preview.length).toBeLessThanOrEqual(4096);
     });
 
-    it('stores strings Postgres cannot hold (NUL) instead of failing the batch', async () => {
-      const event = anErrorEvent('bad\u0000byte', { arguments: { 'k\u0000': 'v\u0000' } });
-      await t.request('POST', '/v1/events', { body: event });
-      const stored = await storedEvent(event.id as string);
-      expect(stored.error.message).toBe('bad\uFFFDbyte');
+    it('refuses, per event and naming the path, strings Postgres cannot hold (NUL), and stores the rest of the batch', async () => {
+      const bad = anErrorEvent('bad\u0000byte', { arguments: { 'k\u0000': 'v\u0000' } });
+      const good = anErrorEvent('fine');
+      const response = await t.request('POST', '/v1/events', { body: { events: [bad, good] } });
+      expect(response.status).toBe(202);
+      expect(response.body.accepted).toBe(1);
+      expect(response.body.rejected).toHaveLength(1);
+      expect(response.body.rejected[0].index).toBe(0);
+      expect(JSON.stringify(response.body.rejected[0].errors)).toMatch(/\/events\/0\//);
+      expect((await storedEvent(good.id as string)).id).toBe(good.id);
     });
   });
 });
