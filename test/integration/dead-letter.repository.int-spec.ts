@@ -112,7 +112,7 @@ describe('DeadLetterRepository', () => {
     for (const key of keys) {
       const ttlMs = await redis.pttl(key);
       expect(ttlMs).toBeGreaterThan(0);
-      expect(ttlMs).toBeLessThanOrEqual(86_400_000);
+      expect(ttlMs).toBeLessThanOrEqual(2 * 86_400_000);
     }
   });
 

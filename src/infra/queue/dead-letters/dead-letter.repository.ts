@@ -72,6 +72,7 @@ export class DeadLetterRepository implements OnModuleDestroy {
       this.cutoffScore(now),
       String(this.config.deadLetterMaxPerProject),
       String(this.config.deadLetterMaxBytesPerProject),
+      String(2 * this.retentionMs),
       this.base(letter.projectId),
     );
     return parked === 1;

@@ -7,6 +7,8 @@
  *   counters   hash: bytes, dropped (over a cap), expired (past retention), seq
  *   payload:ID the batch to replay; parked:ID "parked once" (idempotence); claim:ID a replay in progress;
  *   replayed:ID the job a finished replay became.
+ * Entry keys expire with the retention time; the four index keys live twice as long after the project's last park,
+ * so a trim can still count what retention removed, and then go too: an idle project leaves nothing behind.
  * Payload keys of other entries are derived from the base inside the scripts, not declared: every key is in the
  * project's slot, which is what Redis Cluster needs in practice.
  * Numbers that do not fit Lua's 14 printed digits (scores) travel as strings and are only concatenated here.
@@ -34,7 +36,7 @@ end
 `;
 
 /**
- * ARGV: id, summary, payload, parked-at ms, retention ms, cutoff score, max entries, max bytes, base.
+ * ARGV: id, summary, payload, parked-at ms, retention ms, cutoff score, max entries, max bytes, index ttl ms, base.
  * Returns 1 when parked, 0 when this id was parked before (even if replayed or dropped since).
  */
 export const PARK_SCRIPT = `${ENTRY_FUNCTIONS}
@@ -56,7 +58,7 @@ while redis.call('ZCARD', ids) > 1 and (redis.call('ZCARD', ids) > maxEntries or
   dropped = dropped + 1
 end
 if dropped > 0 then redis.call('HINCRBY', counters, 'dropped', dropped) end
-for _, key in ipairs({ids, summaries, sizes, counters}) do redis.call('PEXPIRE', key, retentionMs) end
+for _, key in ipairs({ids, summaries, sizes, counters}) do redis.call('PEXPIRE', key, ARGV[9]) end
 return 1
 `;
 
