@@ -21,6 +21,8 @@ const ymd = (date: Date) => date.toISOString().slice(0, 10);
   let browser: BrowserContext;
   let page: Page;
   let userDataDir: string;
+  // what Chromium refused under the pages' Content-Security-Policy: a page that works only without it would show here
+  const policyViolations: string[] = [];
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -67,6 +69,9 @@ const ymd = (date: Date) => date.toISOString().slice(0, 10);
     });
     page = browser.pages()[0] ?? (await browser.newPage());
     page.on('pageerror', (error) => console.error('page error:', error));
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) policyViolations.push(message.text());
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -127,5 +132,16 @@ const ymd = (date: Date) => date.toISOString().slice(0, 10);
     const description = (await t.request('GET', '/v1/tools/prime_factorization/description')).body;
     expect(description.warnings.map((w: any) => w.id)).toContain(after.warningId);
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard-recommendations.png'), fullPage: true });
+  });
+
+  it('works under its Content-Security-Policy: coloured category dots, nothing refused, and so does /docs', async () => {
+    await page.click('a[data-nav="overview"]');
+    await page.waitForSelector('[data-testid="tools-table"] .dot[data-category]');
+    const dotColour = await page.locator('[data-testid="tools-table"] .dot[data-category]').first().evaluate('(dot) => getComputedStyle(dot).backgroundColor');
+    expect(dotColour).not.toBe('rgba(0, 0, 0, 0)');
+    await page.goto(`${t.baseUrl}/docs`);
+    await page.waitForSelector('.swagger-ui .info .title');
+    expect(await page.locator('.swagger-ui .opblock').count()).toBeGreaterThan(10);
+    expect(policyViolations).toEqual([]);
   });
 });
