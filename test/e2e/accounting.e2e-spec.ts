@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { DeadLetterSummary } from '../../src/infra/queue/dead-letters/dead-letter.entry';
 import { QueueProducer } from '../../src/infra/queue/queue.producer';
 import { anErrorEvent, anEvent } from '../factories/event.factory';
 import { AppProcess, spawnApp } from '../support/app-process';
@@ -17,8 +18,8 @@ async function isWorkerIdle(t: TestApp): Promise<boolean> {
   return Object.values(counts).every((n) => n === 0);
 }
 
-async function allDeadLetters(t: TestApp, project: Key): Promise<any[]> {
-  const items: any[] = [];
+async function allDeadLetters(t: TestApp, project: Key): Promise<DeadLetterSummary[]> {
+  const items: DeadLetterSummary[] = [];
   let cursor: string | null = null;
   do {
     const query: string = cursor ? `?limit=200&cursor=${cursor}` : '?limit=200';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { DeadLetterSummary } from '../../src/infra/queue/dead-letters/dead-letter.entry';
 import { QueueProducer } from '../../src/infra/queue/queue.producer';
 import { anEvent } from '../factories/event.factory';
 import { OwnRedis, startOwnRedis } from '../support/redis-server';
@@ -37,7 +38,7 @@ async function postPoison(t: TestApp, project: Key, count: number, concurrency =
 const list = (t: TestApp, project: Key, query = '') => t.request('GET', `/v1/admin/dead-letters${query}`, { key: project.apiKey });
 
 async function allEntries(t: TestApp, project: Key) {
-  const items: any[] = [];
+  const items: DeadLetterSummary[] = [];
   let cursor: string | null = null;
   do {
     const response = await list(t, project, cursor ? `?limit=200&cursor=${cursor}` : '?limit=200');

@@ -11,6 +11,8 @@ import { DeadLetterService } from './dead-letter.service';
 const PAGE_SIZE = 10;
 /** The worker's 'failed' event starts a pass at once; this catches what a crashed or other process failed. */
 const INTERVAL_MS = 30_000;
+/** A pass that could not reach Redis (e.g. right after boot) is retried after this, doubling up to INTERVAL_MS. */
+const FIRST_RETRY_MS = 1000;
 
 export interface ReconcileResult {
   parked: number;
@@ -32,6 +34,7 @@ export class FailedJobsReconciler implements OnApplicationBootstrap, BeforeAppli
   private running: Promise<void> | null = null;
   private isRequestedAgain = false;
   private isStopping = false;
+  private retryMs = FIRST_RETRY_MS;
 
   constructor(
     private readonly producer: QueueProducer,
@@ -55,9 +58,14 @@ export class FailedJobsReconciler implements OnApplicationBootstrap, BeforeAppli
     }
     this.running = this.reconcile()
       .then((result) => {
+        this.retryMs = FIRST_RETRY_MS;
         if (result.parked + result.legacy > 0) this.logger.info(result, 'failed jobs parked as dead letters');
       })
-      .catch((error: unknown) => this.logger.warn({ err: String(error) }, 'failed jobs could not be parked yet; retrying later'))
+      .catch((error: unknown) => {
+        this.logger.warn({ err: String(error), retryMs: this.retryMs }, 'failed jobs could not be parked yet; retrying');
+        setTimeout(() => this.reconcileSoon(), this.retryMs).unref();
+        this.retryMs = Math.min(this.retryMs * 2, INTERVAL_MS);
+      })
       .finally(() => {
         this.running = null;
         if (this.isRequestedAgain) {

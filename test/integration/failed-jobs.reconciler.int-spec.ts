@@ -1,0 +1,122 @@
+import { Job, Worker } from 'bullmq';
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { ROOT_LOGGER } from '../../src/infra/logging/logging.module';
+import { DeadLetterService } from '../../src/infra/queue/dead-letters/dead-letter.service';
+import { FailedJobsReconciler } from '../../src/infra/queue/dead-letters/failed-jobs.reconciler';
+import { JobName, QueueName } from '../../src/infra/queue/queue.names';
+import { CategorizeBatchPayload, DeadLetterPayload } from '../../src/infra/queue/queue.payloads';
+import { QueueProducer } from '../../src/infra/queue/queue.producer';
+import { anEvent } from '../factories/event.factory';
+import { eventually, startTestApp, TestApp } from '../support/test-app';
+
+/**
+ * The reconciler against the real Redis, in an app without a worker of its own (api role), so the test decides when
+ * jobs fail and when a pass runs.
+ */
+describe('FailedJobsReconciler', () => {
+  let t: TestApp;
+  let reconciler: FailedJobsReconciler;
+  let producer: QueueProducer;
+  let deadLetters: DeadLetterService;
+  beforeAll(async () => {
+    t = await startTestApp({ ROLES: 'api' });
+    producer = t.app.get(QueueProducer);
+    deadLetters = t.app.get(DeadLetterService);
+    reconciler = new FailedJobsReconciler(producer, deadLetters, t.app.get(ROOT_LOGGER));
+  });
+  afterAll(() => t.close());
+
+  const batch = (events = 3): CategorizeBatchPayload => ({
+    projectId: t.projectId,
+    receivedAt: new Date().toISOString(),
+    events: Array.from({ length: events }, () => anEvent()) as unknown as CategorizeBatchPayload['events'],
+  });
+
+  /** Queues a batch and lets a throwaway worker fail it for good, as BullMQ does after the last attempt. */
+  async function failedJob(payload: CategorizeBatchPayload): Promise<Job<CategorizeBatchPayload>> {
+    const jobId = randomUUID();
+    await producer.enqueueCategorizeBatch(jobId, payload);
+    return failByThrowawayWorker(jobId);
+  }
+
+  async function failByThrowawayWorker<T>(jobId: string): Promise<Job<T>> {
+    const connection = new Redis(t.config.redisUrl, { maxRetriesPerRequest: null });
+    const worker = new Worker(QueueName.Events, async () => Promise.reject(new Error('injected failure')), { connection, prefix: t.config.queuePrefix });
+    try {
+      return await eventually(async () => {
+        const job = await producer.events.getJob(jobId);
+        return (await job?.isFailed()) ? (job as Job<T>) : undefined;
+      }, 30_000);
+    } finally {
+      await worker.close();
+      connection.disconnect();
+    }
+  }
+
+  const entries = async () => (await deadLetters.list(t.projectId, 200, null)).items;
+
+  it('parks a failed job with its batch and reason, then removes it from the failed set', async () => {
+    const payload = batch(3);
+    const job = await failedJob(payload);
+    const before = (await entries()).length;
+    expect(await reconciler.reconcile()).toMatchObject({ parked: 1, skipped: 0 });
+    expect(await producer.events.getJob(job.id!)).toBeUndefined();
+    const parked = (await entries()).find((entry) => entry.originalJobId === job.id);
+    expect(parked).toMatchObject({ events: 3, eventIds: payload.events.map((e) => e.id), failedReason: 'injected failure' });
+    expect(await entries()).toHaveLength(before + 1);
+  });
+
+  it('parks a job once when a pass died between parking it and removing it from the failed set', async () => {
+    const job = await failedJob(batch(2));
+    // the pass that crashed got this far: parked, not removed
+    await deadLetters.parkFailedJob(job);
+    const before = (await entries()).length;
+    await reconciler.reconcile();
+    await reconciler.reconcile();
+    expect(await entries()).toHaveLength(before);
+    expect((await entries()).filter((entry) => entry.originalJobId === job.id)).toHaveLength(1);
+    expect(await producer.events.getFailedCount()).toBe(0);
+  });
+
+  it('does not park a job again after its dead letter was replayed', async () => {
+    const job = await failedJob(batch(1));
+    await deadLetters.parkFailedJob(job);
+    const id = (await entries()).find((entry) => entry.originalJobId === job.id)!.id;
+    expect((await deadLetters.replay(t.projectId, id)).outcome).toBe('replayed');
+    await reconciler.reconcile();
+    expect((await entries()).filter((entry) => entry.originalJobId === job.id)).toEqual([]);
+  });
+
+  it('moves the entries an older version left in the BullMQ dead-letter queue into the store, under their ids', async () => {
+    const payload = batch(2);
+    const legacy: DeadLetterPayload = {
+      queue: QueueName.Events,
+      jobName: JobName.CategorizeBatch,
+      originalJobId: 'old-job-1',
+      projectId: t.projectId,
+      data: payload,
+      failedReason: 'value too long for type character varying(200)',
+      attemptsMade: 8,
+      failedAt: '2026-11-01T10:00:00.000Z',
+    };
+    await producer.deadLetters.add(JobName.CategorizeBatch, legacy, { jobId: 'old-job-1-refused' });
+    expect(await reconciler.reconcile()).toMatchObject({ legacy: 1 });
+    expect(await producer.deadLetters.getJob('old-job-1-refused')).toBeUndefined();
+    const moved = (await entries()).find((entry) => entry.id === 'old-job-1-refused');
+    expect(moved).toMatchObject({ originalJobId: 'old-job-1', events: 2, attemptsMade: 8, failedAt: legacy.failedAt, failedReason: legacy.failedReason });
+    expect((await deadLetters.replay(t.projectId, 'old-job-1-refused')).outcome).toBe('replayed');
+  });
+
+  it('leaves a failed job that holds no batch of a project where it is, and goes on with the others', async () => {
+    // replays of earlier tests wait on the queue of this worker-less app; they are not this test's
+    await producer.events.drain();
+    const oddId = `odd-${randomUUID()}`;
+    await producer.events.add('not-a-batch', { nothing: true }, { jobId: oddId });
+    const odd = await failByThrowawayWorker(oddId);
+    const good = await failedJob(batch(1));
+    expect(await reconciler.reconcile()).toMatchObject({ parked: 1, skipped: 1 });
+    expect(await producer.events.getJob(odd.id!)).toBeDefined();
+    expect(await producer.events.getJob(good.id!)).toBeUndefined();
+  });
+});
