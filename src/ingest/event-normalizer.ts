@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { AcceptedEvent } from '../infra/queue/queue.payloads';
 import { FieldError } from '../infra/http/api-error';
-import { INSTANT_RANGE_TEXT, isStorableInstant } from '../infra/http/storable-values';
+import { firstUnstorableValue, INSTANT_RANGE_TEXT, isStorableInstant } from '../infra/http/storable-values';
 import { MAX_METADATA_BYTES } from './event.schemas';
 import { redactSecrets, redactSecretsInText } from './secret-redaction';
-import { firstUnstorableInJsonText, firstUnstorableValue } from './storable-json';
+import { firstUnstorableInJsonText } from './storable-json';
 
 export const MAX_RESULT_BYTES = 4 * 1024;
 export const MAX_ERROR_MESSAGE_CHARS = 8 * 1024;

@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
-import { KeepsPrototypeKeys } from '../infra/http/json-body-parser';
+import { BodyJudgedPerItem } from '../infra/http/json-body-parser';
 import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
@@ -16,7 +16,7 @@ export class IngestController {
   @Post()
   @HttpCode(202)
   @ApiRoute({ summary: 'Report tool calls: one event or {events: [...]}; 202 once every accepted event is queued', body: EVENTS_BODY_SCHEMA, response: ACCEPTED_RESPONSE, status: 202 })
-  @KeepsPrototypeKeys()
+  @BodyJudgedPerItem()
   postEvents(@CurrentProject() project: AuthenticatedProject, @Body() body: unknown): Promise<IngestResult> {
     return this.ingest.ingest(project.projectId, body);
   }

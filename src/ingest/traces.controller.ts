@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
 import { FastifyReply } from 'fastify';
-import { KeepsPrototypeKeys } from '../infra/http/json-body-parser';
+import { BodyJudgedPerItem } from '../infra/http/json-body-parser';
 import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
@@ -18,7 +18,7 @@ export class TracesController {
   @Post()
   @HttpCode(200)
   @ApiRoute({ summary: 'OTLP/HTTP JSON traces: tool spans become events, other spans are counted and ignored', body: TRACES_BODY_SCHEMA, response: TRACES_RESPONSE })
-  @KeepsPrototypeKeys()
+  @BodyJudgedPerItem()
   async postTraces(
     @CurrentProject() project: AuthenticatedProject,
     @Body() body: unknown,

@@ -52,6 +52,21 @@ describe('request edges', () => {
     });
   });
 
+  describe('finding 9: a body holding what Postgres cannot store is a 400 naming the field, on every route', () => {
+    const json = { 'content-type': 'application/json' };
+    it.each([
+      ['PUT', '/v1/tools/nul_text', JSON.stringify({ description: 'a\u0000b', parameters: { type: 'object' } }), '/description'],
+      ['PUT', '/v1/tools/big_number', '{"description": "d", "parameters": {"type": "object", "properties": {"n": {"type": "number", "maximum": 1e309}}}}', '/parameters/properties/n/maximum'],
+      ['POST', '/v1/tools:bulk', JSON.stringify({ tools: [{ name: 'lone', description: 'd \ud800', parameters: { type: 'object' } }] }), '/tools/0/description'],
+      ['POST', '/v1/tools/calc/warnings', JSON.stringify({ text: 'Never pass \u0000.' }), '/text'],
+      ['POST', '/v1/tools/calc/validate', JSON.stringify({ arguments: { 'n\u0000': 1 } }), '/arguments/n\\u0000'],
+    ])('%s %s', async (method, path, rawBody, pointer) => {
+      const response = await t.request(method, path, { rawBody, headers: json });
+      expect(response.status).toBe(400);
+      expect(response.body.error.details).toEqual([{ path: pointer, message: expect.stringMatching(/^(must|has a key that must) /) }]);
+    });
+  });
+
   describe('finding 9: ranges and cursors outside what Postgres stores are 400, not 500', () => {
     it.each([
       ['/v1/stats/overview?from=0001-01-01&to=0001-01-08', '/query/from'],

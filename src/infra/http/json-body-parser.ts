@@ -1,18 +1,21 @@
 import { NestFastifyApplication, RouteConfig } from '@nestjs/platform-fastify';
 import { RawServerDefault } from 'fastify';
+import { ApiError } from './api-error';
+import { firstUnstorableValue } from './storable-values';
 
-const KEEPS_PROTOTYPE_KEYS = 'keepsPrototypeKeys';
+const JUDGED_PER_ITEM = 'bodyJudgedPerItem';
 
 /**
- * For a route that judges `__proto__` keys item by item itself (ingest refuses the one event that holds one): its body
- * keeps them as plain own properties, which JSON.parse makes safely, instead of the whole request being refused.
+ * For a route that judges its items one by one itself (ingest): its body keeps `__proto__` keys as the plain own
+ * properties JSON.parse makes, and what Postgres cannot store is refused per event, not for the whole request.
  */
-export const KeepsPrototypeKeys = () => RouteConfig({ [KEEPS_PROTOTYPE_KEYS]: true });
+export const BodyJudgedPerItem = () => RouteConfig({ [JUDGED_PER_ITEM]: true });
 
 /**
  * JSON bodies, also when labelled text/plain (browser beacons and some hooks send that): judged by what they hold, 400
- * when they are not JSON. Every other route refuses a body with `__proto__` (or `constructor.prototype`) keys whole,
- * so no code behind it ever meets one.
+ * when they are not JSON. Every other route refuses whole a body with `__proto__` (or `constructor.prototype`) keys, so
+ * no code behind it ever meets one, and a body holding what Postgres cannot store (NUL, a lone surrogate, 1e309), so
+ * no query behind it ever fails on one.
  */
 export function parseJsonBodies(app: NestFastifyApplication, bodyLimitBytes: number) {
   const fastify = app.getHttpAdapter().getInstance();
@@ -20,7 +23,11 @@ export function parseJsonBodies(app: NestFastifyApplication, bodyLimitBytes: num
   const keeping = fastify.getDefaultJsonParser('ignore', 'ignore');
   app.useBodyParser<RawServerDefault>(['application/json', 'text/plain'], { bodyLimit: bodyLimitBytes }, (request, body, done) => {
     const config: object = request.routeOptions.config;
-    const parse = (config as Record<string, unknown>)[KEEPS_PROTOTYPE_KEYS] === true ? keeping : refusing;
-    parse(request, body.toString('utf8'), done);
+    if ((config as Record<string, unknown>)[JUDGED_PER_ITEM] === true) return keeping(request, body.toString('utf8'), done);
+    refusing(request, body.toString('utf8'), (error, parsed) => {
+      const problem = error ? null : firstUnstorableValue(parsed, '');
+      if (!problem) return done(error, parsed);
+      done(new ApiError(400, 'invalid_body', `Invalid field ${problem.path}`, { details: [problem] }), undefined);
+    });
   });
 }
