@@ -36,7 +36,10 @@ export interface ToolcoachOptions extends Pick<
 /** Where descriptions came from: the server, the disk cache of an earlier start, or the tools as given. */
 export type DescriptionSource = 'server' | 'cache' | 'given';
 
-/** A validation answer; `checked: false` means the server could not be asked, and the arguments were let through. */
+/**
+ * A validation answer; `checked: false` means the server could not be asked, or its schema could not check the
+ * arguments in time, and the arguments were let through.
+ */
 export interface ValidationOutcome extends ValidationResult {
   checked: boolean;
 }
@@ -156,7 +159,8 @@ export class Toolcoach {
   async validate(toolName: string, args: unknown): Promise<ValidationOutcome> {
     try {
       const response = await this.request('POST', `/v1/tools/${encodeURIComponent(toolName)}/validate`, { arguments: args });
-      return { ...(response as ValidationResult), checked: true };
+      const result = response as ValidationResult;
+      return { ...result, checked: result.checked !== false };
     } catch (error) {
       this.log.warn('validate', `toolcoach: could not validate arguments of ${toolName} (${describe(error)}); letting them through`);
       return { valid: true, errors: [], checked: false };

@@ -72,4 +72,8 @@ export interface ValidationResult {
   valid: boolean;
   errors: ValidationIssue[];
   suggestion?: unknown;
+  /** False when the server's schema could not check the arguments (too expensive within its budget, or unusable). */
+  checked?: boolean;
+  /** Why the arguments were not checked. */
+  reason?: string | null;
 }

@@ -128,6 +128,12 @@ describe('validate', () => {
     expect(verdict).toMatchObject({ valid: false, checked: true, suggestion: { number: 12 } });
   });
 
+  it("keeps the server's checked: false when its schema could not check the arguments in time", async () => {
+    const reason = "schema too expensive: the tool's schema cannot check these arguments within 25 ms; they were not checked";
+    server.answerNext({ status: 200, body: { valid: true, errors: [], suggestion: null, checked: false, reason } });
+    expect(await client().validate('parse', { text: 'x' })).toMatchObject({ valid: true, checked: false, reason });
+  });
+
   it('lets the arguments through, unchecked, when the server cannot answer', async () => {
     const verdict = await client({ baseUrl: await closedPortUrl() }).validate('factorial', { n: 3 });
     expect(verdict).toEqual({ valid: true, errors: [], checked: false });

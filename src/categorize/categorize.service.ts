@@ -13,6 +13,10 @@ import { errorGroupIdFor } from './error-group-id';
 import { EventDiagnosis, StoredEventRow } from './stored-event';
 import { classifyWriteFailure } from './write-failure';
 
+// Each diagnosis may spend up to ARGUMENT_VALIDATION_BUDGET_MS validating against a user's schema: the loop yields
+// to the event loop once this much time has passed, so requests and health checks are answered between events.
+const DIAGNOSIS_SLICE_MS = 20;
+
 export interface BatchOutcome {
   received: number;
   stored: number;
@@ -45,8 +49,13 @@ export class CategorizeService {
     // keyed by the id as stored: ids Postgres would store alike are one event
     const byId = new Map<string, AcceptedEvent>();
     const rows: StoredEventRow[] = [];
+    let sliceStartedAt = performance.now();
     for (const event of payload.events) {
       const row = toRow(payload.projectId, event, receivedAt, schemas.get(event.tool));
+      if (performance.now() - sliceStartedAt >= DIAGNOSIS_SLICE_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        sliceStartedAt = performance.now();
+      }
       if (byId.has(row.id)) continue;
       byId.set(row.id, event);
       rows.push(row);

@@ -244,3 +244,17 @@ describe('diagnose', () => {
     expect(Date.now() - started).toBeLessThan(1000);
   });
 });
+
+describe('a schema too expensive to check', () => {
+  const tooExpensive = { json: { type: 'object', properties: { n: { type: 'integer' } } }, validate: () => ({ status: 'too_expensive' }) as const };
+
+  it('leaves the category to the message and records why the schema did not decide', () => {
+    const diagnosis = diagnose({ tool: 'square', arguments: { numbers: [1] }, error: { type: 'TypeError', message: "square() got an unexpected keyword argument 'numbers'" }, schema: tooExpensive });
+    expect(diagnosis).toMatchObject({ category: 'argument_mismatch', subtype: 'unknown_argument', evidence: 'schema_too_expensive' });
+  });
+
+  it('is still recorded when the message tells nothing either', () => {
+    const diagnosis = diagnose({ tool: 'square', arguments: { n: 1 }, error: { message: 'it broke' }, schema: tooExpensive });
+    expect(diagnosis).toMatchObject({ category: 'unknown', evidence: 'schema_too_expensive' });
+  });
+});

@@ -45,18 +45,21 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
 function diagnoseOrThrow(input: DiagnosisInput): Diagnosis {
   const args = parseArguments(input?.arguments);
   const schema = isUsableSchema(input?.schema) ? input.schema : null;
+  // A schema too expensive to check leaves the decision to the message, and the stored evidence says why.
+  let messageEvidence: EvidenceSource = 'message';
 
   if (schema && args.kind !== 'absent') {
     const finding = findSchemaEvidence(schema, args);
-    if (finding) return complete(finding, 'schema', args, schema);
+    if (finding === 'too_expensive') messageEvidence = 'schema_too_expensive';
+    else if (finding) return complete(finding, 'schema', args, schema);
   }
 
   const evidence = findMessageEvidence(input?.error);
-  if (!evidence) return { ...UNKNOWN };
+  if (!evidence) return { ...UNKNOWN, evidence: messageEvidence === 'message' ? 'none' : messageEvidence };
   const effectiveArgs =
     args.kind === 'absent' && evidence.printedArguments !== undefined ? parseArguments(evidence.printedArguments) : args;
   const finding = resolveRename(resolveKeyLookup(evidence.finding, effectiveArgs, schema), effectiveArgs, schema);
-  return complete(finding, 'message', effectiveArgs, schema);
+  return complete(finding, messageEvidence, effectiveArgs, schema);
 }
 
 function isUsableSchema(schema: ArgumentSchema | null | undefined): schema is ArgumentSchema {

@@ -24,8 +24,11 @@ export const SUBTYPES = [
 ] as const;
 export type Subtype = (typeof SUBTYPES)[number];
 
-/** Which piece of evidence decided the category. */
-export type EvidenceSource = 'schema' | 'message' | 'none';
+/**
+ * Which piece of evidence decided the category. `schema_too_expensive`: the registered schema could not check the
+ * arguments within its budget, so the message decided (or nothing did).
+ */
+export type EvidenceSource = 'schema' | 'message' | 'none' | 'schema_too_expensive';
 
 export interface ToolError {
   type?: string | null;
@@ -45,9 +48,17 @@ export interface DiagnosisInput {
 export interface ArgumentSchema {
   /** The raw JSON Schema object (properties, required, ...). */
   readonly json: Record<string, unknown>;
-  /** Validates arguments; returns Ajv errors (allErrors) or an empty array when valid. */
-  readonly validate: (args: unknown) => readonly AjvLikeError[];
+  /** Validates arguments within `budgetMs` (by default ARGUMENT_VALIDATION_BUDGET_MS); never throws. */
+  readonly validate: (args: unknown, budgetMs?: number) => SchemaCheck;
 }
+
+export type SchemaCheck =
+  /** Ajv's errors (allErrors, the first MAX_REPORTED_SCHEMA_ERRORS), empty when the arguments are valid. */
+  | { readonly status: 'checked'; readonly errors: readonly AjvLikeError[]; readonly elapsedMs: number }
+  /** The validation ran out of budget, now or recently, or the schema takes too long to compile. */
+  | { readonly status: 'too_expensive' }
+  /** The schema cannot be compiled (for instance a pattern the linear-time engine cannot run). */
+  | { readonly status: 'unusable' };
 
 export interface AjvLikeError {
   keyword: string;

@@ -1,6 +1,14 @@
 // The pure diagnosis core: categorize a failed tool call, group it, and bucket latencies. No I/O, no framework.
 export * from './diagnosis.types';
-export { compileArgumentSchema } from './argument-schema';
+export {
+  ARGUMENT_VALIDATION_BUDGET_MS,
+  EXPENSIVE_SCHEMA_COOLDOWN_MS,
+  MAX_REPORTED_SCHEMA_ERRORS,
+  compileArgumentSchema,
+} from './argument-schema';
+export { MAX_PATTERN_LENGTH, MAX_PATTERN_PROGRAM_SIZE, checkLinearPattern } from './linear-regex';
+export { MAX_COUNTED_DEPTH, MAX_SCHEMA_BRANCHES, MAX_SCHEMA_PROGRAM_SIZE, measureSchemaCost, type SchemaCostProblem } from './schema-cost';
+export { SCHEMA_COMPILE_BUDGET_MS, compileUserSchema, type UserSchemaDraft } from './user-schema-compiler';
 export { diagnose } from './categorizer';
 export { matchArgumentName } from './argument-name-matcher';
 export { ownValue } from './own-value';

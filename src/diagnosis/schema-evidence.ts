@@ -30,18 +30,20 @@ export const SUBTYPE_BY_SCHEMA_KEYWORD: Readonly<Record<string, Subtype>> = {
 const SCALAR_TYPES = new Set(['integer', 'number', 'string', 'boolean']);
 
 /**
- * Validates the arguments against the registered schema. Returns null when they are valid (the message then decides);
- * a malformed_arguments finding when they are not a JSON object at all.
+ * Validates the arguments against the registered schema. Returns null when they are valid or the schema cannot be
+ * used (the message then decides), `too_expensive` when the schema could not check them within its budget, and a
+ * malformed_arguments finding when they are not a JSON object at all.
  */
 export function findSchemaEvidence(
   schema: ArgumentSchema,
   args: { kind: 'object'; value: Record<string, unknown> } | { kind: 'not-object' | 'unparseable' },
-): Finding | null {
+): Finding | null | 'too_expensive' {
   if (args.kind !== 'object') {
     return { category: 'argument_mismatch', subtype: 'malformed_arguments', argumentPath: null };
   }
-  const errors = schema.validate(args.value);
-  const findings = errors.flatMap((error) => toFinding(error, args.value));
+  const check = schema.validate(args.value);
+  if (check.status !== 'checked') return check.status === 'too_expensive' ? 'too_expensive' : null;
+  const findings = check.errors.flatMap((error) => toFinding(error, args.value));
   findings.push(...undeclaredNamesBesideMissing(findings, args.value, schema.json));
   return selectPrimaryFinding(findings);
 }

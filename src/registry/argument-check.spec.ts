@@ -1,4 +1,4 @@
-import { compileArgumentSchema } from '../diagnosis';
+import { type ArgumentSchema, compileArgumentSchema } from '../diagnosis';
 import { checkArguments, hasUndeclaredArguments } from './argument-check';
 
 const primeFactors = compileArgumentSchema({
@@ -17,7 +17,7 @@ const check = (args: unknown, schema = primeFactors, learned: [string, string][]
 
 describe('checkArguments', () => {
   it('answers valid with no errors and no suggestion', () => {
-    expect(check({ number: 12 })).toEqual({ valid: true, errors: [], suggestion: null });
+    expect(check({ number: 12 })).toEqual({ valid: true, errors: [], suggestion: null, checked: true, reason: null });
   });
 
   it('renames a near-miss argument and unwraps a one-element array for a scalar', () => {
@@ -92,6 +92,33 @@ describe('checkArguments', () => {
 });
 
 describe('hasUndeclaredArguments', () => {
+  it('lets arguments through unchecked, saying why, when the schema is too expensive or cannot be compiled', () => {
+    const tooExpensive: ArgumentSchema = { json: primeFactors.json, validate: () => ({ status: 'too_expensive' }) };
+    expect(check({ numbers: [12] }, tooExpensive)).toEqual({
+      valid: true,
+      errors: [],
+      suggestion: null,
+      checked: false,
+      reason: expect.stringMatching(/^schema too expensive: .* within 25 ms/),
+    });
+    const unusable = compileArgumentSchema({ type: 'object', properties: { a: { type: 'string', pattern: '(?=a)' } } });
+    expect(check({ a: 'b' }, unusable)).toMatchObject({ valid: true, checked: false, reason: expect.stringMatching(/^schema unusable/) });
+  });
+
+  it('validates once for the errors and the diagnosis, and gives the suggestion only what is left of the budget', () => {
+    const budgets: Array<number | undefined> = [];
+    const counting: ArgumentSchema = {
+      json: primeFactors.json,
+      validate: (args, budgetMs) => {
+        budgets.push(budgetMs);
+        const check = primeFactors.validate(args, budgetMs);
+        return check.status === 'checked' ? { ...check, elapsedMs: 20 } : check;
+      },
+    };
+    expect(check({ numbers: [12] }, counting).suggestion).toEqual({ number: 12 });
+    expect(budgets).toEqual([undefined, 5]);
+  });
+
   it('tells whether learned renames could matter', () => {
     expect(hasUndeclaredArguments({ number: 1 }, primeFactors)).toBe(false);
     expect(hasUndeclaredArguments({ numbers: 1 }, primeFactors)).toBe(true);
@@ -107,7 +134,7 @@ describe('parameters named like Object.prototype members', () => {
   });
 
   it('judges toString and constructor by the arguments, not by what every object inherits', () => {
-    expect(check({ toString: 'x' }, inherited)).toEqual({ valid: true, errors: [], suggestion: null });
+    expect(check({ toString: 'x' }, inherited)).toEqual({ valid: true, errors: [], suggestion: null, checked: true, reason: null });
     expect(check({}, inherited).errors).toEqual([
       { category: 'argument_mismatch', subtype: 'missing_argument', path: '/toString', message: "'toString' is required" },
     ]);

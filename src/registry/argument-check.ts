@@ -2,7 +2,9 @@ import {
   type AjvLikeError,
   type ArgumentSchema,
   type Category,
+  type SchemaCheck,
   type Subtype,
+  ARGUMENT_VALIDATION_BUDGET_MS,
   SUBTYPE_BY_SCHEMA_KEYWORD,
   categoryOfSubtype,
   declaredProperties,
@@ -28,6 +30,10 @@ export interface ArgumentCheck {
   valid: boolean;
   errors: ArgumentError[];
   suggestion: Record<string, unknown> | null;
+  /** False when the schema could not check the arguments (then `valid` is true: the call is let through). */
+  checked: boolean;
+  /** Why the arguments were not checked; null when they were. */
+  reason: string | null;
 }
 
 export interface ArgumentCheckInput {
@@ -58,22 +64,39 @@ export function checkArguments(input: ArgumentCheckInput): ArgumentCheck {
   const args = readArguments(input.arguments);
   if (!isObject(args)) {
     const message = 'arguments must be a JSON object of argument names to values';
-    return { valid: false, errors: [{ category: 'argument_mismatch', subtype: 'malformed_arguments', path: '', message }], suggestion: null };
+    return { valid: false, errors: [{ category: 'argument_mismatch', subtype: 'malformed_arguments', path: '', message }], suggestion: null, checked: true, reason: null };
   }
-  const ajvErrors = input.schema.validate(args);
-  if (ajvErrors.length === 0) return { valid: true, errors: [], suggestion: null };
+  const check = input.schema.validate(args);
+  if (check.status !== 'checked') return unchecked(check.status);
+  if (check.errors.length === 0) return { valid: true, errors: [], suggestion: null, checked: true, reason: null };
 
-  const renames = resolveRenames(input, args);
-  const errors = describeErrors(ajvErrors, args, input.schema.json, renames);
-  return { valid: false, errors, suggestion: suggestCorrection(args, input.schema, renames) };
+  // Everything below shares the one validation budget: the diagnosis reuses this check, the suggestion gets the rest.
+  const checkedOnce = reusingCheck(input.schema, args, check);
+  const renames = resolveRenames(input, args, checkedOnce);
+  const errors = describeErrors(check.errors, args, input.schema.json, renames);
+  const remainingMs = ARGUMENT_VALIDATION_BUDGET_MS - check.elapsedMs;
+  return { valid: false, errors, suggestion: suggestCorrection(args, input.schema, renames, remainingMs), checked: true, reason: null };
+}
+
+function unchecked(status: 'too_expensive' | 'unusable'): ArgumentCheck {
+  const reason =
+    status === 'too_expensive'
+      ? `schema too expensive: the tool's schema cannot check these arguments within ${ARGUMENT_VALIDATION_BUDGET_MS} ms; they were not checked`
+      : "schema unusable: the tool's registered schema cannot be compiled; the arguments were not checked";
+  return { valid: true, errors: [], suggestion: null, checked: false, reason };
+}
+
+/** The schema, answering `args` with the check already made. */
+function reusingCheck(schema: ArgumentSchema, args: unknown, check: SchemaCheck): ArgumentSchema {
+  return { json: schema.json, validate: (value, budgetMs) => (value === args ? check : schema.validate(value, budgetMs)) };
 }
 
 /** For each undeclared argument, the declared one it stands for: learned from events first, then by the name itself. */
-function resolveRenames(input: ArgumentCheckInput, args: Record<string, unknown>): Map<string, string> {
+function resolveRenames(input: ArgumentCheckInput, args: Record<string, unknown>, schema: ArgumentSchema): Map<string, string> {
   const declared = declaredProperties(input.schema.json);
   const renames = new Map<string, string>();
   if (declared.length === 0) return renames;
-  const primary = diagnose({ tool: input.tool, arguments: args, error: { message: '' }, schema: input.schema });
+  const primary = diagnose({ tool: input.tool, arguments: args, error: { message: '' }, schema });
   for (const wrong of Object.keys(args).filter((name) => !declared.includes(name))) {
     const free = declared.filter((name) => !Object.hasOwn(args, name) && ![...renames.values()].includes(name));
     const learned = input.learnedRenames.get(wrong);
@@ -182,6 +205,7 @@ export function suggestCorrection(
   args: Record<string, unknown>,
   schema: ArgumentSchema,
   renames: ReadonlyMap<string, string>,
+  budgetMs: number = ARGUMENT_VALIDATION_BUDGET_MS,
 ): Record<string, unknown> | null {
   const corrected: Record<string, unknown> = { ...args };
   let isChanged = false;
@@ -197,7 +221,9 @@ export function suggestCorrection(
     setOwn(corrected, name, value[0]);
     isChanged = true;
   }
-  return isChanged && schema.validate(corrected).length === 0 ? corrected : null;
+  if (!isChanged || budgetMs < 1) return null;
+  const check = schema.validate(corrected, budgetMs);
+  return check.status === 'checked' && check.errors.length === 0 ? corrected : null;
 }
 
 function withName(pointer: string, message: string): string {

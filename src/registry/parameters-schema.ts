@@ -2,23 +2,23 @@ import Ajv, { type ErrorObject } from 'ajv';
 import Ajv2019 from 'ajv/dist/2019';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import { compileUserSchema, measureSchemaCost, SCHEMA_COMPILE_BUDGET_MS, type UserSchemaDraft } from '../diagnosis';
 import type { FieldError } from '../infra/http/api-error';
-import { unsafePatternReason } from './regex-safety';
 import type { JsonObject } from './registry.types';
 
-// Checks a user-supplied JSON Schema for a tool's arguments at registration: the meta-schema of its draft, then
-// Ajv's strict mode (unknown keywords, `properties` without `type: object`, required names never declared), so a
-// schema that would silently validate nothing is refused with the problem named. Pure apart from Ajv's own caches.
+// Checks a user-supplied JSON Schema for a tool's arguments at registration: what validating with it may cost
+// (patterns the linear-time engine cannot run or that compile too big, $ref/anyOf expansions), the meta-schema of
+// its draft, then Ajv's strict mode (unknown keywords, `properties` without `type: object`, required names never
+// declared), compiled the way the worker compiles it, so a schema that would silently validate nothing, or that the
+// worker could not afford to run, is refused with the problem named. Pure apart from Ajv's own caches.
 
 export const MAX_SCHEMA_BYTES = 64 * 1024;
 export const MAX_SCHEMA_DEPTH = 32;
 const MAX_REPORTED_PROBLEMS = 20;
 
-// One instance per draft, built once: Ajv compiles its meta-schemas per instance. allowUnionTypes because
-// ["string", "null"] is how OpenAI's strict mode spells an optional argument; strictTuples off because a tuple
-// without minItems is complete enough to validate and common in generated schemas.
-const options = { strict: true, strictTuples: false, allErrors: true, allowUnionTypes: true } as const;
-const ajvByDraft = {
+// One meta-schema validator per draft, built once: Ajv compiles its meta-schemas per instance.
+const options = { strict: true, allErrors: true } as const;
+const metaValidatorByDraft: Record<UserSchemaDraft, Ajv> = {
   draft7: addFormats(new Ajv(options)),
   draft2019: addFormats(new Ajv2019(options)),
   draft2020: addFormats(new Ajv2020(options)),
@@ -36,29 +36,30 @@ export function checkParametersSchema(schema: unknown, path: string): FieldError
   if (tooDeep) return [{ path: tooDeep, message: `nests deeper than ${MAX_SCHEMA_DEPTH} levels` }];
   const remoteRefs = findRemoteRefs(schema, path);
   if (remoteRefs.length > 0) return remoteRefs.slice(0, MAX_REPORTED_PROBLEMS);
-  const unsafePatterns = findUnsafePatterns(schema, path);
-  if (unsafePatterns.length > 0) return unsafePatterns.slice(0, MAX_REPORTED_PROBLEMS);
+  const tooExpensive = measureSchemaCost(schema).problems.map((problem) => ({ path: `${path}${problem.pointer}`, message: problem.message }));
+  if (tooExpensive.length > 0) return tooExpensive.slice(0, MAX_REPORTED_PROBLEMS);
 
   const json = schema as JsonObject;
   // Every provider sends tool arguments as one JSON object, so the schema must describe one.
   if (json.type !== 'object') {
     return [{ path: `${path}/type`, message: 'must be "object": a tool takes its arguments as one JSON object' }];
   }
-  const ajv = ajvForDraft(json.$schema);
-  if (!ajv) {
+  const draft = draftOf(json.$schema);
+  if (!draft) {
     return [{ path: `${path}/$schema`, message: 'must be JSON Schema draft-07, 2019-09 or 2020-12 (or absent, meaning draft-07)' }];
   }
-  if (!ajv.validateSchema(json)) return fromMetaSchemaErrors(ajv.errors ?? [], path);
-  return strictModeProblems(ajv, json, path);
+  const metaValidator = metaValidatorByDraft[draft];
+  if (!metaValidator.validateSchema(json)) return fromMetaSchemaErrors(metaValidator.errors ?? [], path);
+  return strictModeProblems(draft, json, path);
 }
 
-function ajvForDraft(metaSchema: unknown): Ajv | null {
-  if (metaSchema === undefined) return ajvByDraft.draft7;
+function draftOf(metaSchema: unknown): UserSchemaDraft | null {
+  if (metaSchema === undefined) return 'draft7';
   if (typeof metaSchema !== 'string') return null;
   const uri = metaSchema.replace(/#$/, '');
-  if (/^https?:\/\/json-schema\.org\/draft-07\/schema$/.test(uri)) return ajvByDraft.draft7;
-  if (/^https:\/\/json-schema\.org\/draft\/2019-09\/schema$/.test(uri)) return ajvByDraft.draft2019;
-  if (/^https:\/\/json-schema\.org\/draft\/2020-12\/schema$/.test(uri)) return ajvByDraft.draft2020;
+  if (/^https?:\/\/json-schema\.org\/draft-07\/schema$/.test(uri)) return 'draft7';
+  if (/^https:\/\/json-schema\.org\/draft\/2019-09\/schema$/.test(uri)) return 'draft2019';
+  if (/^https:\/\/json-schema\.org\/draft\/2020-12\/schema$/.test(uri)) return 'draft2020';
   return null;
 }
 
@@ -74,18 +75,15 @@ function fromMetaSchemaErrors(errors: readonly ErrorObject[], path: string): Fie
   return [...byPath].slice(0, MAX_REPORTED_PROBLEMS).map(([at, message]) => ({ path: at, message }));
 }
 
-function strictModeProblems(ajv: Ajv, json: JsonObject, path: string): FieldError[] {
+function strictModeProblems(draft: UserSchemaDraft, json: JsonObject, path: string): FieldError[] {
   // Ajv registers a schema under its $id; an id-less copy keeps two versions of one tool from colliding.
   const { $id: _id, ...schema } = json;
-  try {
-    ajv.compile(schema);
-    return [];
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    return [{ path: locateStrictProblem(message, schema, path), message: message.replace(/^strict mode: /, '') }];
-  } finally {
-    ajv.removeSchema(schema);
+  const compiled = compileUserSchema(schema, draft, { isStrict: true });
+  if (compiled.status === 'compiled') return [];
+  if (compiled.status === 'too_expensive') {
+    return [{ path, message: `takes more than ${SCHEMA_COMPILE_BUDGET_MS} ms to compile: too expensive to validate with` }];
   }
+  return [{ path: locateStrictProblem(compiled.message, schema, path), message: compiled.message.replace(/^strict mode: /, '') }];
 }
 
 /** Strict-mode errors name a place as `at "#/properties/a"`, or only the keyword; find it either way. */
@@ -130,28 +128,6 @@ function findRemoteRefs(value: unknown, at: string): FieldError[] {
       continue;
     }
     problems.push(...findRemoteRefs(inner, here));
-  }
-  return problems;
-}
-
-/** `pattern` values and `patternProperties` keys run on every argument checked: refuse those that can backtrack. */
-function findUnsafePatterns(value: unknown, at: string): FieldError[] {
-  if (typeof value !== 'object' || value === null) return [];
-  const problems: FieldError[] = [];
-  for (const [key, inner] of Object.entries(value)) {
-    const here = `${at}/${escape(key)}`;
-    if (!Array.isArray(value) && key === 'pattern' && typeof inner === 'string') {
-      const reason = unsafePatternReason(inner);
-      if (reason) problems.push({ path: here, message: reason });
-      continue;
-    }
-    if (!Array.isArray(value) && key === 'patternProperties' && typeof inner === 'object' && inner !== null) {
-      for (const name of Object.keys(inner)) {
-        const reason = unsafePatternReason(name);
-        if (reason) problems.push({ path: `${here}/${escape(name)}`, message: reason });
-      }
-    }
-    problems.push(...findUnsafePatterns(inner, here));
   }
   return problems;
 }

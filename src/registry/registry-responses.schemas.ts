@@ -102,9 +102,9 @@ export const TOOL_LIST_RESPONSE = {
 export const VALIDATION_RESPONSE = {
   type: 'object',
   additionalProperties: false,
-  required: ['valid', 'errors', 'suggestion'],
+  required: ['valid', 'errors', 'suggestion', 'checked', 'reason'],
   properties: {
-    valid: { type: 'boolean' },
+    valid: { type: 'boolean', description: 'true also when the arguments could not be checked (see checked)' },
     errors: {
       type: 'array',
       items: {
@@ -120,6 +120,8 @@ export const VALIDATION_RESPONSE = {
       },
     },
     suggestion: { type: 'object', nullable: true, description: 'corrected arguments, when a correction is safe' },
+    checked: { type: 'boolean', description: 'false when the schema could not check the arguments: too expensive within the budget, or unusable' },
+    reason: { type: 'string', nullable: true, description: 'why the arguments were not checked ("schema too expensive: ..."); null when checked' },
   },
 } as const;
 

@@ -104,9 +104,9 @@ describe('OpenAPI document', () => {
 
   it('refuses a drifted answer: the validate route documented as {valid, findings}, or a field no schema names', () => {
     const route = 'POST /v1/tools/{name}/validate';
-    expect(contract.accepts(route, 200, { valid: true, errors: [], suggestion: null })).toBe(true);
+    expect(contract.accepts(route, 200, { valid: true, errors: [], suggestion: null, checked: true, reason: null })).toBe(true);
     expect(contract.accepts(route, 200, { valid: false, findings: [] })).toBe(false);
-    expect(contract.accepts(route, 200, { valid: true, errors: [], suggestion: null, undocumented: 1 })).toBe(false);
+    expect(contract.accepts(route, 200, { valid: true, errors: [], suggestion: null, checked: true, reason: null, undocumented: 1 })).toBe(false);
     expect(contract.accepts('GET /v1/policy', 200, { autoApply: true, minOccurrences: 5, minShare: 0.05, autoApplyKinds: [] })).toBe(false);
     expect(() => contract.check('DELETE /v1/tools/{name}', { status: 200, headers: new Headers(), body: null })).toThrow(/answered 200, documented 204/);
   });

@@ -65,20 +65,18 @@ describe('tool registry', () => {
       expect((await t.request('GET', '/v1/tools/bad_schema/description')).status).toBe(404);
     });
 
-    it('refuses a pattern that could backtrack catastrophically, naming where it is', async () => {
-      const evil = await put('regex_tool', {
-        description: 'x',
-        parameters: { type: 'object', properties: { email: { type: 'string', pattern: '^([a-zA-Z0-9]+)*@example\\.com$' } } },
-      });
-      expect(evil.status).toBe(400);
-      expect(evil.body.error.details).toEqual([
-        { path: '/parameters/properties/email/pattern', message: expect.stringContaining('backtrack') },
+    it('runs a pattern that backtracks in JavaScript in linear time, and refuses one the linear engine cannot run, naming where it is', async () => {
+      const email = (pattern: string) => ({ description: 'x', parameters: { type: 'object', properties: { email: { type: 'string', pattern } } } });
+      expect((await put('regex_tool', email('^([a-zA-Z0-9]+)*@example\\.com$'))).status).toBeLessThan(300);
+      const startedAt = performance.now();
+      const checked = await t.request('POST', '/v1/tools/regex_tool/validate', { body: { arguments: { email: `${'a'.repeat(50_000)}!` } } });
+      expect(performance.now() - startedAt).toBeLessThan(1000);
+      expect(checked.body).toMatchObject({ valid: false, checked: true, errors: [{ path: '/email', subtype: 'invalid_format' }] });
+      const lookahead = await put('regex_tool', email('^(?=.*@)[a-z@.]+$'));
+      expect(lookahead.status).toBe(400);
+      expect(lookahead.body.error.details).toEqual([
+        { path: '/parameters/properties/email/pattern', message: expect.stringContaining('lookahead or lookbehind') },
       ]);
-      const fine = await put('regex_tool', {
-        description: 'x',
-        parameters: { type: 'object', properties: { email: { type: 'string', pattern: '^[a-zA-Z0-9.]+@example\\.com$' } } },
-      });
-      expect(fine.status).toBeLessThan(300);
     });
 
     it('rejects a body without description or with unknown fields with 400 invalid_body, and a bad name', async () => {
@@ -319,7 +317,7 @@ describe('tool registry', () => {
       t.request('POST', `/v1/tools/${name}/validate`, { body: { arguments: args }, key });
 
     it('answers valid for correct arguments', async () => {
-      expect((await validate({ number: 12 })).body).toEqual({ valid: true, errors: [], suggestion: null });
+      expect((await validate({ number: 12 })).body).toEqual({ valid: true, errors: [], suggestion: null, checked: true, reason: null });
     });
 
     it('maps a wrong name and a one-element array to a corrected suggestion', async () => {

@@ -1,0 +1,88 @@
+import {
+  ARGUMENT_VALIDATION_BUDGET_MS,
+  compileArgumentSchema,
+  EXPENSIVE_SCHEMA_COOLDOWN_MS,
+  MAX_REPORTED_SCHEMA_ERRORS,
+} from './argument-schema';
+
+/** Issue 13's probe: 20 levels of anyOf, each two references to the next level. */
+function fanOut(levels: number): Record<string, unknown> {
+  const $defs: Record<string, unknown> = { [`l${levels}`]: { type: 'string' } };
+  for (let i = 0; i < levels; i++) $defs[`l${i}`] = { anyOf: [{ $ref: `#/$defs/l${i + 1}` }, { $ref: `#/$defs/l${i + 1}` }] };
+  return { type: 'object', properties: { x: { $ref: '#/$defs/l0' } }, $defs };
+}
+
+const timed = <T>(run: () => T): { value: T; ms: number } => {
+  const startedAt = performance.now();
+  const value = run();
+  return { value, ms: performance.now() - startedAt };
+};
+
+describe('compileArgumentSchema', () => {
+  it('cuts the probe of issue 13 off at the budget (instead of 10.8 s and 1.77 GB) and keeps memory bounded', () => {
+    const schema = compileArgumentSchema(fanOut(20));
+    global.gc?.();
+    const heapBefore = process.memoryUsage().heapUsed;
+    const { value, ms } = timed(() => schema.validate({ x: 1 }));
+    expect(value).toEqual({ status: 'too_expensive' });
+    expect(ms).toBeLessThan(ARGUMENT_VALIDATION_BUDGET_MS + 50);
+    expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(200 * 1024 * 1024);
+  });
+
+  it('keeps a schema that blew its budget as too expensive for the cool-down, then tries again', () => {
+    let nowMs = 0;
+    const schema = compileArgumentSchema(fanOut(20), { nowMs: () => nowMs });
+    expect(schema.validate({ x: 1 })).toEqual({ status: 'too_expensive' });
+    const skipped = timed(() => schema.validate({ x: 'a' }));
+    expect(skipped.value).toEqual({ status: 'too_expensive' });
+    expect(skipped.ms).toBeLessThan(20);
+    nowMs += EXPENSIVE_SCHEMA_COOLDOWN_MS;
+    // valid arguments are cheap even for this schema: no error path is explored
+    expect(schema.validate({ x: 'a' })).toMatchObject({ status: 'checked', errors: [] });
+  });
+
+  it('runs a pattern that backtracks in JavaScript in linear time', () => {
+    const schema = compileArgumentSchema({ type: 'object', properties: { n: { type: 'string', pattern: '^\\d*\\d*\\d*\\d*\\d*\\d*\\d*\\d*$' } } });
+    const { value, ms } = timed(() => schema.validate({ n: `${'1'.repeat(64)}!` }));
+    expect(value).toMatchObject({ status: 'checked', errors: [expect.objectContaining({ keyword: 'pattern', instancePath: '/n' })] });
+    expect(ms).toBeLessThan(ARGUMENT_VALIDATION_BUDGET_MS);
+  });
+
+  it('bounds uniqueItems on a huge array of objects by the budget', () => {
+    const schema = compileArgumentSchema({ type: 'object', properties: { rows: { type: 'array', uniqueItems: true } } });
+    const rows = Array.from({ length: 20_000 }, (_, i) => ({ id: i, tags: ['a', 'b'] }));
+    const { value, ms } = timed(() => schema.validate({ rows }));
+    expect(value).toEqual({ status: 'too_expensive' });
+    expect(ms).toBeLessThan(ARGUMENT_VALIDATION_BUDGET_MS + 50);
+  });
+
+  it(`keeps the first ${MAX_REPORTED_SCHEMA_ERRORS} errors of a validation`, () => {
+    const schema = compileArgumentSchema({ type: 'object', additionalProperties: { type: 'integer' } });
+    const args = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`a${i}`, 'x']));
+    const check = schema.validate(args);
+    expect(check.status === 'checked' && check.errors.length).toBe(MAX_REPORTED_SCHEMA_ERRORS);
+  });
+
+  it('answers unusable for a schema it cannot compile, and never throws', () => {
+    expect(compileArgumentSchema({ type: 'object', properties: { a: { pattern: '(a)\\1' } } }).validate({ a: 'aa' })).toEqual({ status: 'unusable' });
+    expect(compileArgumentSchema({ type: 'object', properties: { a: { $ref: '#/nowhere' } } }).validate({})).toEqual({ status: 'unusable' });
+  });
+
+  it('stops a schema that refers to itself in place (stored before registration refused it)', () => {
+    const schema = compileArgumentSchema({ type: 'object', anyOf: [{ $ref: '#' }] });
+    expect(timed(() => schema.validate({})).ms).toBeLessThan(ARGUMENT_VALIDATION_BUDGET_MS + 50);
+    expect(schema.validate({})).toEqual({ status: 'too_expensive' });
+  });
+
+  it('validates ordinary arguments as before, within a fraction of the budget', () => {
+    const schema = compileArgumentSchema({
+      type: 'object',
+      properties: { city: { type: 'string', pattern: '^[A-Z][a-z]+$' }, days: { type: 'integer', maximum: 14 } },
+      required: ['city'],
+      additionalProperties: false,
+    });
+    expect(schema.validate({ city: 'Paris', days: 3 })).toMatchObject({ status: 'checked', errors: [] });
+    const check = schema.validate({ city: 'paris', days: 30, unit: 'c' });
+    expect(check.status === 'checked' && check.errors.map((error) => error.keyword).sort()).toEqual(['additionalProperties', 'maximum', 'pattern']);
+  });
+});

@@ -1,0 +1,279 @@
+import type { RegExpEngine, RegExpLike } from 'ajv/dist/types';
+import { RE2JS } from 're2js';
+
+/**
+ * The regex engine for every pattern of a user schema (`pattern`, `patternProperties` keys), given to Ajv as its
+ * `code.regExp`. JavaScript's engine backtracks: `^\d*\d*\d*\d*\d*\d*\d*\d*$` against 64 digits and a `!` ran for
+ * minutes. RE2 (re2js, a pure JavaScript port) runs in time linear in the input, whatever the pattern; it cannot run
+ * lookaround or backreferences, and those are refused with the reason.
+ *
+ * JSON Schema patterns are ECMA-262, so a pattern is first read as JavaScript (with the `u` flag Ajv uses), then
+ * rewritten where the two dialects differ: `.` and `\s` keep their JavaScript meaning (RE2's `.` matches `\r`,
+ * its `\s` is ASCII only), a `\uD83D\uDE00` pair is one code point. One difference remains: `\S` inside a class is
+ * ASCII in RE2, so `[\S]` also matches a no-break space.
+ *
+ * Linear is not yet cheap: the cost per input character grows with the compiled program, and `x{1000}` copies x a
+ * thousand times. The program size is capped per pattern (estimated from the text first, so a pattern far over the
+ * cap is refused without compiling it). Compiled programs live in one cache bounded by their total size, each with
+ * a small lazy-DFA memory, so memory stays bounded however many schemas and patterns the process has seen.
+ */
+
+export const MAX_PATTERN_LENGTH = 1000;
+/** RE2 instructions one pattern may compile to: `^[a-z0-9_]{1,64}$` needs 131, `[A-Za-z0-9+/]{0,1000}` about 2,000. */
+export const MAX_PATTERN_PROGRAM_SIZE = 5000;
+// Total instructions kept compiled, and lazy-DFA memory (RE2's own accounting) per pattern instead of re2js' 8 MB.
+const MAX_CACHED_PROGRAM_SIZE = 250_000;
+const DFA_BYTES_PER_PATTERN = 256 * 1024;
+
+// JavaScript's \s, and the line terminators `.` does not match.
+const JS_SPACE_MEMBERS = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+const JS_DOT = '[^\\n\\r\\u2028\\u2029]';
+
+export type PatternCheck = { ok: true; programSize: number } | { ok: false; problem: string };
+
+interface CompiledPattern {
+  regex: RE2JS;
+  programSize: number;
+}
+
+const compiled = new Map<string, CompiledPattern>();
+let cachedProgramSize = 0;
+/** The pattern whose match is running; still set after a watchdog cut the match short. */
+let runningKey: string | null = null;
+
+/** Whether `pattern` can run on the linear engine within the caps, and how big its program is. Never throws. */
+export function checkLinearPattern(pattern: string): PatternCheck {
+  try {
+    return { ok: true, programSize: compilePattern(pattern, 'u').programSize };
+  } catch (error) {
+    return { ok: false, problem: error instanceof UnsupportedPatternError ? error.message : `cannot be compiled: ${String(error)}` };
+  }
+}
+
+/** Ajv's `code.regExp`: throws for a pattern the linear engine refuses, so Ajv's compile fails with the reason. */
+export const linearRegExp: RegExpEngine = Object.assign(
+  (pattern: string, flags: string): RegExpLike => {
+    compilePattern(pattern, flags);
+    return new LinearRegExp(pattern, flags);
+  },
+  { code: 'linearRegExp' },
+);
+
+/**
+ * After a watchdog terminated a validation mid-match, the pattern it was running may have half-updated caches:
+ * drop it (it is compiled again on next use).
+ */
+export function discardInterruptedPattern(): void {
+  if (runningKey !== null) evict(runningKey);
+  runningKey = null;
+}
+
+class UnsupportedPatternError extends Error {}
+
+class LinearRegExp implements RegExpLike {
+  constructor(
+    private readonly source: string,
+    private readonly flags: string,
+  ) {}
+
+  test(text: string): boolean {
+    const key = cacheKey(this.source, this.flags);
+    const { regex } = compilePattern(this.source, this.flags);
+    runningKey = key;
+    const isMatch = regex.test(text);
+    runningKey = null;
+    return isMatch;
+  }
+
+  /** Ajv shares a compiled pattern between keywords by this string: it must tell patterns apart. */
+  toString(): string {
+    return `re2:${JSON.stringify([this.source, this.flags])}`;
+  }
+}
+
+function compilePattern(pattern: string, flags: string): CompiledPattern {
+  const key = cacheKey(pattern, flags);
+  const hit = compiled.get(key);
+  if (hit) {
+    // least recently used first: re-insert at the end
+    compiled.delete(key);
+    compiled.set(key, hit);
+    return hit;
+  }
+  const entry = compileUncached(pattern, flags);
+  compiled.set(key, entry);
+  cachedProgramSize += entry.programSize;
+  while (cachedProgramSize > MAX_CACHED_PROGRAM_SIZE && compiled.size > 1) evict(compiled.keys().next().value!);
+  return entry;
+}
+
+function compileUncached(pattern: string, flags: string): CompiledPattern {
+  if (flags !== 'u' && flags !== '') throw new UnsupportedPatternError(`uses flags "${flags}", which are not supported`);
+  if (pattern.length > MAX_PATTERN_LENGTH) throw new UnsupportedPatternError(`is longer than ${MAX_PATTERN_LENGTH} characters`);
+  try {
+    new RegExp(pattern, 'u');
+  } catch {
+    return unsupported('is not a valid regular expression');
+  }
+  const { rewritten, estimatedSize } = rewriteForRe2(pattern);
+  // The estimate counts each alternative in full, where RE2 factors shared prefixes: it may be up to ~4x too high.
+  if (estimatedSize > 4 * MAX_PATTERN_PROGRAM_SIZE) return tooBig();
+  let regex: RE2JS;
+  try {
+    regex = RE2JS.compile(RE2JS.translateRegExp(rewritten));
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.replace(/^error parsing regexp: /, '') : String(error);
+    if (reason.startsWith('invalid repeat count')) {
+      return unsupported(`repeats more than 1000 times (counting nested repetitions together), which the linear-time regex engine refuses (${reason})`);
+    }
+    return unsupported(`is not supported by the linear-time regex engine (${reason})`);
+  }
+  const programSize = regex.re2().numberOfInstructions();
+  if (programSize > MAX_PATTERN_PROGRAM_SIZE) return tooBig();
+  const dfa = regex.re2().dfa;
+  dfa.stateBudget = DFA_BYTES_PER_PATTERN;
+  dfa.memBudget = DFA_BYTES_PER_PATTERN;
+  return { regex, programSize };
+}
+
+function unsupported(message: string): never {
+  throw new UnsupportedPatternError(message);
+}
+
+function tooBig(): never {
+  throw new UnsupportedPatternError(
+    `compiles to more than ${MAX_PATTERN_PROGRAM_SIZE} regex instructions (large counted repetitions like {1000}): too expensive to run`,
+  );
+}
+
+function evict(key: string): void {
+  const entry = compiled.get(key);
+  if (!entry) return;
+  compiled.delete(key);
+  cachedProgramSize -= entry.programSize;
+}
+
+function cacheKey(pattern: string, flags: string): string {
+  return `${flags}/${pattern}`;
+}
+
+interface Group {
+  /** Program size of the finished alternatives, and of the one being read. */
+  alternatives: number;
+  current: number;
+  /** Size of the last atom of the current alternative, which a quantifier multiplies. */
+  last: number;
+  isCapturing: boolean;
+}
+
+/**
+ * One pass over a valid `u`-mode JavaScript pattern: rewrites what RE2 reads differently, refuses what it cannot run
+ * with a reason a person understands, and estimates the compiled program size.
+ */
+function rewriteForRe2(pattern: string): { rewritten: string; estimatedSize: number } {
+  let out = '';
+  const groups: Group[] = [{ alternatives: 0, current: 0, last: 0, isCapturing: false }];
+  const top = () => groups[groups.length - 1];
+  const atom = (text: string, size = 1) => {
+    out += text;
+    top().current += size;
+    top().last = size;
+  };
+
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i];
+    if (char === '\\') {
+      const escape = readEscape(pattern, i, false);
+      atom(escape.text);
+      i = escape.end;
+    } else if (char === '[') {
+      const end = endOfClass(pattern, i);
+      atom(rewriteClass(pattern.slice(i, end + 1)));
+      i = end;
+    } else if (char === '(') {
+      if (/^\(\?<?[=!]/.test(pattern.slice(i, i + 4))) unsupported('uses lookahead or lookbehind, which the linear-time regex engine cannot run');
+      groups.push({ alternatives: 0, current: 0, last: 0, isCapturing: pattern[i + 1] !== '?' || pattern[i + 2] === '<' });
+      out += char;
+    } else if (char === ')') {
+      const group = groups.pop()!;
+      out += char;
+      const size = group.alternatives + group.current + (group.isCapturing ? 2 : 0);
+      top().current += size;
+      top().last = size;
+    } else if (char === '|') {
+      top().alternatives += top().current + 1;
+      top().current = 0;
+      top().last = 0;
+      out += char;
+    } else if (char === '*' || char === '+' || char === '?') {
+      out += char;
+      repeatLast(top(), char === '+' ? 1 : 0, char === '?' ? 1 : Infinity);
+      if (pattern[i + 1] === '?') out += pattern[++i];
+    } else if (char === '{' && /^\{\d+(,\d*)?\}/.test(pattern.slice(i))) {
+      const quantifier = /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(i))!;
+      const min = Number(quantifier[1]);
+      const max = quantifier[2] === undefined ? min : quantifier[3] === '' ? Infinity : Number(quantifier[3]);
+      out += quantifier[0];
+      repeatLast(top(), min, max);
+      i += quantifier[0].length - 1;
+      if (pattern[i + 1] === '?') out += pattern[++i];
+    } else if (char === '.') {
+      atom(JS_DOT);
+    } else {
+      atom(char);
+    }
+  }
+  const root = groups[0];
+  return { rewritten: out, estimatedSize: root.alternatives + root.current + 2 };
+}
+
+/** RE2 spells x{n,m} as n copies of x and m-n optional ones (one more instruction each); x{n,} ends in x*. */
+function repeatLast(group: Group, min: number, max: number): void {
+  const x = group.last;
+  const repeated = max === Infinity ? min * x + x + 1 : min * x + (max - min) * (x + 1);
+  group.current += repeated - x;
+  group.last = repeated;
+}
+
+/** The escape at `start` (a backslash), rewritten for RE2, and the index of its last character. */
+function readEscape(pattern: string, start: number, isInClass: boolean): { text: string; end: number } {
+  const next = pattern[start + 1];
+  if (/[1-9]/.test(next) || next === 'k') unsupported('uses a backreference, which the linear-time regex engine cannot run');
+  if (next === 's') return { text: isInClass ? JS_SPACE_MEMBERS : `[${JS_SPACE_MEMBERS}]`, end: start + 1 };
+  if (next === 'S' && !isInClass) return { text: `[^${JS_SPACE_MEMBERS}]`, end: start + 1 };
+  // inside a class, \b is a backspace in JavaScript
+  if (next === 'b' && isInClass) return { text: '\\x08', end: start + 1 };
+  const pair = /^\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})/i.exec(pattern.slice(start));
+  if (pair) {
+    const codePoint = String.fromCharCode(parseInt(pair[1], 16), parseInt(pair[2], 16)).codePointAt(0)!;
+    return { text: `\\u{${codePoint.toString(16)}}`, end: start + pair[0].length - 1 };
+  }
+  const long = /^\\(u\{[0-9a-f]+\}|u[0-9a-f]{4}|x[0-9a-f]{2}|c[a-z]|[pP]\{[^}]*\})/i.exec(pattern.slice(start));
+  if (long) return { text: long[0], end: start + long[0].length - 1 };
+  return { text: pattern.slice(start, start + 2), end: start + 1 };
+}
+
+/** In JavaScript the first unescaped `]` closes a class, even right after `[`: `[]` matches nothing, `[^]` anything. */
+function endOfClass(pattern: string, start: number): number {
+  for (let i = start + 1; i < pattern.length; i++) {
+    if (pattern[i] === '\\') i += 1;
+    else if (pattern[i] === ']') return i;
+  }
+  return pattern.length - 1;
+}
+
+function rewriteClass(cls: string): string {
+  if (cls === '[]') return '[^\\x00-\\x{10FFFF}]';
+  if (cls === '[^]') return '[\\x00-\\x{10FFFF}]';
+  let out = '';
+  for (let i = 0; i < cls.length; i++) {
+    if (cls[i] !== '\\') {
+      out += cls[i];
+      continue;
+    }
+    const escape = readEscape(cls, i, true);
+    out += escape.text;
+    i = escape.end;
+  }
+  return out;
+}
