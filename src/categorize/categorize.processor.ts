@@ -4,15 +4,15 @@ import { Logger } from 'pino';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { ROOT_LOGGER } from '../infra/logging/logging.module';
-import { FailedJobsReconciler } from '../infra/queue/dead-letters/failed-jobs.reconciler';
 import { JobName, QueueName } from '../infra/queue/queue.names';
 import { CategorizeBatchPayload } from '../infra/queue/queue.payloads';
 import { RunningWorker, startQueueWorker } from '../infra/queue/queue-worker';
 import { CategorizeService } from './categorize.service';
+import { FailedBatchesReconciler } from './failed-batches.reconciler';
 
 /**
  * The BullMQ worker of the events queue: unwraps the job and calls the service. A job BullMQ fails (last attempt,
- * stalled past the limit, refused) is parked by the FailedJobsReconciler, which a failure here wakes at once.
+ * stalled past the limit, refused) is parked by the FailedBatchesReconciler, which a failure here wakes at once.
  */
 @Injectable()
 export class CategorizeProcessor implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -23,7 +23,7 @@ export class CategorizeProcessor implements OnApplicationBootstrap, BeforeApplic
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(ROOT_LOGGER) rootLogger: Logger,
     private readonly categorize: CategorizeService,
-    private readonly failedJobs: FailedJobsReconciler,
+    private readonly failedBatches: FailedBatchesReconciler,
   ) {
     this.logger = rootLogger.child({ context: 'CategorizeProcessor' });
   }
@@ -42,7 +42,7 @@ export class CategorizeProcessor implements OnApplicationBootstrap, BeforeApplic
         // every worker that picks it up
         maxStalledCount: this.config.workerMaxStalledCount,
       },
-      () => this.failedJobs.reconcileSoon(),
+      () => this.failedBatches.reconcileSoon(),
     );
     this.logger.info({ concurrency: this.config.workerConcurrency }, 'categorize worker started');
   }

@@ -149,6 +149,17 @@ export class CategorizeRepository {
     );
   }
 
+  /** Which of these event ids (in column form) the project has stored. */
+  async findStoredEventIds(projectId: string, ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.prisma.$queryRawUnsafe<Array<{ id: string }>>(
+      'SELECT id FROM events WHERE project_id = $1::uuid AND id = ANY($2::text[])',
+      projectId,
+      ids,
+    );
+    return new Set(rows.map((row) => row.id));
+  }
+
   private async insertEvents(tx: Transaction, projectId: string, rows: readonly StoredEventRow[]): Promise<Set<string>> {
     const column = <T>(pick: (row: StoredEventRow) => T) => rows.map(pick);
     const inserted = await tx.$queryRawUnsafe<Array<{ id: string }>>(

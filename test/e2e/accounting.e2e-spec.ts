@@ -254,9 +254,11 @@ describe('finding 2: a worker that dies on a job, again and again (built app, sm
   const endOrphanedQueries = () =>
     t.db.sql.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'`);
 
-  async function isSettled(project: Key, acceptedIds: readonly string[]) {
+  /** True once every accepted event is stored or dead-lettered; else throws saying how far it got. */
+  async function isSettled(project: Key, acceptedIds: readonly string[]): Promise<true> {
     const { stored, deadLettered } = await accountingOf(t, project, acceptedIds);
-    return (await isWorkerIdle(t)) && stored.size + deadLettered === acceptedIds.length;
+    if ((await isWorkerIdle(t)) && stored.size + deadLettered === acceptedIds.length) return true;
+    throw new Error(`${acceptedIds.length} accepted, ${stored.size} stored, ${deadLettered} dead-lettered`);
   }
 
   /** Runs workers one after the other; `shouldKill` says when to SIGKILL the running one. Returns the deaths. */
@@ -266,18 +268,18 @@ describe('finding 2: a worker that dies on a job, again and again (built app, sm
       const worker: AppProcess = spawnApp(workerEnv(), [`--max-old-space-size=${heapMb}`]);
       let hasExited = false;
       void worker.exited.then(() => (hasExited = true));
-      const outcome = await eventually(async () => {
-        if (hasExited) return 'died';
-        if (await shouldKill()) return 'kill';
-        return (await isSettled(project, acceptedIds)) ? 'settled' : undefined;
-      }, 90_000, 50);
-      if (outcome === 'settled') {
-        worker.child.kill('SIGTERM');
+      let outcome: 'died' | 'kill' | 'settled' | undefined;
+      try {
+        outcome = await eventually(async () => {
+          if (hasExited) return 'died';
+          if (await shouldKill()) return 'kill';
+          return (await isSettled(project, acceptedIds)) && 'settled';
+        }, 90_000, 50);
+      } finally {
+        worker.child.kill(outcome === 'settled' ? 'SIGTERM' : 'SIGKILL');
         await worker.exited;
-        return deaths;
       }
-      worker.child.kill('SIGKILL');
-      await worker.exited;
+      if (outcome === 'settled') return deaths;
       await endOrphanedQueries();
       deaths += 1;
     }
@@ -289,7 +291,10 @@ describe('finding 2: a worker that dies on a job, again and again (built app, sm
     const { ids: doomed } = await post(t, project, [anEvent({ id: `sleepy-${randomUUID()}` }), ...Array.from({ length: 9 }, () => anEvent())]);
     const { ids: healthy } = await post(t, project, Array.from({ length: 20 }, () => anEvent()));
 
-    const deaths = await runWorkersUntilSettled(project, [...doomed, ...healthy], 96, async () => (await sleepingBackends()) > 0);
+    // killed while the doomed batch sleeps and nothing else runs, so the healthy batch is never caught mid-commit
+    const events = t.app.get(QueueProducer).events;
+    const isDoomedAlone = async () => (await sleepingBackends()) > 0 && (await events.getActiveCount()) === 1;
+    const deaths = await runWorkersUntilSettled(project, [...doomed, ...healthy], 96, isDoomedAlone);
 
     expect(deaths).toBe(MAX_STALLED_COUNT + 1);
     const { stored, letters } = await accountFor(t, project, [...doomed, ...healthy]);
@@ -297,6 +302,20 @@ describe('finding 2: a worker that dies on a job, again and again (built app, sm
     expect(letters).toHaveLength(1);
     expect(letters[0]).toMatchObject({ events: 10, failedReason: 'job stalled more than allowable limit' });
     expect(letters[0].eventIds.sort()).toEqual([...doomed].sort());
+  }, 240_000);
+
+  it('counts a batch killed beside the doomed one exactly once: stored, or dead-lettered with only what is not stored', async () => {
+    const project = await t.createProject('crash-beside');
+    const { ids: doomed } = await post(t, project, [anEvent({ id: `sleepy-${randomUUID()}` })]);
+    const { ids: beside } = await post(t, project, Array.from({ length: 200 }, () => anEvent()));
+
+    // killed at once, whatever else runs: the other batch may die before or after its commit, each time
+    await runWorkersUntilSettled(project, [...doomed, ...beside], 96, async () => (await sleepingBackends()) > 0);
+
+    const { stored, letters, deadLettered } = await accountFor(t, project, [...doomed, ...beside]);
+    expect(stored.size + deadLettered).toBe(201);
+    expect(stored.has(doomed[0])).toBe(false);
+    expect(letters.some((letter) => letter.eventIds.includes(doomed[0]))).toBe(true);
   }, 240_000);
 
   it('ends with all 11 events stored or dead-lettered when a hostile schema is validated on a 64 MB heap (the probe)', async () => {
@@ -310,9 +329,12 @@ describe('finding 2: a worker that dies on a job, again and again (built app, sm
     const { ids } = await post(t, project, Array.from({ length: 11 }, (_, i) => anErrorEvent(`bad x ${i}`, { tool: 'hostile', arguments: { x: 1 } })));
     expect(ids).toHaveLength(11);
 
-    await runWorkersUntilSettled(project, ids, 64, async () => false);
+    const deaths = await runWorkersUntilSettled(project, ids, 64, async () => false);
 
+    // a job that kills its worker costs at most the stall limit + 1 deaths, then it is dead-lettered
+    expect(deaths).toBeLessThanOrEqual(MAX_STALLED_COUNT + 1);
     const { stored, deadLettered } = await accountFor(t, project, ids);
     expect(stored.size + deadLettered).toBe(11);
+    console.info(`hostile schema on a 64 MB heap: ${deaths} worker deaths, ${stored.size} stored, ${deadLettered} dead-lettered`);
   }, 400_000);
 });

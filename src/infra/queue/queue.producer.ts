@@ -75,7 +75,7 @@ export class QueueProducer implements OnModuleDestroy {
     return this.eventsQueue;
   }
 
-  /** The queue older versions dead-lettered into; FailedJobsReconciler drains it into the dead-letter store. */
+  /** The queue older versions dead-lettered into; FailedBatchesReconciler (categorize) drains it into the dead-letter store. */
   get deadLetters(): Queue {
     return this.deadLetterQueue;
   }

@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { DeadLetterController } from './dead-letter.controller';
 import { DeadLetterRepository } from './dead-letter.repository';
 import { DeadLetterService } from './dead-letter.service';
-import { FailedJobsReconciler } from './failed-jobs.reconciler';
 
 @Module({ providers: [DeadLetterService, DeadLetterRepository], exports: [DeadLetterService] })
 export class DeadLetterModule {}
@@ -10,7 +9,3 @@ export class DeadLetterModule {}
 /** The dead-letter admin API (api role): lists and replays a project's dead letters. */
 @Module({ imports: [DeadLetterModule], controllers: [DeadLetterController] })
 export class DeadLetterAdminModule {}
-
-/** The worker role's part: parks every job BullMQ fails, and the events the worker could not store. */
-@Module({ imports: [DeadLetterModule], providers: [FailedJobsReconciler], exports: [DeadLetterModule, FailedJobsReconciler] })
-export class DeadLetterWorkerModule {}

@@ -30,8 +30,8 @@ export interface DeadLetterListPage extends Omit<DeadLetterPage, 'items'> {
 }
 
 /**
- * Every accepted event the worker could not store ends here, filed under its project: batches BullMQ failed (parked by
- * FailedJobsReconciler) and single events the database refused (parked by the worker while it stores the rest).
+ * Every accepted event the worker could not store ends here, filed under its project: batches BullMQ failed (parked
+ * by the worker's FailedBatchesReconciler) and single events the database refused (parked while the rest is stored).
  */
 @Injectable()
 export class DeadLetterService {

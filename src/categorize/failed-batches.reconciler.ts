@@ -1,34 +1,39 @@
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { Job } from 'bullmq';
 import { Logger } from 'pino';
-import { ROOT_LOGGER } from '../../logging/logging.module';
-import { DeadLetterPayload } from '../queue.payloads';
-import { QueueProducer } from '../queue.producer';
-import { isParkableBatch } from './dead-letter.entry';
-import { DeadLetterService } from './dead-letter.service';
+import { ROOT_LOGGER } from '../infra/logging/logging.module';
+import { isParkableBatch } from '../infra/queue/dead-letters/dead-letter.entry';
+import { DeadLetterService } from '../infra/queue/dead-letters/dead-letter.service';
+import { CategorizeBatchPayload, DeadLetterPayload } from '../infra/queue/queue.payloads';
+import { QueueProducer } from '../infra/queue/queue.producer';
+import { CategorizeRepository } from './categorize.repository';
+import { COLUMN_CHARS, columnText } from './column-text';
 
 /** Failed jobs are read a few at a time: each holds a whole batch (up to the 1 MB request body). */
 const PAGE_SIZE = 10;
 /** The worker's 'failed' event starts a pass at once; this catches what a crashed or other process failed. */
 const INTERVAL_MS = 30_000;
-/** A pass that could not reach Redis (e.g. right after boot) is retried after this, doubling up to INTERVAL_MS. */
+/** A pass that could not reach Redis or Postgres (e.g. right after boot) is retried after this, doubling up to INTERVAL_MS. */
 const FIRST_RETRY_MS = 1000;
 
 export interface ReconcileResult {
   parked: number;
+  /** Failed jobs whose events had all been stored (a worker died after its commit): removed, nothing to park. */
+  alreadyStored: number;
   legacy: number;
   skipped: number;
 }
 
 /**
- * Keeps the accounting invariant for jobs BullMQ gives up on by itself: a processor that threw on the last attempt, a
- * job that stalled past the limit because the worker died on it, any failure the processor never saw. Each failed job
- * of the events queue is parked in the dead-letter store and only then removed from BullMQ's failed set, so a crash
- * in between parks it again, which the store ignores (idempotent by job id): nothing is lost or doubled.
+ * Keeps the accounting invariant for batches BullMQ gives up on by itself: a processor that threw on the last attempt,
+ * a job that stalled past the limit because the worker died on it (or beside a job that killed it), any failure the
+ * processor never saw. Each failed job of the events queue is parked as a dead letter of its project, holding the
+ * events that are not stored, and only then removed from BullMQ's failed set: a crash in between parks it again, which
+ * the store ignores (idempotent by job id), so nothing is lost or doubled.
  * On start it also moves what older versions left in the BullMQ `dead-letter` queue into the store.
  */
 @Injectable()
-export class FailedJobsReconciler implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class FailedBatchesReconciler implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger: Logger;
   private timer?: NodeJS.Timeout;
   private running: Promise<void> | null = null;
@@ -39,9 +44,10 @@ export class FailedJobsReconciler implements OnApplicationBootstrap, BeforeAppli
   constructor(
     private readonly producer: QueueProducer,
     private readonly deadLetters: DeadLetterService,
+    private readonly repository: CategorizeRepository,
     @Inject(ROOT_LOGGER) rootLogger: Logger,
   ) {
-    this.logger = rootLogger.child({ context: 'FailedJobsReconciler' });
+    this.logger = rootLogger.child({ context: 'FailedBatchesReconciler' });
   }
 
   onApplicationBootstrap() {
@@ -59,10 +65,10 @@ export class FailedJobsReconciler implements OnApplicationBootstrap, BeforeAppli
     this.running = this.reconcile()
       .then((result) => {
         this.retryMs = FIRST_RETRY_MS;
-        if (result.parked + result.legacy > 0) this.logger.info(result, 'failed jobs parked as dead letters');
+        if (result.parked + result.alreadyStored + result.legacy > 0) this.logger.info(result, 'failed batches reconciled');
       })
       .catch((error: unknown) => {
-        this.logger.warn({ err: String(error), retryMs: this.retryMs }, 'failed jobs could not be parked yet; retrying');
+        this.logger.warn({ err: String(error), retryMs: this.retryMs }, 'failed batches could not be parked yet; retrying');
         setTimeout(() => this.reconcileSoon(), this.retryMs).unref();
         this.retryMs = Math.min(this.retryMs * 2, INTERVAL_MS);
       })
@@ -77,35 +83,40 @@ export class FailedJobsReconciler implements OnApplicationBootstrap, BeforeAppli
 
   /** One pass over the failed set of the events queue and the legacy dead-letter queue. */
   async reconcile(): Promise<ReconcileResult> {
-    const result: ReconcileResult = { parked: 0, legacy: 0, skipped: 0 };
+    const result: ReconcileResult = { parked: 0, alreadyStored: 0, legacy: 0, skipped: 0 };
     for (;;) {
       const jobs = await this.producer.events.getFailed(result.skipped, result.skipped + PAGE_SIZE - 1);
       if (jobs.length === 0) break;
-      for (const job of jobs) {
-        if (await this.parkFailedJob(job)) result.parked += 1;
-        else result.skipped += 1;
-      }
+      for (const job of jobs) result[await this.parkFailedJob(job)] += 1;
     }
     result.legacy = await this.drainLegacyQueue();
     return result;
   }
 
-  private async parkFailedJob(job: Job | undefined): Promise<boolean> {
-    if (!job?.id) return false;
+  private async parkFailedJob(job: Job | undefined): Promise<'parked' | 'alreadyStored' | 'skipped'> {
+    if (!job?.id) return 'skipped';
     if (!isParkableBatch(job.data)) {
       this.logger.error({ jobId: job.id, name: job.name }, 'failed job holds no batch of a project; left in the failed set');
-      return false;
+      return 'skipped';
     }
-    const isNew = await this.deadLetters.parkFailedJob({
-      id: job.id,
-      data: job.data,
-      failedReason: job.failedReason,
-      attemptsMade: job.attemptsMade,
-      finishedOn: job.finishedOn,
-    });
-    if (isNew) this.logger.warn({ jobId: job.id, projectId: job.data.projectId, reason: job.failedReason }, 'failed batch dead-lettered');
+    const batch = await this.withoutStoredEvents(job.data);
+    if (batch.events.length > 0) {
+      const failure = { id: job.id, data: batch, failedReason: job.failedReason, attemptsMade: job.attemptsMade, finishedOn: job.finishedOn };
+      if (await this.deadLetters.parkFailedJob(failure)) {
+        this.logger.warn({ jobId: job.id, projectId: batch.projectId, events: batch.events.length, reason: job.failedReason }, 'failed batch dead-lettered');
+      }
+    }
     await this.producer.events.remove(job.id);
-    return true;
+    return batch.events.length > 0 ? 'parked' : 'alreadyStored';
+  }
+
+  /** A worker that died after its commit leaves a failed job whose events are stored: those are not dead letters. */
+  private async withoutStoredEvents(batch: CategorizeBatchPayload): Promise<CategorizeBatchPayload> {
+    const storedIds = await this.repository.findStoredEventIds(
+      batch.projectId,
+      batch.events.map((event) => columnText(event.id, COLUMN_CHARS.eventId)),
+    );
+    return { ...batch, events: batch.events.filter((event) => !storedIds.has(columnText(event.id, COLUMN_CHARS.eventId))) };
   }
 
   private async drainLegacyQueue(): Promise<number> {

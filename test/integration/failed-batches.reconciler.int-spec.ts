@@ -1,9 +1,11 @@
 import { Job, Worker } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { CategorizeRepository } from '../../src/categorize/categorize.repository';
+import { FailedBatchesReconciler } from '../../src/categorize/failed-batches.reconciler';
 import { ROOT_LOGGER } from '../../src/infra/logging/logging.module';
+import { PrismaService } from '../../src/infra/prisma/prisma.service';
 import { DeadLetterService } from '../../src/infra/queue/dead-letters/dead-letter.service';
-import { FailedJobsReconciler } from '../../src/infra/queue/dead-letters/failed-jobs.reconciler';
 import { JobName, QueueName } from '../../src/infra/queue/queue.names';
 import { CategorizeBatchPayload, DeadLetterPayload } from '../../src/infra/queue/queue.payloads';
 import { QueueProducer } from '../../src/infra/queue/queue.producer';
@@ -14,16 +16,16 @@ import { eventually, startTestApp, TestApp } from '../support/test-app';
  * The reconciler against the real Redis, in an app without a worker of its own (api role), so the test decides when
  * jobs fail and when a pass runs.
  */
-describe('FailedJobsReconciler', () => {
+describe('FailedBatchesReconciler', () => {
   let t: TestApp;
-  let reconciler: FailedJobsReconciler;
+  let reconciler: FailedBatchesReconciler;
   let producer: QueueProducer;
   let deadLetters: DeadLetterService;
   beforeAll(async () => {
     t = await startTestApp({ ROLES: 'api' });
     producer = t.app.get(QueueProducer);
     deadLetters = t.app.get(DeadLetterService);
-    reconciler = new FailedJobsReconciler(producer, deadLetters, t.app.get(ROOT_LOGGER));
+    reconciler = new FailedBatchesReconciler(producer, deadLetters, new CategorizeRepository(t.app.get(PrismaService)), t.app.get(ROOT_LOGGER));
   });
   afterAll(() => t.close());
 
@@ -76,6 +78,22 @@ describe('FailedJobsReconciler', () => {
     await reconciler.reconcile();
     expect(await entries()).toHaveLength(before);
     expect((await entries()).filter((entry) => entry.originalJobId === job.id)).toHaveLength(1);
+    expect(await producer.events.getFailedCount()).toBe(0);
+  });
+
+  it('parks only the events that are not stored, and no dead letter when a worker died after its commit', async () => {
+    const partly = batch(3);
+    const whole = batch(2);
+    const storedIds = [partly.events[0].id, ...whole.events.map((e) => e.id)];
+    for (const id of storedIds) {
+      await t.db.sql.query(`INSERT INTO events (project_id, id, tool, status, occurred_at, received_at) VALUES ($1, $2, 't', 'success', now(), now())`, [t.projectId, id]);
+    }
+    const partlyJob = await failedJob(partly);
+    const wholeJob = await failedJob(whole);
+    expect(await reconciler.reconcile()).toMatchObject({ parked: 1, alreadyStored: 1 });
+    const parked = (await entries()).find((entry) => entry.originalJobId === partlyJob.id);
+    expect(parked).toMatchObject({ events: 2, eventIds: partly.events.slice(1).map((e) => e.id) });
+    expect((await entries()).filter((entry) => entry.originalJobId === wholeJob.id)).toEqual([]);
     expect(await producer.events.getFailedCount()).toBe(0);
   });
 
