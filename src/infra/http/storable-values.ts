@@ -33,6 +33,33 @@ const NOT_FINITE = 'must be a finite number (1e309 and larger overflow to Infini
  * JSON.stringify writes Infinity as null). Null when everything is storable as it is.
  */
 export function firstUnstorableValue(value: unknown, path: string): FieldError | null {
+  // Nearly every value is storable: a walk that builds no paths says so; only a refusal pays for finding where.
+  return isStorableValue(value) ? null : locateUnstorableValue(value, path);
+}
+
+/** Iterative, with a stack of our own: a body may nest deeper than the call stack would allow. */
+function isStorableValue(value: unknown): boolean {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (typeof node === 'string') {
+      if (unstorableTextReason(node) !== null) return false;
+    } else if (typeof node === 'number') {
+      if (!Number.isFinite(node)) return false;
+    } else if (Array.isArray(node)) {
+      for (const child of node) pending.push(child);
+    } else if (node !== null && typeof node === 'object') {
+      for (const key in node) {
+        if (!Object.hasOwn(node, key)) continue;
+        if (unstorableTextReason(key) !== null) return false;
+        pending.push((node as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return true;
+}
+
+function locateUnstorableValue(value: unknown, path: string): FieldError | null {
   const pending: Array<[unknown, string]> = [[value, path]];
   while (pending.length > 0) {
     const [node, at] = pending.pop()!;
