@@ -119,7 +119,9 @@ function describeErrors(
   const seen = new Set<string>();
   const add = (error: ArgumentError) => {
     const key = `${error.subtype}\u0000${error.path}`;
-    if (!seen.has(key)) errors.push(error), seen.add(key);
+    if (seen.has(key)) return;
+    errors.push(error);
+    seen.add(key);
   };
   const leafErrors = ajvErrors.filter((error) => ownValue(SUBTYPE_BY_SCHEMA_KEYWORD, error.keyword) !== undefined);
 

@@ -24,7 +24,7 @@ export function parseJsonBodies(app: NestFastifyApplication, bodyLimitBytes: num
   app.useBodyParser<RawServerDefault>(['application/json', 'text/plain'], { bodyLimit: bodyLimitBytes }, (request, body, done) => {
     const config: object = request.routeOptions.config;
     if ((config as Record<string, unknown>)[JUDGED_PER_ITEM] === true) return keeping(request, body.toString('utf8'), done);
-    refusing(request, body.toString('utf8'), (error, parsed) => {
+    void refusing(request, body.toString('utf8'), (error, parsed) => {
       const problem = error ? null : firstUnstorableValue(parsed, '');
       if (!problem) return done(error, parsed);
       done(new ApiError(400, 'invalid_body', `Invalid field ${problem.path}`, { details: [problem] }), undefined);
