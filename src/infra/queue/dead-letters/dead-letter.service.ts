@@ -83,7 +83,8 @@ export class DeadLetterService {
     try {
       await this.producer.enqueueCategorizeBatch(replayedAs, claim.batch);
     } catch (error) {
-      await this.repository.releaseClaim(projectId, id, token).catch(() => undefined);
+      // not awaited: the answer must not wait on a Redis that just failed; an unreleased claim lapses after 30 s
+      void this.repository.releaseClaim(projectId, id, token).catch(() => undefined);
       throw new DeadLettersUnavailableError(`could not queue the replay: ${String(error)}`);
     }
     // the job is queued: the replay happened even if removing the entry fails (its claim then lapses, the entry stays)
