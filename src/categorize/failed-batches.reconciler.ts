@@ -18,6 +18,8 @@ const FIRST_RETRY_MS = 1000;
 
 export interface ReconcileResult {
   parked: number;
+  /** Failed jobs an older version had already dead-lettered under their job id (moved from its queue): removed. */
+  parkedBefore: number;
   /** Failed jobs whose events had all been stored (a worker died after its commit): removed, nothing to park. */
   alreadyStored: number;
   legacy: number;
@@ -65,7 +67,7 @@ export class FailedBatchesReconciler implements OnApplicationBootstrap, BeforeAp
     this.running = this.reconcile()
       .then((result) => {
         this.retryMs = FIRST_RETRY_MS;
-        if (result.parked + result.alreadyStored + result.legacy > 0) this.logger.info(result, 'failed batches reconciled');
+        if (result.parked + result.parkedBefore + result.alreadyStored + result.legacy > 0) this.logger.info(result, 'failed batches reconciled');
       })
       .catch((error: unknown) => {
         this.logger.warn({ err: String(error), retryMs: this.retryMs }, 'failed batches could not be parked yet; retrying');
@@ -83,21 +85,27 @@ export class FailedBatchesReconciler implements OnApplicationBootstrap, BeforeAp
 
   /** One pass over the failed set of the events queue and the legacy dead-letter queue. */
   async reconcile(): Promise<ReconcileResult> {
-    const result: ReconcileResult = { parked: 0, alreadyStored: 0, legacy: 0, skipped: 0 };
+    const result: ReconcileResult = { parked: 0, parkedBefore: 0, alreadyStored: 0, legacy: 0, skipped: 0 };
+    // first, so a failed job an older version dead-lettered as well is recognised below
+    result.legacy = await this.drainLegacyQueue();
     for (;;) {
       const jobs = await this.producer.events.getFailed(result.skipped, result.skipped + PAGE_SIZE - 1);
       if (jobs.length === 0) break;
       for (const job of jobs) result[await this.parkFailedJob(job)] += 1;
     }
-    result.legacy = await this.drainLegacyQueue();
     return result;
   }
 
-  private async parkFailedJob(job: Job | undefined): Promise<'parked' | 'alreadyStored' | 'skipped'> {
+  private async parkFailedJob(job: Job | undefined): Promise<'parked' | 'parkedBefore' | 'alreadyStored' | 'skipped'> {
     if (!job?.id) return 'skipped';
     if (!isParkableBatch(job.data)) {
       this.logger.error({ jobId: job.id, name: job.name }, 'failed job holds no batch of a project; left in the failed set');
       return 'skipped';
+    }
+    // older versions dead-lettered a batch under its own job id and kept the failed job too
+    if (await this.deadLetters.wasParked(job.data.projectId, job.id)) {
+      await this.producer.events.remove(job.id);
+      return 'parkedBefore';
     }
     const batch = await this.withoutStoredEvents(job.data);
     if (batch.events.length > 0) {

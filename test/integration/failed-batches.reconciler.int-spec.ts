@@ -37,6 +37,8 @@ describe('FailedBatchesReconciler', () => {
 
   /** Queues a batch and lets a throwaway worker fail it for good, as BullMQ does after the last attempt. */
   async function failedJob(payload: CategorizeBatchPayload): Promise<Job<CategorizeBatchPayload>> {
+    // replays of earlier tests wait on the queue of this worker-less app; the throwaway worker must fail this job only
+    await producer.events.drain();
     const jobId = randomUUID();
     await producer.enqueueCategorizeBatch(jobId, payload);
     return failByThrowawayWorker(jobId);
@@ -126,8 +128,26 @@ describe('FailedBatchesReconciler', () => {
     expect((await deadLetters.replay(t.projectId, 'old-job-1-refused')).outcome).toBe('replayed');
   });
 
+  it('parks once a batch an older version both dead-lettered under its job id and kept as a failed job', async () => {
+    const payload = batch(2);
+    const job = await failedJob(payload);
+    const legacy: DeadLetterPayload = {
+      queue: QueueName.Events,
+      jobName: JobName.CategorizeBatch,
+      originalJobId: job.id!,
+      projectId: t.projectId,
+      data: payload,
+      failedReason: 'injected failure',
+      attemptsMade: 1,
+      failedAt: new Date().toISOString(),
+    };
+    await producer.deadLetters.add(JobName.CategorizeBatch, legacy, { jobId: job.id });
+    expect(await reconciler.reconcile()).toMatchObject({ legacy: 1, parkedBefore: 1, parked: 0 });
+    expect((await entries()).filter((entry) => entry.originalJobId === job.id).map((entry) => entry.id)).toEqual([job.id]);
+    expect(await producer.events.getFailedCount()).toBe(0);
+  });
+
   it('leaves a failed job that holds no batch of a project where it is, and goes on with the others', async () => {
-    // replays of earlier tests wait on the queue of this worker-less app; they are not this test's
     await producer.events.drain();
     const oddId = `odd-${randomUUID()}`;
     await producer.events.add('not-a-batch', { nothing: true }, { jobId: oddId });

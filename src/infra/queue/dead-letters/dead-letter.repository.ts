@@ -78,6 +78,11 @@ export class DeadLetterRepository implements OnModuleDestroy {
     return parked === 1;
   }
 
+  /** True when a dead letter with this id was parked within the retention time (replayed or dropped since, or not). */
+  async wasParked(projectId: string, id: string): Promise<boolean> {
+    return (await this.redis.exists(this.key(projectId, `parked:${id}`))) === 1;
+  }
+
   /** Newest first; `beforeScore` is the score of the last entry of the previous page. */
   async page(projectId: string, limit: number, beforeScore: string | null, now: Date): Promise<DeadLetterPage> {
     const [total, dropped, expired, flat] = await this.redis.pageDeadLetters(

@@ -60,6 +60,10 @@ export class DeadLetterService {
     return this.repository.park(deadLetterOfLegacyJob(jobId, payload), now);
   }
 
+  async wasParked(projectId: string, id: string): Promise<boolean> {
+    return this.repository.wasParked(projectId, id);
+  }
+
   async list(projectId: string, limit: number, before: string | null): Promise<DeadLetterListPage> {
     const page = await this.unlessUnavailable(() => this.repository.page(projectId, limit, before, new Date()));
     const items = page.items.slice(0, limit);
