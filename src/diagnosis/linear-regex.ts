@@ -21,9 +21,12 @@ import { RE2JS } from 're2js';
 export const MAX_PATTERN_LENGTH = 1000;
 /** RE2 instructions one pattern may compile to: `^[a-z0-9_]{1,64}$` needs 131, `[A-Za-z0-9+/]{0,1000}` about 2,000. */
 export const MAX_PATTERN_PROGRAM_SIZE = 5000;
-// Total instructions kept compiled, and lazy-DFA memory (RE2's own accounting) per pattern instead of re2js' 8 MB.
+// What stays compiled: at most this many patterns and instructions (about 170 bytes each, measured), each with at
+// most this much lazy-DFA memory (RE2's own accounting, close to the heap it takes) instead of re2js' 8 MB: at
+// worst about 40 + 64 MB, however many schemas and patterns the process has seen.
+const MAX_CACHED_PATTERNS = 512;
 const MAX_CACHED_PROGRAM_SIZE = 250_000;
-const DFA_BYTES_PER_PATTERN = 256 * 1024;
+const DFA_BYTES_PER_PATTERN = 128 * 1024;
 
 // JavaScript's \s, and the line terminators `.` does not match.
 const JS_SPACE_MEMBERS = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
@@ -103,7 +106,9 @@ function compilePattern(pattern: string, flags: string): CompiledPattern {
   const entry = compileUncached(pattern, flags);
   compiled.set(key, entry);
   cachedProgramSize += entry.programSize;
-  while (cachedProgramSize > MAX_CACHED_PROGRAM_SIZE && compiled.size > 1) evict(compiled.keys().next().value!);
+  while ((cachedProgramSize > MAX_CACHED_PROGRAM_SIZE || compiled.size > MAX_CACHED_PATTERNS) && compiled.size > 1) {
+    evict(compiled.keys().next().value!);
+  }
   return entry;
 }
 
