@@ -10,12 +10,14 @@ import { aggregateBatch } from './batch-aggregates';
 import { CategorizeRepository } from './categorize.repository';
 import { COLUMN_CHARS, columnText } from './column-text';
 import { errorGroupIdFor } from './error-group-id';
+import { SharedTimeSlice } from './shared-time-slice';
 import { EventDiagnosis, StoredEventRow } from './stored-event';
 import { classifyWriteFailure } from './write-failure';
 
-// Each diagnosis may spend up to ARGUMENT_VALIDATION_BUDGET_MS validating against a user's schema: the loop yields
-// to the event loop once this much time has passed, so requests and health checks are answered between events.
-const DIAGNOSIS_SLICE_MS = 20;
+// Each diagnosis may spend up to ARGUMENT_VALIDATION_BUDGET_MS validating against a user's schema: the batches in
+// flight together yield to the event loop once this much time has passed, so requests and health checks are
+// answered between events.
+const DIAGNOSIS_SLICE_MS = 10;
 
 export interface BatchOutcome {
   received: number;
@@ -27,6 +29,7 @@ export interface BatchOutcome {
 @Injectable()
 export class CategorizeService {
   private readonly logger: Logger;
+  private readonly timeSlice = new SharedTimeSlice(DIAGNOSIS_SLICE_MS);
 
   constructor(
     private readonly registry: RegistryService,
@@ -49,13 +52,9 @@ export class CategorizeService {
     // keyed by the id as stored: ids Postgres would store alike are one event
     const byId = new Map<string, AcceptedEvent>();
     const rows: StoredEventRow[] = [];
-    let sliceStartedAt = performance.now();
     for (const event of payload.events) {
+      await this.timeSlice.yieldIfDue();
       const row = toRow(payload.projectId, event, receivedAt, schemas.get(event.tool));
-      if (performance.now() - sliceStartedAt >= DIAGNOSIS_SLICE_MS) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        sliceStartedAt = performance.now();
-      }
       if (byId.has(row.id)) continue;
       byId.set(row.id, event);
       rows.push(row);

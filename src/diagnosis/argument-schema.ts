@@ -1,6 +1,6 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { AjvLikeError, ArgumentSchema, SchemaCheck } from './diagnosis.types';
-import { discardInterruptedPattern } from './linear-regex';
+import { discardInterruptedPattern, isPatternCompiled } from './linear-regex';
 import { MAX_COUNTED_DEPTH, measureSchemaCost, type SchemaCost } from './schema-cost';
 import { runWithinBudget } from './time-budget';
 import { compileUserSchema, SCHEMA_COMPILE_BUDGET_MS } from './user-schema-compiler';
@@ -15,8 +15,10 @@ import { compileUserSchema, SCHEMA_COMPILE_BUDGET_MS } from './user-schema-compi
 export const ARGUMENT_VALIDATION_BUDGET_MS = 25;
 export const EXPENSIVE_SCHEMA_COOLDOWN_MS = 60_000;
 export const MAX_REPORTED_SCHEMA_ERRORS = 100;
-// Work (schema weight at one place x size of the arguments) small enough to run without the ~0.1 ms watchdog:
-// about 1 µs per unit at worst (every unit an Ajv error), measured; typical tool calls are a few hundred units.
+// Work (schema weight at one place x size of the arguments) small enough to run without the watchdog, which costs
+// ~0.1 ms a call on an idle machine and more on a busy one (a thread each time): about 1 µs per unit at worst (every
+// unit an Ajv error; a pattern weighs its program size, and RE2 spends well under that per instruction and
+// character), measured; typical tool calls are a few hundred units.
 const CHEAP_WORK_UNITS = 2000;
 
 export interface ArgumentSchemaOptions {
@@ -51,7 +53,8 @@ function prepare(json: Record<string, unknown>): Prepared {
   const { $id: _ignoredId, ...schema } = json;
   // Schemas stored before the registration checks existed are measured here too, within the same budget.
   const measured = runWithinBudget(() => measureSchemaCostSafely(schema), SCHEMA_COMPILE_BUDGET_MS);
-  if (measured.timedOut) return { status: 'too_expensive' };
+  // What registration now refuses as explosive is never run: no event pays the budget to learn it again.
+  if (measured.timedOut || measured.value?.problems.some((problem) => problem.kind === 'explodes')) return { status: 'too_expensive' };
   const compiled = compileUserSchema(schema, 'draft7', { isStrict: false });
   if (compiled.status === 'too_expensive') return { status: 'too_expensive' };
   // An uncompilable schema gives no schema evidence; the categorizer falls back to the error message.
@@ -90,9 +93,13 @@ function reportedErrors(errors: readonly ErrorObject[] | null | undefined): AjvL
   return (errors ?? []).slice(0, MAX_REPORTED_SCHEMA_ERRORS).map(toAjvLikeError);
 }
 
-/** Runs without the watchdog only what the measured schema and the size of these arguments prove small. */
+/**
+ * Runs without the watchdog only what the measured schema and the size of these arguments prove small. Patterns
+ * must be compiled already (an evicted one would be compiled again inside the match); uniqueItems is quadratic.
+ */
 function isCheap(cost: SchemaCost | null, args: unknown): boolean {
-  if (!cost || cost.problems.length > 0 || cost.hasPatterns || cost.hasUniqueItems) return false;
+  if (!cost || cost.problems.length > 0 || cost.hasUniqueItems) return false;
+  if (!cost.patterns.every((pattern) => isPatternCompiled(pattern))) return false;
   const weight = Math.max(1, cost.maxWeight);
   return argumentUnits(args, Math.floor(CHEAP_WORK_UNITS / weight), 0) * weight <= CHEAP_WORK_UNITS;
 }

@@ -62,6 +62,11 @@ export const linearRegExp: RegExpEngine = Object.assign(
   { code: 'linearRegExp' },
 );
 
+/** Whether `pattern` is compiled and cached now, so matching it cannot include compiling it. */
+export function isPatternCompiled(pattern: string, flags = 'u'): boolean {
+  return compiled.has(cacheKey(pattern, flags));
+}
+
 /**
  * After a watchdog terminated a validation mid-match, the pattern it was running may have half-updated caches:
  * drop it (it is compiled again on next use).

@@ -17,7 +17,9 @@ describe('measureSchemaCost', () => {
     const probe = fanOut(20, 'anyOf');
     expect(JSON.stringify(probe).length).toBeLessThan(1700);
     const cost = measureSchemaCost(probe);
-    expect(cost.problems).toEqual([{ pointer: expect.stringMatching(/^\/\$defs\/l\d+$/), message: expect.stringContaining(`more than ${MAX_SCHEMA_BRANCHES} schemas`) }]);
+    expect(cost.problems).toEqual([
+      { kind: 'explodes', pointer: expect.stringMatching(/^\/\$defs\/l\d+/), message: expect.stringContaining(`more than ${MAX_SCHEMA_BRANCHES} schemas`) },
+    ]);
   });
 
   it.each(['oneOf', 'allOf'] as const)('refuses the same fan-out through %s', (applicator) => {
@@ -43,7 +45,7 @@ describe('measureSchemaCost', () => {
 
   it('refuses a schema that refers to itself in place, which would never end', () => {
     expect(measureSchemaCost({ type: 'object', anyOf: [{ $ref: '#' }] }).problems).toEqual([
-      { pointer: '/anyOf/0/$ref', message: expect.stringContaining('refers back to itself') },
+      { kind: 'explodes', pointer: '/anyOf/0/$ref', message: expect.stringContaining('refers back to itself') },
     ]);
     const mutual = { type: 'object', $defs: { a: { allOf: [{ $ref: '#/$defs/b' }] }, b: { $ref: '#/$defs/a' } }, properties: { x: { $ref: '#/$defs/a' } } };
     expect(measureSchemaCost(mutual).problems[0].message).toContain('refers back to itself');
@@ -94,8 +96,8 @@ describe('measureSchemaCost', () => {
   it('weighs patterns by their program size and formats, and notes uniqueItems', () => {
     const plain = measureSchemaCost({ type: 'object', properties: { a: { type: 'string' } } });
     const patterned = measureSchemaCost({ type: 'object', properties: { a: { type: 'string', pattern: '^[a-z]{1,64}$' } } });
-    expect(plain).toMatchObject({ hasPatterns: false, hasUniqueItems: false });
-    expect(patterned).toMatchObject({ hasPatterns: true });
+    expect(plain).toMatchObject({ patterns: [], hasUniqueItems: false });
+    expect(patterned).toMatchObject({ patterns: ['^[a-z]{1,64}$'] });
     expect(patterned.maxWeight).toBeGreaterThan(plain.maxWeight + 64);
     expect(measureSchemaCost({ type: 'object', properties: { a: { type: 'array', uniqueItems: true } } }).hasUniqueItems).toBe(true);
   });
@@ -107,12 +109,12 @@ describe('measureSchemaCost', () => {
       patternProperties: { '(a)\\1': { type: 'string' } },
     });
     expect(cost.problems).toEqual([
-      { pointer: '/patternProperties/(a)\\1', message: expect.stringContaining('backreference') },
-      { pointer: '/properties/a/pattern', message: expect.stringContaining('lookahead') },
+      { kind: 'pattern', pointer: '/patternProperties/(a)\\1', message: expect.stringContaining('backreference') },
+      { kind: 'pattern', pointer: '/properties/a/pattern', message: expect.stringContaining('lookahead') },
     ]);
     const properties = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`p${i}`, { type: 'string', pattern: `^${i}[a-z]{0,1000}[0-9]{0,1000}$` }]));
     expect(measureSchemaCost({ type: 'object', properties }).problems).toEqual([
-      { pointer: expect.stringMatching(/^\/properties\/p\d\/pattern$/), message: expect.stringContaining(`more than ${MAX_SCHEMA_PROGRAM_SIZE}`) },
+      { kind: 'pattern', pointer: expect.stringMatching(/^\/properties\/p\d\/pattern$/), message: expect.stringContaining(`more than ${MAX_SCHEMA_PROGRAM_SIZE}`) },
     ]);
   });
 
@@ -124,7 +126,7 @@ describe('measureSchemaCost', () => {
     const startedAt = performance.now();
     const cost = measureSchemaCost({ type: 'object', properties: { x: { $ref: '#/$defs/d0' } }, $defs });
     expect(performance.now() - startedAt).toBeLessThan(3000);
-    expect(cost.problems).toEqual([{ pointer: '', message: expect.stringContaining('too complex') }]);
+    expect(cost.problems).toEqual([{ kind: 'unmeasured', pointer: '', message: expect.stringContaining('too complex') }]);
   });
 
   it('matches patternProperties against declared names, so a pattern that cannot apply adds nothing', () => {

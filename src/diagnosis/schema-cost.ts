@@ -13,9 +13,9 @@ import { checkLinearPattern, linearRegExp } from './linear-regex';
  * doubles the schemas at the next level explodes: both are reported.
  *
  * Places are told apart by property name and array index, so `left` and `right` of a binary tree do not add up.
- * The count also weighs each schema by the work it does per value (its patterns' program size, a format) and
- * says whether costs outside this model exist (uniqueItems is quadratic in the array length): the caller runs
- * validations that may be expensive under a time budget and skips it for those that cannot be.
+ * The count also weighs each schema by the work it does per character or value (its patterns' program size, a
+ * format) and says whether costs outside this model exist (uniqueItems is quadratic in the array length): the caller
+ * runs validations that may be expensive under a time budget and skips it for those that cannot be.
  */
 
 export const MAX_SCHEMA_BRANCHES = 1000;
@@ -29,6 +29,11 @@ const MAX_MEASURE_STEPS = 100_000;
 const FORMAT_WEIGHT = 50;
 
 export interface SchemaCostProblem {
+  /**
+   * explodes: validation would never end or multiply without bound; pattern: a pattern the linear engine refuses or
+   * that is too big; unmeasured: the schema is too intricate to measure.
+   */
+  kind: 'explodes' | 'pattern' | 'unmeasured';
   /** JSON Pointer into the schema ("" for the schema itself). */
   pointer: string;
   message: string;
@@ -40,7 +45,8 @@ export interface SchemaCost {
   maxBranches: number;
   /** The most weight (schemas, pattern programs, formats) that applies at one place of the arguments. */
   maxWeight: number;
-  hasPatterns: boolean;
+  /** Every `pattern` and `patternProperties` key of the schema. */
+  patterns: string[];
   hasUniqueItems: boolean;
 }
 
@@ -83,7 +89,7 @@ class CostMeasure {
   private steps = 0;
   private maxBranches = 0;
   private maxWeight = 0;
-  private hasPatterns = false;
+  private readonly patterns = new Set<string>();
   private hasUniqueItems = false;
 
   constructor(private readonly root: unknown) {}
@@ -96,15 +102,15 @@ class CostMeasure {
       this.index(root, '', resource);
       this.explore(root);
     } catch (error) {
-      if (error instanceof TooComplex) this.report('', 'is too complex to measure how much validating with it costs');
+      if (error instanceof TooComplex) this.report('unmeasured', '', 'is too complex to measure how much validating with it costs');
       else if (!(error instanceof Exploded)) throw error;
     }
     return this.result();
   }
 
   private result(): SchemaCost {
-    const { problems, maxBranches, maxWeight, hasPatterns, hasUniqueItems } = this;
-    return { problems, maxBranches, maxWeight, hasPatterns, hasUniqueItems };
+    const { problems, maxBranches, maxWeight, hasUniqueItems } = this;
+    return { problems, maxBranches, maxWeight, patterns: [...this.patterns], hasUniqueItems };
   }
 
   /** Records each schema's place, weight and resource; checks its patterns on the way. */
@@ -146,17 +152,17 @@ class CostMeasure {
 
   /** The pattern's program size; problems are reported. Stops compiling once the schema's patterns are too big. */
   private checkPattern(pattern: string, pointer: string): number {
-    this.hasPatterns = true;
+    this.patterns.add(pattern);
     if (this.isProgramBudgetSpent) return 0;
     const check = checkLinearPattern(pattern);
     if (!check.ok) {
-      this.report(pointer, check.problem);
+      this.report('pattern', pointer, check.problem);
       return 0;
     }
     this.programSize += check.programSize;
     if (this.programSize > MAX_SCHEMA_PROGRAM_SIZE) {
       this.isProgramBudgetSpent = true;
-      this.report(pointer, `brings the schema's patterns to more than ${MAX_SCHEMA_PROGRAM_SIZE} regex instructions together: too expensive to run`);
+      this.report('pattern', pointer, `brings the schema's patterns to more than ${MAX_SCHEMA_PROGRAM_SIZE} regex instructions together: too expensive to run`);
     }
     return check.programSize;
   }
@@ -193,7 +199,7 @@ class CostMeasure {
     this.maxWeight = Math.max(this.maxWeight, weight);
     if (branches > MAX_SCHEMA_BRANCHES) {
       // the schema repeated most on the way down is the one that multiplies
-      this.report(this.pointerOf(mostRepeated(here)), tooManyBranches());
+      this.report('explodes', this.pointerOf(mostRepeated(here)), tooManyBranches());
       throw new Exploded();
     }
     return here;
@@ -247,14 +253,14 @@ class CostMeasure {
     this.inClosure.add(node);
     for (const [target, referencePointer] of this.samePlaceTargets(node)) {
       if (this.inClosure.has(target)) {
-        this.report(referencePointer, 'refers back to itself without descending into the arguments: validation would never end');
+        this.report('explodes', referencePointer, 'refers back to itself without descending into the arguments: validation would never end');
         continue;
       }
       addAll(closure, this.closure(target), 1, () => this.step());
     }
     this.inClosure.delete(node);
     if (total(closure) > MAX_SCHEMA_BRANCHES) {
-      this.report(this.pointerOf(node), tooManyBranches());
+      this.report('explodes', this.pointerOf(node), tooManyBranches());
       throw new Exploded();
     }
     this.closures.set(node, closure);
@@ -316,11 +322,11 @@ class CostMeasure {
     return id;
   }
 
-  private report(pointer: string, message: string): void {
+  private report(kind: SchemaCostProblem['kind'], pointer: string, message: string): void {
     const key = `${pointer}\u0000${message}`;
     if (this.reported.has(key)) return;
     this.reported.add(key);
-    this.problems.push({ pointer, message });
+    this.problems.push({ kind, pointer, message });
   }
 
   private step(): void {
