@@ -47,7 +47,8 @@ function factorize(value: number): number[] {
 }
 
 it('reports every tool call of a LangChain.js agent, categorized, with the description version it loaded', async () => {
-  const tc = new Toolcoach({ baseUrl: app.baseUrl, apiKey: app.apiKey, flushIntervalMs: 50, cacheDir, flushOnExit: false, logger: { warn() {} } });
+  // a generous start-up budget: this test is about the loop, and CI runs other suites beside it on two cores
+  const tc = new Toolcoach({ baseUrl: app.baseUrl, apiKey: app.apiKey, flushIntervalMs: 50, startupTimeoutMs: 15_000, cacheDir, flushOnExit: false, logger: { warn() {} } });
   const tools = await tc.loadTools(mathTools());
   expect(tc.descriptionSource).toBe('server');
   const version = tc.descriptionVersionOf('prime_factorization');
