@@ -25,7 +25,9 @@ async function main() {
   }
   if (!settings.externalUrl && !process.env.BENCH_KEEP_DB) await dropBenchDatabase();
 
-  const outFile = process.env.BENCH_RESULTS_FILE ? path.resolve(process.env.BENCH_RESULTS_FILE) : path.join(ROOT, 'bench', 'results', 'latest.json');
+  const outFile = process.env.BENCH_RESULTS_FILE
+    ? path.resolve(process.env.BENCH_RESULTS_FILE)
+    : path.join(ROOT, 'bench', 'results', 'latest.json');
   // One scenario run alone updates its entry and keeps the others from the previous run.
   const previous = existsSync(outFile) ? JSON.parse(readFileSync(outFile, 'utf8')) : null;
   const results = {
@@ -48,8 +50,15 @@ async function main() {
     } catch (error) {
       log(`scenario ${name} failed: ${error.stack ?? error}`);
       results.scenarios[name] = {
-        value: null, unit: null, baseline: null, ratio: null, p50Ms: null, p99Ms: null,
-        notes: `failed: ${String(error.message ?? error).slice(0, 500)}`, targetMet: false, details: {},
+        value: null,
+        unit: null,
+        baseline: null,
+        ratio: null,
+        p50Ms: null,
+        p99Ms: null,
+        notes: `failed: ${String(error.message ?? error).slice(0, 500)}`,
+        targetMet: false,
+        details: {},
         measuredAt: new Date().toISOString(),
       };
     } finally {

@@ -40,11 +40,27 @@ function hookCall(handler) {
 }
 
 function reportCall(tc) {
-  return (i) => tc.report({ tool: 'prime_factorization', status: 'success', arguments: { number: 360 }, result: [2, 2, 2, 3, 3, 5], durationMs: 0.2, toolCallId: `call-${i}` });
+  return (i) =>
+    tc.report({
+      tool: 'prime_factorization',
+      status: 'success',
+      arguments: { number: 360 },
+      result: [2, 2, 2, 3, 3, 5],
+      durationMs: 0.2,
+      toolCallId: `call-${i}`,
+    });
 }
 
 async function scenario(label, baseUrl) {
-  const options = { baseUrl, apiKey: 'tc_bench', cacheDir: false, flushOnExit: false, logger: { warn() {} }, initialBackoffMs: 50, maxBackoffMs: 200 };
+  const options = {
+    baseUrl,
+    apiKey: 'tc_bench',
+    cacheDir: false,
+    flushOnExit: false,
+    logger: { warn() {} },
+    initialBackoffMs: 50,
+    maxBackoffMs: 200,
+  };
   const hookClient = new Toolcoach(options);
   const hook = await measure(`hook start+end, ${label}`, hookCall(new ToolcoachCallbackHandler(hookClient)));
   const reportClient = new Toolcoach(options);
@@ -75,7 +91,9 @@ async function main() {
   console.log(`SDK hook cost per tool call (${CALLS} calls each, µs):`);
   for (const r of results) {
     const verdict = r.p50 < TARGET_P50_US ? 'ok' : `OVER ${TARGET_P50_US} µs`;
-    console.log(`  ${r.name.padEnd(30)} p50 ${r.p50.toFixed(2).padStart(6)}  p99 ${r.p99.toFixed(2).padStart(7)}  max ${r.max.toFixed(0).padStart(6)}  [${verdict}]  sent ${r.stats.sent}, dropped ${r.stats.dropped}`);
+    console.log(
+      `  ${r.name.padEnd(30)} p50 ${r.p50.toFixed(2).padStart(6)}  p99 ${r.p99.toFixed(2).padStart(7)}  max ${r.max.toFixed(0).padStart(6)}  [${verdict}]  sent ${r.stats.sent}, dropped ${r.stats.dropped}`,
+    );
   }
   console.log(`  (local server received ${received} batches)`);
   if (results.some((r) => r.p50 >= TARGET_P50_US)) process.exitCode = 1;

@@ -26,7 +26,11 @@ function mathTools() {
       for (let i = 2; i <= n; i++) product *= i;
       return product;
     },
-    { name: 'factorial', description: 'Returns n! for a non-negative integer n.', schema: z.object({ n: z.number().int().min(0).describe('n') }) },
+    {
+      name: 'factorial',
+      description: 'Returns n! for a non-negative integer n.',
+      schema: z.object({ n: z.number().int().min(0).describe('n') }),
+    },
   );
   return [primeFactorization, factorial];
 }
@@ -73,7 +77,9 @@ function printDescriptions(title, tools) {
 async function main() {
   const health = await fetch(`${BASE_URL}/healthz`).catch(() => undefined);
   if (!health?.ok) {
-    console.error(`The toolcoach server does not answer at ${BASE_URL}. Start it with "npm start" (see README), then run "npm run demo" again.`);
+    console.error(
+      `The toolcoach server does not answer at ${BASE_URL}. Start it with "npm start" (see README), then run "npm run demo" again.`,
+    );
     process.exit(1);
   }
   const tc = new Toolcoach({ baseUrl: BASE_URL, apiKey: API_KEY, agent: 'demo-math-agent', cacheDir: false });
@@ -84,7 +90,10 @@ async function main() {
   const handler = new ToolcoachCallbackHandler(tc);
   for (let session = 1; session <= SESSIONS; session++) {
     const agent = createAgent({ model: scriptedModel(session), tools });
-    const { messages } = await agent.invoke({ messages: [{ role: 'user', content: 'Factor two numbers and compute a factorial.' }] }, { callbacks: [handler] });
+    const { messages } = await agent.invoke(
+      { messages: [{ role: 'user', content: 'Factor two numbers and compute a factorial.' }] },
+      { callbacks: [handler] },
+    );
     const toolMessages = messages.filter((m) => m.tool_call_id);
     const failed = toolMessages.filter((m) => m.status === 'error').length;
     console.log(`   session ${session}: ${toolMessages.length} tool calls, ${failed} failed`);
@@ -105,7 +114,8 @@ async function main() {
   const today = new Date().toISOString().slice(0, 10);
   console.log(`\n== Running the nightly job for ${today}`);
   const nightly = await api('POST', `/v1/jobs/nightly?date=${today}`);
-  if (nightly.status === 404) console.log('   note: this server has no nightly job endpoint (POST /v1/jobs/nightly) yet; descriptions will not change.');
+  if (nightly.status === 404)
+    console.log('   note: this server has no nightly job endpoint (POST /v1/jobs/nightly) yet; descriptions will not change.');
   else console.log(`   HTTP ${nightly.status}: ${JSON.stringify(nightly.body.counts ?? nightly.body)}`);
 
   const restarted = new Toolcoach({ baseUrl: BASE_URL, apiKey: API_KEY, agent: 'demo-math-agent', cacheDir: false });

@@ -21,9 +21,17 @@ const isIn = (path: string, folder: string) => path === folder || path.startsWit
 
 const FORBIDDEN_ARROWS: ForbiddenArrow[] = [
   { from: 'src/diagnosis', forbids: (target) => !isIn(target, 'src/diagnosis'), why: 'the pure core imports nothing of ours' },
-  { from: 'src/dashboard', forbids: (target) => isIn(target, 'src/ingest') || isIn(target, 'src/categorize'), why: 'the dashboard only reads' },
+  {
+    from: 'src/dashboard',
+    forbids: (target) => isIn(target, 'src/ingest') || isIn(target, 'src/categorize'),
+    why: 'the dashboard only reads',
+  },
   { from: 'sdk', forbids: (target) => isIn(target, 'src'), why: 'the SDK owns its wire types and ships without the server' },
-  { from: 'src/infra', forbids: (target) => FEATURES.some((feature) => isIn(target, feature)), why: 'shared infrastructure knows no feature' },
+  {
+    from: 'src/infra',
+    forbids: (target) => FEATURES.some((feature) => isIn(target, feature)),
+    why: 'shared infrastructure knows no feature',
+  },
   {
     from: 'src/ingest',
     forbids: (target) => FEATURES.some((feature) => feature !== 'src/ingest' && isIn(target, feature)),
@@ -100,7 +108,10 @@ describe('architecture', () => {
   it('allows what the parts may import: infra, config, diagnosis, a service another feature exports, packages', () => {
     const allowed: SourceFile[] = [
       { path: 'src/diagnosis/categorizer.ts', text: "import { finding } from './finding';\nimport Ajv from 'ajv';" },
-      { path: 'src/dashboard/stats.service.ts', text: "import { CATEGORIES } from '../diagnosis';\nimport { encodeCursor } from '../infra/http/cursor';" },
+      {
+        path: 'src/dashboard/stats.service.ts',
+        text: "import { CATEGORIES } from '../diagnosis';\nimport { encodeCursor } from '../infra/http/cursor';",
+      },
       { path: 'src/categorize/categorize.service.ts', text: "import { RegistryService } from '../registry/registry.service';" },
       { path: 'src/app.module.ts', text: "import { DashboardModule } from './dashboard/dashboard.module';" },
       { path: 'sdk/src/reporter.ts', text: "import { redact } from './redaction';" },

@@ -32,15 +32,44 @@ function errorGroupIdFor(projectId, fingerprint) {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-const COLUMNS = ['project_id', 'id', 'tool', 'status', 'arguments', 'result', 'error_type', 'error_message', 'duration_ms',
-  'occurred_at', 'received_at', 'stored_at', 'agent', 'model', 'framework', 'session_id', 'description_version',
-  'category', 'subtype', 'argument_path', 'fingerprint', 'error_group_id', 'evidence', 'wrong_argument', 'offending_value'];
+const COLUMNS = [
+  'project_id',
+  'id',
+  'tool',
+  'status',
+  'arguments',
+  'result',
+  'error_type',
+  'error_message',
+  'duration_ms',
+  'occurred_at',
+  'received_at',
+  'stored_at',
+  'agent',
+  'model',
+  'framework',
+  'session_id',
+  'description_version',
+  'category',
+  'subtype',
+  'argument_path',
+  'fingerprint',
+  'error_group_id',
+  'evidence',
+  'wrong_argument',
+  'offending_value',
+];
 
 const csv = (value) => (value === null || value === undefined ? '' : `"${String(value).replaceAll('"', '""')}"`);
 
 // Traffic follows the working day: hour h of the UTC day gets weight HOUR_WEIGHTS[h].
 const HOUR_WEIGHTS = Array.from({ length: 24 }, (_, h) => 0.3 + Math.max(0, Math.sin(((h - 6) / 24) * 2 * Math.PI)));
-const HOUR_CUMULATIVE = HOUR_WEIGHTS.map(((sum) => (w) => (sum += w))(0)).map((c, _, all) => c / all[all.length - 1]);
+const HOUR_CUMULATIVE = HOUR_WEIGHTS.map(
+  (
+    (sum) => (w) =>
+      (sum += w)
+  )(0),
+).map((c, _, all) => c / all[all.length - 1]);
 
 export function benchDays(now = new Date()) {
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
@@ -51,8 +80,11 @@ async function copyEvents(projectId, count) {
   const r = random(count % 9973);
   const firstDay = Date.parse(benchDays()[0]);
   const fingerprints = new Map();
-  const psql = spawn('psql', [settings.databaseUrl, '-v', 'ON_ERROR_STOP=1', '-c',
-    `COPY events (${COLUMNS.join(', ')}) FROM STDIN WITH (FORMAT csv)`], { stdio: ['pipe', 'ignore', 'pipe'] });
+  const psql = spawn(
+    'psql',
+    [settings.databaseUrl, '-v', 'ON_ERROR_STOP=1', '-c', `COPY events (${COLUMNS.join(', ')}) FROM STDIN WITH (FORMAT csv)`],
+    { stdio: ['pipe', 'ignore', 'pipe'] },
+  );
   let stderr = '';
   psql.stderr.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise((resolve) => psql.on('exit', resolve));
@@ -83,11 +115,36 @@ async function copyEvents(projectId, count) {
         diagnosis = { ...diagnosis, ...fingerprints.get(key) };
       }
       const iso = at.toISOString();
-      lines += [projectId, e.id, e.tool, e.status, JSON.stringify(e.arguments), e.result ? JSON.stringify(e.result) : null,
-        e.error?.type, e.error?.message, e.durationMs, iso, iso, iso, e.agent, e.model, e.framework, e.sessionId,
-        r() < 0.2 ? null : e.descriptionVersion, diagnosis?.category, diagnosis?.subtype, diagnosis?.argumentPath,
-        diagnosis?.fingerprint, diagnosis?.groupId, diagnosis ? 'message' : null, diagnosis?.wrongArgument,
-        diagnosis?.offendingValue].map(csv).join(',') + '\n';
+      lines +=
+        [
+          projectId,
+          e.id,
+          e.tool,
+          e.status,
+          JSON.stringify(e.arguments),
+          e.result ? JSON.stringify(e.result) : null,
+          e.error?.type,
+          e.error?.message,
+          e.durationMs,
+          iso,
+          iso,
+          iso,
+          e.agent,
+          e.model,
+          e.framework,
+          e.sessionId,
+          r() < 0.2 ? null : e.descriptionVersion,
+          diagnosis?.category,
+          diagnosis?.subtype,
+          diagnosis?.argumentPath,
+          diagnosis?.fingerprint,
+          diagnosis?.groupId,
+          diagnosis ? 'message' : null,
+          diagnosis?.wrongArgument,
+          diagnosis?.offendingValue,
+        ]
+          .map(csv)
+          .join(',') + '\n';
     }
     await write(lines);
     if (start % 1_000_000 === 0 && start > 0) log(`  copied ${start / 1e6}M events`);
@@ -98,8 +155,10 @@ async function copyEvents(projectId, count) {
 }
 
 const bucketCounts = LATENCY_BUCKET_BOUNDS_MS.map((bound, i) =>
-  i === 0 ? `count(*) FILTER (WHERE duration_ms <= ${bound})`
-    : `count(*) FILTER (WHERE duration_ms > ${LATENCY_BUCKET_BOUNDS_MS[i - 1]} AND duration_ms <= ${bound})`);
+  i === 0
+    ? `count(*) FILTER (WHERE duration_ms <= ${bound})`
+    : `count(*) FILTER (WHERE duration_ms > ${LATENCY_BUCKET_BOUNDS_MS[i - 1]} AND duration_ms <= ${bound})`,
+);
 bucketCounts.push(`count(*) FILTER (WHERE duration_ms > ${LATENCY_BUCKET_BOUNDS_MS.at(-1)})`);
 
 const IS_CATEGORIZED_ERROR = `status = 'error' AND category IS NOT NULL`;
@@ -144,7 +203,9 @@ export async function ensureDataset(url, label, count) {
   const apiKey = `tc_bench_${label}_key`;
   const existing = await withPg(async (client) => {
     const { rows } = await client.query(
-      `SELECT p.id, (SELECT count(*) FROM events e WHERE e.project_id = p.id)::bigint AS n FROM projects p WHERE p.name = $1`, [name]);
+      `SELECT p.id, (SELECT count(*) FROM events e WHERE e.project_id = p.id)::bigint AS n FROM projects p WHERE p.name = $1`,
+      [name],
+    );
     return rows[0];
   });
   if (existing && Number(existing.n) === count) return { projectId: existing.id, apiKey, reused: true };
@@ -154,7 +215,8 @@ export async function ensureDataset(url, label, count) {
     const { rows } = await client.query(`INSERT INTO projects (name) VALUES ($1) RETURNING id`, [name]);
     await client.query(
       `INSERT INTO api_keys (project_id, key_hash, key_prefix, name) VALUES ($1, encode(sha256($2::text::bytea), 'hex'), left($2::text, 12), 'bench')`,
-      [rows[0].id, apiKey]);
+      [rows[0].id, apiKey],
+    );
     return rows[0].id;
   });
   await registerBenchTools(url, { authorization: `Bearer ${apiKey}` });

@@ -14,29 +14,101 @@ export function random(seed = 42) {
 }
 
 export const TOOLS = [
-  { name: 'search_docs', errorRate: 0.04, args: (r) => ({ query: pick(r, QUERIES), limit: 1 + Math.floor(r() * 20) }),
-    parameters: { type: 'object', properties: { query: { type: 'string' }, limit: { type: 'integer', minimum: 1, maximum: 50 } }, required: ['query'], additionalProperties: false } },
-  { name: 'get_weather', errorRate: 0.08, args: (r) => ({ city: pick(r, CITIES), units: r() < 0.8 ? 'metric' : 'imperial' }),
-    parameters: { type: 'object', properties: { city: { type: 'string' }, units: { enum: ['metric', 'imperial'] } }, required: ['city'], additionalProperties: false } },
-  { name: 'prime_factors', errorRate: 0.3, args: (r) => ({ number: Math.floor(r() * 100000) }),
-    parameters: { type: 'object', properties: { number: { type: 'integer', maximum: 1000000 } }, required: ['number'], additionalProperties: false } },
-  { name: 'run_sql', errorRate: 0.15, args: (r) => ({ sql: `select * from orders where id = ${Math.floor(r() * 1e6)}`, timeout_s: 30 }),
-    parameters: { type: 'object', properties: { sql: { type: 'string' }, timeout_s: { type: 'integer', maximum: 60 } }, required: ['sql'], additionalProperties: false } },
-  { name: 'send_email', errorRate: 0.1, args: (r) => ({ to: `user${Math.floor(r() * 1000)}@example.com`, subject: 'Your order', body: 'Hello' }),
-    parameters: { type: 'object', properties: { to: { type: 'string' }, subject: { type: 'string' }, body: { type: 'string' } }, required: ['to', 'subject'], additionalProperties: false } },
-  { name: 'create_ticket', errorRate: 0.12, args: (r) => ({ title: 'Login fails', priority: 1 + Math.floor(r() * 5) }),
-    parameters: { type: 'object', properties: { title: { type: 'string' }, priority: { type: 'integer', minimum: 1, maximum: 4 } }, required: ['title'], additionalProperties: false } },
-  { name: 'fetch_url', errorRate: 0.2, args: (r) => ({ url: `https://example.com/page/${Math.floor(r() * 500)}` }),
-    parameters: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'], additionalProperties: false } },
-  { name: 'calendar_lookup', errorRate: 0.05, args: (r) => ({ date: '2026-11-20', days: 1 + Math.floor(r() * 14) }),
-    parameters: { type: 'object', properties: { date: { type: 'string' }, days: { type: 'integer', maximum: 31 } }, required: ['date'], additionalProperties: false } },
+  {
+    name: 'search_docs',
+    errorRate: 0.04,
+    args: (r) => ({ query: pick(r, QUERIES), limit: 1 + Math.floor(r() * 20) }),
+    parameters: {
+      type: 'object',
+      properties: { query: { type: 'string' }, limit: { type: 'integer', minimum: 1, maximum: 50 } },
+      required: ['query'],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'get_weather',
+    errorRate: 0.08,
+    args: (r) => ({ city: pick(r, CITIES), units: r() < 0.8 ? 'metric' : 'imperial' }),
+    parameters: {
+      type: 'object',
+      properties: { city: { type: 'string' }, units: { enum: ['metric', 'imperial'] } },
+      required: ['city'],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'prime_factors',
+    errorRate: 0.3,
+    args: (r) => ({ number: Math.floor(r() * 100000) }),
+    parameters: {
+      type: 'object',
+      properties: { number: { type: 'integer', maximum: 1000000 } },
+      required: ['number'],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'run_sql',
+    errorRate: 0.15,
+    args: (r) => ({ sql: `select * from orders where id = ${Math.floor(r() * 1e6)}`, timeout_s: 30 }),
+    parameters: {
+      type: 'object',
+      properties: { sql: { type: 'string' }, timeout_s: { type: 'integer', maximum: 60 } },
+      required: ['sql'],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'send_email',
+    errorRate: 0.1,
+    args: (r) => ({ to: `user${Math.floor(r() * 1000)}@example.com`, subject: 'Your order', body: 'Hello' }),
+    parameters: {
+      type: 'object',
+      properties: { to: { type: 'string' }, subject: { type: 'string' }, body: { type: 'string' } },
+      required: ['to', 'subject'],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'create_ticket',
+    errorRate: 0.12,
+    args: (r) => ({ title: 'Login fails', priority: 1 + Math.floor(r() * 5) }),
+    parameters: {
+      type: 'object',
+      properties: { title: { type: 'string' }, priority: { type: 'integer', minimum: 1, maximum: 4 } },
+      required: ['title'],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'fetch_url',
+    errorRate: 0.2,
+    args: (r) => ({ url: `https://example.com/page/${Math.floor(r() * 500)}` }),
+    parameters: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'], additionalProperties: false },
+  },
+  {
+    name: 'calendar_lookup',
+    errorRate: 0.05,
+    args: (r) => ({ date: '2026-11-20', days: 1 + Math.floor(r() * 14) }),
+    parameters: {
+      type: 'object',
+      properties: { date: { type: 'string' }, days: { type: 'integer', maximum: 31 } },
+      required: ['date'],
+      additionalProperties: false,
+    },
+  },
 ];
 for (let i = 0; i < 22; i++) {
   TOOLS.push({
     name: `internal_tool_${i}`,
     errorRate: 0.02 + (i % 5) * 0.03,
     args: (r) => ({ id: Math.floor(r() * 10000), verbose: r() < 0.1 }),
-    parameters: { type: 'object', properties: { id: { type: 'integer' }, verbose: { type: 'boolean' } }, required: ['id'], additionalProperties: false },
+    parameters: {
+      type: 'object',
+      properties: { id: { type: 'integer' }, verbose: { type: 'boolean' } },
+      required: ['id'],
+      additionalProperties: false,
+    },
   });
 }
 
@@ -47,7 +119,12 @@ const AGENTS = ['support-agent', 'math-agent', 'ops-agent'];
 
 // Zipf(s=1.1) over the tools: the first takes ~25% of calls, the long tail a fraction of a percent each.
 const WEIGHTS = TOOLS.map((_, i) => 1 / Math.pow(i + 1, 1.1));
-const CUMULATIVE = WEIGHTS.map(((sum) => (w) => (sum += w))(0)).map((c, _, all) => c / all[all.length - 1]);
+const CUMULATIVE = WEIGHTS.map(
+  (
+    (sum) => (w) =>
+      (sum += w)
+  )(0),
+).map((c, _, all) => c / all[all.length - 1]);
 
 export function pickTool(r) {
   const x = r();
@@ -62,7 +139,13 @@ function pick(r, list) {
 /** Error shapes agents produce, weighted; each returns {type, message} worded as the real libraries word them. */
 const ERRORS = [
   [0.3, (tool) => ({ type: 'TypeError', message: `${tool.name}() got an unexpected keyword argument 'numbers'` })],
-  [0.15, (tool) => ({ type: 'ValidationError', message: `1 validation error for ${tool.name}\nlimit\n  Input should be less than or equal to 50 [type=less_than_equal, input_value=120, input_type=int]` })],
+  [
+    0.15,
+    (tool) => ({
+      type: 'ValidationError',
+      message: `1 validation error for ${tool.name}\nlimit\n  Input should be less than or equal to 50 [type=less_than_equal, input_value=120, input_type=int]`,
+    }),
+  ],
   [0.1, (tool) => ({ type: 'KeyError', message: `missing required argument 'query' for ${tool.name}` })],
   [0.1, () => ({ type: 'ToolNotFound', message: 'Error: get_wether is not a valid tool, try one of [get_weather, search_docs].' })],
   [0.15, () => ({ type: 'TimeoutError', message: 'Tool call timed out after 30000 ms' })],

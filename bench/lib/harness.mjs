@@ -92,19 +92,25 @@ export async function startToolcoach({ roles, env = {} }) {
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=bench/results/profiles'] : [];
   // BENCH_NODE_FLAGS passes V8/Node flags to toolcoach's processes (e.g. --liftoff-only; see docs/perf.md)
   const flags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  const handle = spawnProcess(`toolcoach[${roles}]`, process.execPath, [...flags, ...profile, 'dist/src/main.js'], {
-    DATABASE_URL: settings.databaseUrl,
-    REDIS_URL: settings.redisUrl,
-    QUEUE_PREFIX: settings.queuePrefix,
-    ROLES: roles,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_REQUESTS: '0',
-    TOOLCOACH_DEV_KEY: settings.apiKey,
-    NODE_ENV: 'development',
-    ...env,
-  }, APP_DIR);
+  const handle = spawnProcess(
+    `toolcoach[${roles}]`,
+    process.execPath,
+    [...flags, ...profile, 'dist/src/main.js'],
+    {
+      DATABASE_URL: settings.databaseUrl,
+      REDIS_URL: settings.redisUrl,
+      QUEUE_PREFIX: settings.queuePrefix,
+      ROLES: roles,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_REQUESTS: '0',
+      TOOLCOACH_DEV_KEY: settings.apiKey,
+      NODE_ENV: 'development',
+      ...env,
+    },
+    APP_DIR,
+  );
   const url = `http://127.0.0.1:${port}`;
   if (roles.split(',').includes('api')) await waitForHttp(`${url}/readyz`, handle);
   else await sleep(3000);
@@ -160,7 +166,18 @@ const round = (value, digits = 3) => (value === null || value === undefined ? nu
  * Runs autocannon (in this process; the server under test is another process) and keeps every response time, so
  * p50/p95/p99 are exact rather than autocannon's fixed percentile set. Non-2xx/3xx answers count as errors.
  */
-export async function load({ url, connections, durationS, amount, method = 'GET', headers = {}, body, requests, overallRate, pipelining = 1 }) {
+export async function load({
+  url,
+  connections,
+  durationS,
+  amount,
+  method = 'GET',
+  headers = {},
+  body,
+  requests,
+  overallRate,
+  pipelining = 1,
+}) {
   const latencies = [];
   const statuses = {};
   const instance = autocannon({
@@ -199,9 +216,28 @@ export async function load({ url, connections, durationS, amount, method = 'GET'
 }
 
 /** A result in the shape of bench/results/latest.json; `details` holds the raw figures behind it. */
-export function scenarioResult({ value = null, unit = null, baseline = null, p50Ms = null, p99Ms = null, notes = '', targetMet = null, details = {} }) {
+export function scenarioResult({
+  value = null,
+  unit = null,
+  baseline = null,
+  p50Ms = null,
+  p99Ms = null,
+  notes = '',
+  targetMet = null,
+  details = {},
+}) {
   const ratio = value !== null && baseline ? round(value / baseline, 3) : null;
-  return { value: round(value), unit, baseline: round(baseline), ratio, p50Ms: round(p50Ms, 3), p99Ms: round(p99Ms, 3), notes, targetMet, details };
+  return {
+    value: round(value),
+    unit,
+    baseline: round(baseline),
+    ratio,
+    p50Ms: round(p50Ms, 3),
+    p99Ms: round(p99Ms, 3),
+    notes,
+    targetMet,
+    details,
+  };
 }
 
 export async function withPg(fn, databaseUrl = settings.databaseUrl) {
@@ -250,7 +286,11 @@ export async function clearQueues(prefix = settings.queuePrefix) {
 export async function api(url, pathname, { method = 'GET', body, headers = {} } = {}) {
   const response = await fetch(`${url}${pathname}`, {
     method,
-    headers: { authorization: `Bearer ${settings.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    headers: {
+      authorization: `Bearer ${settings.apiKey}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();

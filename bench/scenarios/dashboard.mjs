@@ -47,7 +47,9 @@ export default async function dashboard() {
     }
     const measured = Object.entries(runs).filter(([, r]) => r && !r.missing);
     const worst = measured.sort(([, a], [, b]) => b.p95Ms - a.p95Ms)[0];
-    const missing = Object.entries(runs).filter(([, r]) => !r || r.missing).map(([k]) => k);
+    const missing = Object.entries(runs)
+      .filter(([, r]) => !r || r.missing)
+      .map(([k]) => k);
     return scenarioResult({
       value: worst?.[1].p95Ms ?? null,
       unit: 'ms p95 (slowest endpoint)',

@@ -20,7 +20,10 @@ async function projectId(client) {
 }
 
 async function countStored(client, project, prefix) {
-  const { rows } = await client.query(`SELECT count(*)::int AS n FROM events WHERE project_id = $1 AND id LIKE $2`, [project, `${prefix}-%`]);
+  const { rows } = await client.query(`SELECT count(*)::int AS n FROM events WHERE project_id = $1 AND id LIKE $2`, [
+    project,
+    `${prefix}-%`,
+  ]);
   return rows[0].n;
 }
 
@@ -54,44 +57,89 @@ function postBatches(url, amount, runId, overallRate) {
 async function baselineRowsPerSec(client, durationS) {
   await client.query('DROP TABLE IF EXISTS bench_baseline_events');
   await client.query('CREATE TABLE bench_baseline_events (LIKE events INCLUDING ALL)');
-  const columns = ['project_id', 'id', 'tool', 'status', 'arguments', 'result', 'error_type', 'error_message', 'duration_ms',
-    'occurred_at', 'received_at', 'agent', 'model', 'framework', 'session_id', 'description_version', 'category', 'subtype',
-    'argument_path', 'fingerprint'];
+  const columns = [
+    'project_id',
+    'id',
+    'tool',
+    'status',
+    'arguments',
+    'result',
+    'error_type',
+    'error_message',
+    'duration_ms',
+    'occurred_at',
+    'received_at',
+    'agent',
+    'model',
+    'framework',
+    'session_id',
+    'description_version',
+    'category',
+    'subtype',
+    'argument_path',
+    'fingerprint',
+  ];
   const r = random(3);
   const now = new Date().toISOString();
   const project = await projectId(client);
   // Rows are built before the clock starts, so the baseline measures Postgres, not this process building parameters.
   const pool = Array.from({ length: 20 * BATCH }, () => {
     const e = makeEvent(r, '');
-    return [project, null, e.tool, e.status, JSON.stringify(e.arguments), e.result ? JSON.stringify(e.result) : null, e.error?.type ?? null,
-      e.error?.message ?? null, e.durationMs, now, now, e.agent, e.model, e.framework, e.sessionId, e.descriptionVersion,
-      e.error ? 'runtime_error' : null, null, null, e.error ? 'f'.repeat(40) : null];
+    return [
+      project,
+      null,
+      e.tool,
+      e.status,
+      JSON.stringify(e.arguments),
+      e.result ? JSON.stringify(e.result) : null,
+      e.error?.type ?? null,
+      e.error?.message ?? null,
+      e.durationMs,
+      now,
+      now,
+      e.agent,
+      e.model,
+      e.framework,
+      e.sessionId,
+      e.descriptionVersion,
+      e.error ? 'runtime_error' : null,
+      null,
+      null,
+      e.error ? 'f'.repeat(40) : null,
+    ];
   });
-  const placeholders = Array.from({ length: BATCH }, (_, row) => `(${columns.map((_, c) => `$${row * columns.length + c + 1}`).join(',')})`).join(',');
+  const placeholders = Array.from(
+    { length: BATCH },
+    (_, row) => `(${columns.map((_, c) => `$${row * columns.length + c + 1}`).join(',')})`,
+  ).join(',');
   const text = `INSERT INTO bench_baseline_events (${columns.join(',')}) VALUES ${placeholders} ON CONFLICT DO NOTHING`;
   const { default: pg } = await import('pg');
-  const writers = await Promise.all(Array.from({ length: BASELINE_CLIENTS }, async () => {
-    const c = new pg.Client({ connectionString: settings.databaseUrl });
-    await c.connect();
-    return c;
-  }));
+  const writers = await Promise.all(
+    Array.from({ length: BASELINE_CLIENTS }, async () => {
+      const c = new pg.Client({ connectionString: settings.databaseUrl });
+      await c.connect();
+      return c;
+    }),
+  );
   let rows = 0;
   let seq = 0;
   const deadline = Date.now() + durationS * 1000;
   const started = Date.now();
-  await Promise.all(writers.map(async (c) => {
-    while (Date.now() < deadline) {
-      const params = [];
-      const offset = (seq / BATCH) % 20;
-      for (let i = 0; i < BATCH; i++) {
-        const row = pool[offset * BATCH + i];
-        row[1] = `b-${seq++}`;
-        params.push(...row);
+  await Promise.all(
+    writers.map(async (c) => {
+      while (Date.now() < deadline) {
+        const params = [];
+        const offset = (seq / BATCH) % 20;
+        for (let i = 0; i < BATCH; i++) {
+          const row = pool[offset * BATCH + i];
+          row[1] = `b-${seq++}`;
+          params.push(...row);
+        }
+        await c.query({ name: 'baseline-insert', text, values: params });
+        rows += BATCH;
       }
-      await c.query({ name: 'baseline-insert', text, values: params });
-      rows += BATCH;
-    }
-  }));
+    }),
+  );
   const elapsedS = (Date.now() - started) / 1000;
   await Promise.all(writers.map((c) => c.end()));
   await client.query('DROP TABLE bench_baseline_events');
@@ -116,26 +164,34 @@ export default async function endToEnd() {
       const probeAccepted = probe.okRequests * BATCH;
       const probeDone = await waitStored(client, project, 'probe', probeAccepted);
       const capacity = probeDone.stored / ((probeDone.at - probeStart) / 1000);
-      log(`end-to-end probe: accepted ${probeAccepted} (${probe.reqPerSec * BATCH}/s), committed ${probeDone.stored} at ${Math.round(capacity)} events/s`);
+      log(
+        `end-to-end probe: accepted ${probeAccepted} (${probe.reqPerSec * BATCH}/s), committed ${probeDone.stored} at ${Math.round(capacity)} events/s`,
+      );
 
       const sustainedS = seconds(60);
       const rate = Math.max(1, Math.floor((0.8 * capacity) / BATCH));
       const sustained = await postBatches(api.url, rate * sustainedS, 'sus', rate);
       const accepted = sustained.okRequests * BATCH;
       const done = await waitStored(client, project, 'sus', accepted);
-      const { rows: [lag] } = await client.query(
+      const {
+        rows: [lag],
+      } = await client.query(
         `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50, percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) AS p99
          FROM (SELECT extract(epoch FROM stored_at - received_at) * 1000 AS ms FROM events WHERE project_id = $1 AND id LIKE 'sus-%') t`,
         [project],
       );
-      const { rows: [consistency] } = await client.query(
+      const {
+        rows: [consistency],
+      } = await client.query(
         `SELECT (SELECT count(*) FROM events WHERE project_id = $1)::bigint AS events,
                 (SELECT coalesce(sum(calls), 0) FROM hourly_rollups WHERE project_id = $1)::bigint AS rolled_up`,
         [project],
       );
       const lost = accepted - done.stored;
       const doubleCounted = Number(consistency.rolled_up) - Number(consistency.events);
-      log(`end-to-end sustained: ${rate * BATCH} events/s offered, lag p50 ${lag.p50} p99 ${lag.p99} ms, lost ${lost}, double-counted ${doubleCounted}`);
+      log(
+        `end-to-end sustained: ${rate * BATCH} events/s offered, lag p50 ${lag.p50} p99 ${lag.p99} ms, lost ${lost}, double-counted ${doubleCounted}`,
+      );
 
       const targetMet = capacity / baseline >= 0.5 && lag.p99 < 2000 && lost === 0 && doubleCounted === 0 && sustained.errors === 0;
       return scenarioResult({
@@ -150,7 +206,13 @@ export default async function endToEnd() {
           `(${probeRequests} requests, ${CONNECTIONS} connections); lag p50/p99 (accept -> committed) over ${sustainedS} s at ${rate * BATCH} events/s (80% of capacity). ` +
           `Accepted ${accepted}, stored ${done.stored} (lost ${lost}); rollup calls - stored events = ${doubleCounted}; HTTP errors ${sustained.errors + probe.errors}. ` +
           `Baseline: pg multi-row INSERT, ${BATCH} rows per statement, ${BASELINE_CLIENTS} clients. Target: >= 0.5 x baseline, lag p99 < 2 s, 0 lost/duplicated.`,
-        details: { probe: { ...probe, accepted: probeAccepted, committed: probeDone.stored }, sustained: { ...sustained, offeredEventsPerSec: rate * BATCH, accepted, stored: done.stored }, lost, doubleCounted, lagMs: lag },
+        details: {
+          probe: { ...probe, accepted: probeAccepted, committed: probeDone.stored },
+          sustained: { ...sustained, offeredEventsPerSec: rate * BATCH, accepted, stored: done.stored },
+          lost,
+          doubleCounted,
+          lagMs: lag,
+        },
       });
     });
   } finally {

@@ -1,7 +1,18 @@
 // Scenario 1: POST /v1/events, 100-event batches, 20 connections, 20 s, API alone (ROLES=api, no worker), against a
 // bare Fastify + BullMQ server doing the least the same request needs.
 import { batchBodyFactory } from '../lib/events.mjs';
-import { authHeaders, clearQueues, load, log, sampleRss, scenarioResult, seconds, settings, withBaseline, withToolcoach } from '../lib/harness.mjs';
+import {
+  authHeaders,
+  clearQueues,
+  load,
+  log,
+  sampleRss,
+  scenarioResult,
+  seconds,
+  settings,
+  withBaseline,
+  withToolcoach,
+} from '../lib/harness.mjs';
 
 const BATCH = 100;
 const CONNECTIONS = 20;

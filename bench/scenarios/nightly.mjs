@@ -15,7 +15,8 @@ async function rawScanSeconds(projectId, day) {
       `SELECT tool, count(*), count(*) FILTER (WHERE status = 'error'),
          percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms), percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms)
        FROM events WHERE project_id = $1 AND occurred_at >= $2::date AND occurred_at < $2::date + 1 GROUP BY tool`,
-      [projectId, day]);
+      [projectId, day],
+    );
     return Number(process.hrtime.bigint() - started) / 1e9;
   });
 }
@@ -36,7 +37,16 @@ export default async function nightly() {
       for (const day of days) perDay.push((await runNightly(app.url, dataset.apiKey, day)).seconds);
       const backfillS = perDay.reduce((a, b) => a + b, 0);
       log(`nightly ${label}: 30-day backfill ${backfillS.toFixed(2)} s (slowest day ${Math.max(...perDay).toFixed(2)} s)`);
-      bySize[label] = { events: size, oneDayS: oneDay.seconds, backfillS, slowestDayS: Math.max(...perDay), rawScanS, firstCallS: coldDay.seconds, run: oneDay.run, dataset: dataset.timings ?? 'reused' };
+      bySize[label] = {
+        events: size,
+        oneDayS: oneDay.seconds,
+        backfillS,
+        slowestDayS: Math.max(...perDay),
+        rawScanS,
+        firstCallS: coldDay.seconds,
+        run: oneDay.run,
+        dataset: dataset.timings ?? 'reused',
+      };
     }
     const labels = Object.keys(bySize);
     const small = bySize[labels[0]];
@@ -50,7 +60,12 @@ export default async function nightly() {
       p99Ms: null,
       targetMet: large.oneDayS < 5 && growth < 2,
       notes:
-        labels.map((l) => `${l}: one day ${bySize[l].oneDayS.toFixed(2)} s, 30-day backfill ${bySize[l].backfillS.toFixed(1)} s, raw per-tool scan of one day from events ${bySize[l].rawScanS.toFixed(2)} s`).join('; ') +
+        labels
+          .map(
+            (l) =>
+              `${l}: one day ${bySize[l].oneDayS.toFixed(2)} s, 30-day backfill ${bySize[l].backfillS.toFixed(1)} s, raw per-tool scan of one day from events ${bySize[l].rawScanS.toFixed(2)} s`,
+          )
+          .join('; ') +
         `. One-day time ${labels.at(-1)} / ${labels[0]} = ${growth.toFixed(2)} for ${(large.events / small.events).toFixed(0)}x the events. ` +
         'History made with COPY + set-based rollups standing in for the worker (bench/lib/dataset.mjs). No baseline ratio: lower is better. Target: one day < 5 s at 10M and flat in event count.',
       details: bySize,

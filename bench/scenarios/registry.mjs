@@ -21,13 +21,23 @@ export default async function registry() {
         await load({ url: `${server.url}/doc`, connections: CONNECTIONS, durationS: 2 });
         return load({ url: `${server.url}/doc`, connections: CONNECTIONS, durationS });
       });
-      for (const [variant, extra] of [['200', {}], ['304', { 'if-none-match': etag }]]) {
+      for (const [variant, extra] of [
+        ['200', {}],
+        ['304', { 'if-none-match': etag }],
+      ]) {
         const url = `${app.url}${path}`;
         await load({ url, connections: CONNECTIONS, durationS: 2, headers: authHeaders(extra) });
         const run = await load({ url, connections: CONNECTIONS, durationS, headers: authHeaders(extra) });
         const expected = variant === '200' ? 200 : 304;
         const wrongStatus = run.requests - (run.statuses[expected] ?? 0);
-        runs[`${name}-${variant}`] = { ...run, bytes, wrongStatus, baselineReqPerSec: baseline.reqPerSec, baselineP99Ms: baseline.p99Ms, ratio: run.reqPerSec / baseline.reqPerSec };
+        runs[`${name}-${variant}`] = {
+          ...run,
+          bytes,
+          wrongStatus,
+          baselineReqPerSec: baseline.reqPerSec,
+          baselineP99Ms: baseline.p99Ms,
+          ratio: run.reqPerSec / baseline.reqPerSec,
+        };
         log(`registry ${name} ${variant}: ${run.reqPerSec} req/s (baseline ${baseline.reqPerSec}) p99 ${run.p99Ms} ms`);
       }
     }
@@ -44,7 +54,9 @@ export default async function registry() {
       targetMet: Object.values(runs).every((r) => r.ratio >= 0.4 && r.p99Ms < 5) && errors === 0,
       notes:
         `Worst of 4 paths (${worst[0]}); p99 is the worst path's. ` +
-        Object.entries(runs).map(([k, r]) => `${k}: ${r.reqPerSec} req/s = ${r.ratio.toFixed(2)} x baseline, p99 ${r.p99Ms} ms`).join('; ') +
+        Object.entries(runs)
+          .map(([k, r]) => `${k}: ${r.reqPerSec} req/s = ${r.ratio.toFixed(2)} x baseline, p99 ${r.p99Ms} ms`)
+          .join('; ') +
         `. ${CONNECTIONS} connections x ${durationS} s; API peak RSS ${rssMb} MB; errors ${errors}. Target: >= 0.4 x baseline, p99 < 5 ms.`,
       details: { runs, rssMb },
     });

@@ -34,7 +34,10 @@ export default async function sdk() {
   } catch (error) {
     output = error.stdout ?? ''; // exits 1 when a case misses its target; the table is still printed
   }
-  const cases = output.split('\n').map((line) => LINE.exec(line)).filter(Boolean)
+  const cases = output
+    .split('\n')
+    .map((line) => LINE.exec(line))
+    .filter(Boolean)
     .map(([, name, p50, p99, max]) => ({ name, p50Us: Number(p50), p99Us: Number(p99), maxUs: Number(max) }));
   if (cases.length === 0) throw new Error(`no results in the output of ${path.basename(SCRIPT)}:\n${output.slice(0, 1000)}`);
   const worst = cases.reduce((a, b) => (b.p50Us > a.p50Us ? b : a));

@@ -3,15 +3,21 @@
   'use strict';
   const KEY_STORAGE = 'toolcoach.apiKey';
   const CATEGORY_COLORS = {
-    argument_mismatch: '#f79009', out_of_range: '#7a5af8', overflow: '#ee46bc', unknown_tool: '#667085',
-    timeout: '#2e90fa', runtime_error: '#f04438', unknown: '#98a2b3',
+    argument_mismatch: '#f79009',
+    out_of_range: '#7a5af8',
+    overflow: '#ee46bc',
+    unknown_tool: '#667085',
+    timeout: '#2e90fa',
+    runtime_error: '#f04438',
+    unknown: '#98a2b3',
   };
   const view = document.getElementById('view');
   const keyInput = document.getElementById('api-key');
   const rangeSelect = document.getElementById('range');
   const charts = [];
 
-  const esc = (value) => String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+  const esc = (value) =>
+    String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
   const pct = (rate) => (rate === null || rate === undefined ? '–' : (rate * 100).toFixed(1) + '%');
   const num = (n) => (n === null || n === undefined ? '–' : Number(n).toLocaleString('en-US'));
   const ms = (n) => (n === null || n === undefined ? '–' : n.toFixed(n < 10 ? 1 : 0) + ' ms');
@@ -45,10 +51,29 @@
     const x = series.map((p) => Date.parse(p.start) / 1000);
     const width = Math.max(300, target.clientWidth - 10);
     const options = {
-      title, width, height: 240,
+      title,
+      width,
+      height: 240,
       scales: { x: { time: true } },
-      series: [{}, ...lines.map((l) => ({ label: l.label, stroke: l.color, width: 2, fill: l.fill, points: { show: series.length < 60 }, scale: l.scale || 'y', value: l.format }))],
-      axes: [{}, ...(lines.some((l) => (l.scale || 'y') === 'y') ? [{ scale: 'y' }] : []), ...(lines.some((l) => l.scale === '%') ? [{ scale: '%', side: 1, values: (u, v) => v.map((n) => n + '%'), grid: { show: false } }] : [])],
+      series: [
+        {},
+        ...lines.map((l) => ({
+          label: l.label,
+          stroke: l.color,
+          width: 2,
+          fill: l.fill,
+          points: { show: series.length < 60 },
+          scale: l.scale || 'y',
+          value: l.format,
+        })),
+      ],
+      axes: [
+        {},
+        ...(lines.some((l) => (l.scale || 'y') === 'y') ? [{ scale: 'y' }] : []),
+        ...(lines.some((l) => l.scale === '%')
+          ? [{ scale: '%', side: 1, values: (u, v) => v.map((n) => n + '%'), grid: { show: false } }]
+          : []),
+      ],
     };
     if (lines.some((l) => l.scale === '%')) options.scales['%'] = { range: [0, 100] };
     charts.push(new uPlot(options, [x, ...lines.map((l) => series.map(l.value))], target));
@@ -65,10 +90,13 @@
     if (items.length === 0) return '<p class="hint">No calls in this range.</p>';
     const categories = [...new Set(items.flatMap((t) => Object.keys(t.errorsByCategory)))].sort();
     return `<table data-testid="tools-table"><thead><tr><th>tool</th><th class="num">calls</th><th class="num">errors</th><th class="num">success rate</th><th class="num">p50</th><th class="num">p95</th><th>errors by category</th></tr></thead><tbody>${items
-      .map((t) => `<tr data-tool="${esc(t.tool)}"><td><a href="#/tools/${encodeURIComponent(t.tool)}">${esc(t.tool)}</a></td><td class="num" data-field="calls">${num(t.calls)}</td><td class="num" data-field="errors">${num(t.errors)}</td><td class="num ${t.successRate !== null && t.successRate < 0.9 ? 'rate-bad' : ''}" data-field="successRate">${pct(t.successRate)}</td><td class="num">${ms(t.latencyP50Ms)}</td><td class="num">${ms(t.latencyP95Ms)}</td><td>${categories
-        .filter((c) => t.errorsByCategory[c])
-        .map((c) => `<span class="pill"><i class="dot" data-category="${esc(c)}"></i>${esc(c)} ${num(t.errorsByCategory[c])}</span>`)
-        .join(' ')}</td></tr>`)
+      .map(
+        (t) =>
+          `<tr data-tool="${esc(t.tool)}"><td><a href="#/tools/${encodeURIComponent(t.tool)}">${esc(t.tool)}</a></td><td class="num" data-field="calls">${num(t.calls)}</td><td class="num" data-field="errors">${num(t.errors)}</td><td class="num ${t.successRate !== null && t.successRate < 0.9 ? 'rate-bad' : ''}" data-field="successRate">${pct(t.successRate)}</td><td class="num">${ms(t.latencyP50Ms)}</td><td class="num">${ms(t.latencyP95Ms)}</td><td>${categories
+            .filter((c) => t.errorsByCategory[c])
+            .map((c) => `<span class="pill"><i class="dot" data-category="${esc(c)}"></i>${esc(c)} ${num(t.errorsByCategory[c])}</span>`)
+            .join(' ')}</td></tr>`,
+      )
       .join('')}</tbody></table>`;
   }
 
@@ -80,13 +108,19 @@
   function groupsTableHtml(groups, showTool) {
     if (groups.length === 0) return '<p class="hint">No error groups.</p>';
     return `<table data-testid="error-groups"><thead><tr>${showTool ? '<th>tool</th>' : ''}<th>category</th><th>message</th><th class="num">count</th>${showTool ? '' : '<th>last seen</th>'}<th>status</th></tr></thead><tbody>${groups
-      .map((g) => `<tr>${showTool ? `<td><a href="#/tools/${encodeURIComponent(g.tool)}">${esc(g.tool)}</a></td>` : ''}<td>${esc(g.category)}${g.subtype ? ' / ' + esc(g.subtype) : ''}${g.argumentPath ? ` <code>${esc(g.argumentPath)}</code>` : ''}</td><td>${esc(g.messageTemplate)}</td><td class="num">${num(g.count)}</td>${showTool ? '' : `<td>${when(g.lastSeen)}</td>`}<td><span class="pill ${esc(g.status)}">${esc(g.status)}</span></td></tr>`)
+      .map(
+        (g) =>
+          `<tr>${showTool ? `<td><a href="#/tools/${encodeURIComponent(g.tool)}">${esc(g.tool)}</a></td>` : ''}<td>${esc(g.category)}${g.subtype ? ' / ' + esc(g.subtype) : ''}${g.argumentPath ? ` <code>${esc(g.argumentPath)}</code>` : ''}</td><td>${esc(g.messageTemplate)}</td><td class="num">${num(g.count)}</td>${showTool ? '' : `<td>${when(g.lastSeen)}</td>`}<td><span class="pill ${esc(g.status)}">${esc(g.status)}</span></td></tr>`,
+      )
       .join('')}</tbody></table>`;
   }
 
   async function renderOverview() {
     const query = rangeQuery();
-    const [overview, tools] = await Promise.all([api('/v1/stats/overview?' + query), api('/v1/stats/tools?sort=errors&limit=200&' + query.replace(/&bucket=\w+/, ''))]);
+    const [overview, tools] = await Promise.all([
+      api('/v1/stats/overview?' + query),
+      api('/v1/stats/tools?sort=errors&limit=200&' + query.replace(/&bucket=\w+/, '')),
+    ]);
     const t = overview.totals;
     view.innerHTML = `
       <div class="cards">
@@ -104,7 +138,13 @@
       <div class="panel">${toolsTableHtml(tools.items)}</div>`;
     paintCategoryDots(view);
     lineChart(document.getElementById('overview-chart'), 'Success rate and calls over time', overview.series, [
-      { label: 'success rate', color: '#12b76a', scale: '%', value: (p) => (p.successRate === null ? null : +(p.successRate * 100).toFixed(2)), format: (u, v) => (v === null ? '–' : v + '%') },
+      {
+        label: 'success rate',
+        color: '#12b76a',
+        scale: '%',
+        value: (p) => (p.successRate === null ? null : +(p.successRate * 100).toFixed(2)),
+        format: (u, v) => (v === null ? '–' : v + '%'),
+      },
       { label: 'calls', color: '#2e6be6', value: (p) => p.calls },
       { label: 'errors', color: '#f04438', value: (p) => p.errors },
     ]);
@@ -142,17 +182,38 @@
       <div class="panel" id="tool-chart"></div>
       <h2>Error groups</h2><div class="panel" id="tool-groups"></div>
       <div class="grid2">
-        <div class="panel"><h2>Live description${description ? ' (version ' + description.version + ')' : ''}</h2>${description
-          ? `<pre data-testid="live-description">${esc(description.description)}</pre><h2>Warnings</h2>${(description.warnings || []).length === 0 ? '<p class="hint">No active warnings.</p>' : `<table data-testid="warnings"><tbody>${description.warnings
-              .map((w) => `<tr><td>${esc(w.text)}<br><span class="muted">${esc(w.kind || '')}</span></td><td>${effectHtml((effectByWarning.get(w.id) || {}).effect)}</td></tr>`)
-              .join('')}</tbody></table>`}`
-          : '<p class="hint">This tool is not registered.</p>'}</div>
-        <div class="panel"><h2>Version history</h2>${versions.items.length === 0 ? '<p class="hint">No versions.</p>' : `<table data-testid="versions"><thead><tr><th>version</th><th>created</th><th class="num">warnings</th><th class="num">calls</th><th class="num">error rate</th></tr></thead><tbody>${versions.items
-          .map((v) => `<tr><td>v${v.version}</td><td>${when(v.createdAt)}</td><td class="num">${(v.warnings || []).length}</td><td class="num">${num(v.calls)}</td><td class="num">${pct(v.errorRate)}</td></tr>`)
-          .join('')}</tbody></table>`}</div>
+        <div class="panel"><h2>Live description${description ? ' (version ' + description.version + ')' : ''}</h2>${
+          description
+            ? `<pre data-testid="live-description">${esc(description.description)}</pre><h2>Warnings</h2>${
+                (description.warnings || []).length === 0
+                  ? '<p class="hint">No active warnings.</p>'
+                  : `<table data-testid="warnings"><tbody>${description.warnings
+                      .map(
+                        (w) =>
+                          `<tr><td>${esc(w.text)}<br><span class="muted">${esc(w.kind || '')}</span></td><td>${effectHtml((effectByWarning.get(w.id) || {}).effect)}</td></tr>`,
+                      )
+                      .join('')}</tbody></table>`
+              }`
+            : '<p class="hint">This tool is not registered.</p>'
+        }</div>
+        <div class="panel"><h2>Version history</h2>${
+          versions.items.length === 0
+            ? '<p class="hint">No versions.</p>'
+            : `<table data-testid="versions"><thead><tr><th>version</th><th>created</th><th class="num">warnings</th><th class="num">calls</th><th class="num">error rate</th></tr></thead><tbody>${versions.items
+                .map(
+                  (v) =>
+                    `<tr><td>v${v.version}</td><td>${when(v.createdAt)}</td><td class="num">${(v.warnings || []).length}</td><td class="num">${num(v.calls)}</td><td class="num">${pct(v.errorRate)}</td></tr>`,
+                )
+                .join('')}</tbody></table>`
+        }</div>
       </div>`;
     lineChart(document.getElementById('tool-chart'), 'Errors by category and success rate', stats.series, [
-      { label: 'success rate', color: '#12b76a', scale: '%', value: (p) => (p.successRate === null ? null : +(p.successRate * 100).toFixed(2)) },
+      {
+        label: 'success rate',
+        color: '#12b76a',
+        scale: '%',
+        value: (p) => (p.successRate === null ? null : +(p.successRate * 100).toFixed(2)),
+      },
       { label: 'calls', color: '#2e6be6', value: (p) => p.calls },
       ...categories.map((c) => ({ label: c, color: CATEGORY_COLORS[c] || '#999', value: (p) => p.errorsByCategory[c] || 0 })),
     ]);
@@ -165,7 +226,10 @@
       return;
     }
     target.innerHTML = groups
-      .map((g) => `<details data-group="${esc(g.id)}"><summary><span class="pill ${esc(g.status)}">${esc(g.status)}</span> <b>${esc(g.category)}${g.subtype ? ' / ' + esc(g.subtype) : ''}</b> ${g.argumentPath ? `<code>${esc(g.argumentPath)}</code> ` : ''}${esc(g.messageTemplate)} <span class="muted">× ${num(g.count)}, since ${when(g.firstSeen)}</span></summary><div class="group-body muted">loading…</div></details>`)
+      .map(
+        (g) =>
+          `<details data-group="${esc(g.id)}"><summary><span class="pill ${esc(g.status)}">${esc(g.status)}</span> <b>${esc(g.category)}${g.subtype ? ' / ' + esc(g.subtype) : ''}</b> ${g.argumentPath ? `<code>${esc(g.argumentPath)}</code> ` : ''}${esc(g.messageTemplate)} <span class="muted">× ${num(g.count)}, since ${when(g.firstSeen)}</span></summary><div class="group-body muted">loading…</div></details>`,
+      )
       .join('');
     target.querySelectorAll('details').forEach((el) => el.addEventListener('toggle', () => el.open && loadGroup(el), { once: false }));
   }
@@ -174,7 +238,10 @@
     const body = el.querySelector('.group-body');
     const group = await api('/v1/error-groups/' + el.dataset.group);
     body.classList.remove('muted');
-    body.innerHTML = `<p class="actions">${['open', 'resolved', 'ignored'].filter((s) => s !== group.status).map((s) => `<button data-status="${s}">mark ${s}</button>`).join('')}</p>
+    body.innerHTML = `<p class="actions">${['open', 'resolved', 'ignored']
+      .filter((s) => s !== group.status)
+      .map((s) => `<button data-status="${s}">mark ${s}</button>`)
+      .join('')}</p>
       <p><b>Argument values that failed:</b> ${group.failedArguments.map((a) => `<code>${esc(a.path || 'arguments')} = ${esc(JSON.stringify(a.value))}</code>`).join(', ') || '–'}</p>
       ${group.samples.map((s) => `<pre>${esc(when(s.occurredAt))} ${esc(s.agent || '')} ${esc(s.model || '')}\narguments: ${esc(JSON.stringify(s.arguments))}\n${esc(s.error ? (s.error.type ? s.error.type + ': ' : '') + s.error.message : '')}</pre>`).join('')}`;
     body.querySelectorAll('button[data-status]').forEach((button) =>
@@ -187,9 +254,16 @@
 
   async function renderRecommendations() {
     const list = await api('/v1/recommendations?limit=200');
-    view.innerHTML = `<h2>Recommendations</h2><div class="panel">${list.items.length === 0 ? '<p class="hint">Nothing learned yet: the nightly job writes recommendations.</p>' : `<table data-testid="recommendations"><thead><tr><th>tool</th><th>recommendation</th><th class="num">confidence</th><th>status</th><th>effect</th><th></th></tr></thead><tbody>${list.items
-      .map((r) => `<tr data-recommendation="${esc(r.id)}"><td><a href="#/tools/${encodeURIComponent(r.tool)}">${esc(r.tool)}</a></td><td>${esc(r.text)}<br><span class="muted">${esc(r.kind)}</span></td><td class="num">${(r.confidence * 100).toFixed(0)}%</td><td><span class="pill ${esc(r.status)}" data-field="status">${esc(r.status)}</span></td><td>${r.status === 'applied' ? effectHtml(r.effect) : ''}</td><td class="actions">${r.status === 'proposed' ? '<button class="primary" data-action="apply">Apply</button>' : ''}${r.status !== 'dismissed' ? '<button data-action="dismiss">Dismiss</button>' : ''}</td></tr>`)
-      .join('')}</tbody></table>`}</div>`;
+    view.innerHTML = `<h2>Recommendations</h2><div class="panel">${
+      list.items.length === 0
+        ? '<p class="hint">Nothing learned yet: the nightly job writes recommendations.</p>'
+        : `<table data-testid="recommendations"><thead><tr><th>tool</th><th>recommendation</th><th class="num">confidence</th><th>status</th><th>effect</th><th></th></tr></thead><tbody>${list.items
+            .map(
+              (r) =>
+                `<tr data-recommendation="${esc(r.id)}"><td><a href="#/tools/${encodeURIComponent(r.tool)}">${esc(r.tool)}</a></td><td>${esc(r.text)}<br><span class="muted">${esc(r.kind)}</span></td><td class="num">${(r.confidence * 100).toFixed(0)}%</td><td><span class="pill ${esc(r.status)}" data-field="status">${esc(r.status)}</span></td><td>${r.status === 'applied' ? effectHtml(r.effect) : ''}</td><td class="actions">${r.status === 'proposed' ? '<button class="primary" data-action="apply">Apply</button>' : ''}${r.status !== 'dismissed' ? '<button data-action="dismiss">Dismiss</button>' : ''}</td></tr>`,
+            )
+            .join('')}</tbody></table>`
+    }</div>`;
     view.querySelectorAll('button[data-action]').forEach((button) =>
       button.addEventListener('click', async () => {
         const id = button.closest('tr').dataset.recommendation;

@@ -20,7 +20,11 @@ export function defaultCacheDir(): string {
 export class DescriptionCache {
   private readonly file: string;
 
-  constructor(private readonly dir: string, baseUrl: string, apiKey: string) {
+  constructor(
+    private readonly dir: string,
+    baseUrl: string,
+    apiKey: string,
+  ) {
     // The key is hashed so the file name does not reveal it.
     const id = createHash('sha256').update(`${baseUrl}\u0000${apiKey}`).digest('hex').slice(0, 16);
     this.file = join(dir, `descriptions-${id}.json`);
@@ -32,7 +36,11 @@ export class DescriptionCache {
       for (const definition of definitions) {
         const description = served.get(definition.name);
         if (!description) continue;
-        tools[definition.name] = { version: description.version, description: description.description, baseDescription: definition.description };
+        tools[definition.name] = {
+          version: description.version,
+          description: description.description,
+          baseDescription: definition.description,
+        };
       }
       mkdirSync(this.dir, { recursive: true });
       const temporary = `${this.file}.${process.pid}.tmp`;
@@ -44,7 +52,9 @@ export class DescriptionCache {
   }
 
   /** Cached descriptions of the tools whose own description is still the one they were cached for. */
-  load(definitions: ToolDefinition[]): { savedAt: string; descriptions: Map<string, { version: number; description: string }> } | undefined {
+  load(
+    definitions: ToolDefinition[],
+  ): { savedAt: string; descriptions: Map<string, { version: number; description: string }> } | undefined {
     try {
       const cached = JSON.parse(readFileSync(this.file, 'utf8')) as CacheFile;
       const descriptions = new Map<string, { version: number; description: string }>();

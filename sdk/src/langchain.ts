@@ -128,7 +128,14 @@ export class ToolcoachCallbackHandler implements CallbackHandlerMethods {
     try {
       for (const generations of output.generations ?? []) {
         for (const generation of generations) {
-          const message = (generation as { message?: { tool_calls?: Array<{ id?: string; name: string; args: unknown }>; invalid_tool_calls?: Array<{ id?: string; name?: string; args?: string; error?: string }> } }).message;
+          const message = (
+            generation as {
+              message?: {
+                tool_calls?: Array<{ id?: string; name: string; args: unknown }>;
+                invalid_tool_calls?: Array<{ id?: string; name?: string; args?: string; error?: string }>;
+              };
+            }
+          ).message;
           for (const call of message?.tool_calls ?? []) {
             if (call.id) remember(this.modelToolCalls, call.id, { name: call.name, args: call.args });
           }
@@ -270,7 +277,12 @@ function contentText(content: unknown): string {
 
 function errorOf(error: unknown): ToolEventError {
   // Duck-typed: an error thrown in another realm (a VM context, a worker) is no `instanceof Error` here.
-  const { name, message, stack, constructor } = (error ?? {}) as { name?: unknown; message?: unknown; stack?: unknown; constructor?: { name?: string } };
+  const { name, message, stack, constructor } = (error ?? {}) as {
+    name?: unknown;
+    message?: unknown;
+    stack?: unknown;
+    constructor?: { name?: string };
+  };
   if (typeof message !== 'string') return { type: typeof error, message: String(error) };
   const type = typeof name === 'string' && name ? name : (constructor?.name ?? 'Error');
   return typeof stack === 'string' ? { type, message, stack } : { type, message };
@@ -296,7 +308,11 @@ function unreachedErrorOf(content: string): ToolEventError {
   return { type: 'ToolMessageError', message };
 }
 
-function userMetadata(metadata: Record<string, unknown> | undefined, tags: string[] | undefined, parentRunId: string | undefined): Record<string, unknown> | undefined {
+function userMetadata(
+  metadata: Record<string, unknown> | undefined,
+  tags: string[] | undefined,
+  parentRunId: string | undefined,
+): Record<string, unknown> | undefined {
   let result: Record<string, unknown> | undefined;
   if (metadata) {
     for (const key in metadata) {

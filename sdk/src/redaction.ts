@@ -5,7 +5,8 @@ export const REDACTED = '[REDACTED]';
  * the Python SDK, checked by all three against test/fixtures/redaction-cases.json: password, secret, token, api key,
  * access/private key, authorization, credential, cookie anywhere; auth or pwd at the end; pass alone.
  */
-const SECRET_KEY = /password|passwd|passphrase|secret|token|apikey|accesskey|privatekey|authorization|credential|cookie|(?:auth|pwd)$|^pass$/;
+const SECRET_KEY =
+  /password|passwd|passphrase|secret|token|apikey|accesskey|privatekey|authorization|credential|cookie|(?:auth|pwd)$|^pass$/;
 
 // "password": "...", password=..., Authorization: Bearer ... inside text (arguments that are not JSON, messages)
 const SECRET_IN_TEXT =

@@ -256,13 +256,18 @@ export class Reporter {
       if (wire.result !== undefined) wire.result = boundValue(redact(wire.result));
       if (wire.error) {
         const { message, stack } = wire.error;
-        wire.error = { ...wire.error, message: redact(message) as string, ...(stack === undefined ? {} : { stack: redact(stack) as string }) };
+        wire.error = {
+          ...wire.error,
+          message: redact(message) as string,
+          ...(stack === undefined ? {} : { stack: redact(stack) as string }),
+        };
       }
       if (wire.prompt !== undefined) wire.prompt = redact(wire.prompt) as string;
       if (wire.metadata !== undefined) {
         const metadata = redact(wire.metadata);
         const json = JSON.stringify(metadata);
-        wire.metadata = json.length <= MAX_METADATA_BYTES ? (metadata as Record<string, unknown>) : { $truncated: true, bytes: json.length };
+        wire.metadata =
+          json.length <= MAX_METADATA_BYTES ? (metadata as Record<string, unknown>) : { $truncated: true, bytes: json.length };
       }
       return JSON.stringify(wire);
     } catch (error) {
@@ -298,7 +303,11 @@ export class Reporter {
       return undefined;
     }
     if (response.status === 429 || response.status === 503 || response.status >= 500 || response.status === 408) {
-      return this.retryOrDrop(batch, `HTTP ${response.status} from ${this.eventsUrl}`, parseRetryAfterMs(response.headers.get('retry-after')));
+      return this.retryOrDrop(
+        batch,
+        `HTTP ${response.status} from ${this.eventsUrl}`,
+        parseRetryAfterMs(response.headers.get('retry-after')),
+      );
     }
     if (response.status === 413 && batch.items.length > 1) {
       this.splitBatch(batch);
@@ -308,7 +317,10 @@ export class Reporter {
     this.lastError = `HTTP ${response.status}: ${text.slice(0, 300)}`;
     if (response.status === 400) this.counters.rejected += batch.items.length;
     else this.countDropped(batch.items.length);
-    this.log.warn(`status-${response.status}`, `toolcoach: the server refused ${batch.items.length} events with HTTP ${response.status}: ${text.slice(0, 300)}`);
+    this.log.warn(
+      `status-${response.status}`,
+      `toolcoach: the server refused ${batch.items.length} events with HTTP ${response.status}: ${text.slice(0, 300)}`,
+    );
     this.inflight = undefined;
     return undefined;
   }
@@ -386,7 +398,9 @@ export function parseRetryAfterMs(header: string | null, now = Date.now()): numb
 
 function boundValue(value: unknown): unknown {
   if (typeof value === 'string') {
-    return value.length <= MAX_VALUE_BYTES ? value : { $truncated: true, bytes: value.length, preview: value.slice(0, VALUE_PREVIEW_CHARS) };
+    return value.length <= MAX_VALUE_BYTES
+      ? value
+      : { $truncated: true, bytes: value.length, preview: value.slice(0, VALUE_PREVIEW_CHARS) };
   }
   if (value === null || typeof value !== 'object') return value;
   const json = JSON.stringify(value);

@@ -12,7 +12,15 @@ export const SDK_VERSION = readSdkVersion();
 
 export interface ToolcoachOptions extends Pick<
   ReporterOptions,
-  'batchSize' | 'flushIntervalMs' | 'maxQueuedEvents' | 'maxAttempts' | 'initialBackoffMs' | 'maxBackoffMs' | 'requestTimeoutMs' | 'fetch' | 'random'
+  | 'batchSize'
+  | 'flushIntervalMs'
+  | 'maxQueuedEvents'
+  | 'maxAttempts'
+  | 'initialBackoffMs'
+  | 'maxBackoffMs'
+  | 'requestTimeoutMs'
+  | 'fetch'
+  | 'random'
 > {
   /** Where the toolcoach API listens, e.g. http://localhost:3000. */
   baseUrl: string;
@@ -130,7 +138,10 @@ export class Toolcoach {
     try {
       const definitions = tools.map((tool) => toToolDefinition(tool, this.baseDescriptions.get(tool)));
       try {
-        const served = await this.fetchDescriptions(definitions.map((d) => d.name), definitions);
+        const served = await this.fetchDescriptions(
+          definitions.map((d) => d.name),
+          definitions,
+        );
         this.applyDescriptions(tools, served);
         source = 'server';
         this.cache?.save(definitions, served);
@@ -141,7 +152,10 @@ export class Toolcoach {
           source = 'cache';
         }
         const fallback = source === 'cache' ? `the descriptions cached on disk at ${cached!.savedAt}` : 'the tool descriptions as given';
-        this.log.warn('load-tools', `toolcoach: could not load tool descriptions from ${this.baseUrl} (${describe(error)}); using ${fallback}`);
+        this.log.warn(
+          'load-tools',
+          `toolcoach: could not load tool descriptions from ${this.baseUrl} (${describe(error)}); using ${fallback}`,
+        );
       }
     } catch (error) {
       this.log.warn('load-tools-internal', `toolcoach: loadTools failed (${describe(error)}); using the tools as given`);

@@ -13,7 +13,16 @@ function setUp(options: ConstructorParameters<typeof ToolcoachCallbackHandler>[1
 }
 
 function start(handler: ToolcoachCallbackHandler, runId: string, input = '{"number":12}', metadata: Record<string, unknown> = {}) {
-  handler.handleToolStart(serialized, input, runId, 'parent-1', ['agent:math'], { ...metadata, langgraph_node: 'tools', versions: {} }, 'prime_factorization', `call-${runId}`);
+  handler.handleToolStart(
+    serialized,
+    input,
+    runId,
+    'parent-1',
+    ['agent:math'],
+    { ...metadata, langgraph_node: 'tools', versions: {} },
+    'prime_factorization',
+    `call-${runId}`,
+  );
 }
 
 describe('ToolcoachCallbackHandler', () => {
@@ -42,7 +51,10 @@ describe('ToolcoachCallbackHandler', () => {
     const { handler, events } = setUp();
     start(handler, 'run-1', '{"n":100}');
     handler.handleToolError(new RangeError('n must be <= 20'), 'run-1');
-    expect(events[0]).toMatchObject({ status: 'error', error: { type: 'RangeError', message: 'n must be <= 20', stack: expect.any(String) } });
+    expect(events[0]).toMatchObject({
+      status: 'error',
+      error: { type: 'RangeError', message: 'n must be <= 20', stack: expect.any(String) },
+    });
   });
 
   it('counts a ToolMessage with status "error" as a failure, not a success', () => {
@@ -74,7 +86,21 @@ describe('ToolcoachCallbackHandler', () => {
   it('reports calls to unknown tools and schema failures that LangChain answers without running a tool', () => {
     const { handler, events } = setUp();
     handler.handleLLMEnd(
-      { generations: [[{ text: '', message: { tool_calls: [{ id: 'c1', name: 'prime_factorization', args: { numbers: [12, 18] } }, { id: 'c2', name: 'nope', args: {} }] } } as never]] },
+      {
+        generations: [
+          [
+            {
+              text: '',
+              message: {
+                tool_calls: [
+                  { id: 'c1', name: 'prime_factorization', args: { numbers: [12, 18] } },
+                  { id: 'c2', name: 'nope', args: {} },
+                ],
+              },
+            } as never,
+          ],
+        ],
+      },
       'llm-1',
     );
     handler.handleChainStart(serialized, {}, 'node-1', undefined, [], { agent: 'math', langgraph_node: 'tools' }, undefined, 'tools');
@@ -82,19 +108,37 @@ describe('ToolcoachCallbackHandler', () => {
       {
         messages: [
           new ToolMessage({
-            content: "Error invoking tool 'prime_factorization' with kwargs {\"numbers\":[12,18]} with error: Error: Received tool input did not match expected schema\n\n✖ Invalid input\n    at DynamicStructuredTool.call (/x/index.cjs:1:1)\n Please fix the error and try again.",
+            content:
+              'Error invoking tool \'prime_factorization\' with kwargs {"numbers":[12,18]} with error: Error: Received tool input did not match expected schema\n\n✖ Invalid input\n    at DynamicStructuredTool.call (/x/index.cjs:1:1)\n Please fix the error and try again.',
             tool_call_id: 'c1',
             name: 'prime_factorization',
             status: 'error',
           }),
-          new ToolMessage({ content: 'Error: nope is not a valid tool, try one of [prime_factorization].', tool_call_id: 'c2', name: 'nope', status: 'error' }),
+          new ToolMessage({
+            content: 'Error: nope is not a valid tool, try one of [prime_factorization].',
+            tool_call_id: 'c2',
+            name: 'nope',
+            status: 'error',
+          }),
         ],
       },
       'node-1',
     );
     expect(events).toEqual([
-      expect.objectContaining({ tool: 'prime_factorization', status: 'error', arguments: { numbers: [12, 18] }, toolCallId: 'c1', agent: 'math', error: { type: 'ToolInputParsingException', message: expect.not.stringContaining('index.cjs') } }),
-      expect.objectContaining({ tool: 'nope', status: 'error', toolCallId: 'c2', error: { type: 'ToolNotFoundError', message: expect.stringContaining('is not a valid tool') } }),
+      expect.objectContaining({
+        tool: 'prime_factorization',
+        status: 'error',
+        arguments: { numbers: [12, 18] },
+        toolCallId: 'c1',
+        agent: 'math',
+        error: { type: 'ToolInputParsingException', message: expect.not.stringContaining('index.cjs') },
+      }),
+      expect.objectContaining({
+        tool: 'nope',
+        status: 'error',
+        toolCallId: 'c2',
+        error: { type: 'ToolNotFoundError', message: expect.stringContaining('is not a valid tool') },
+      }),
     ]);
   });
 
@@ -102,14 +146,37 @@ describe('ToolcoachCallbackHandler', () => {
     const { handler, events } = setUp();
     start(handler, 'run-1');
     handler.handleToolError(new Error('boom'), 'run-1');
-    handler.handleChainEnd({ messages: [new ToolMessage({ content: 'Error: boom', tool_call_id: 'call-run-1', status: 'error' })] }, 'node-1');
+    handler.handleChainEnd(
+      { messages: [new ToolMessage({ content: 'Error: boom', tool_call_id: 'call-run-1', status: 'error' })] },
+      'node-1',
+    );
     expect(events).toHaveLength(1);
   });
 
   it('reports tool calls whose arguments the model did not give as valid JSON', () => {
     const { handler, events } = setUp();
-    handler.handleLLMEnd({ generations: [[{ text: '', message: { tool_calls: [], invalid_tool_calls: [{ id: 'c9', name: 'factorial', args: '{"n": 5', error: 'Unterminated JSON' }] } } as never]] }, 'llm-1');
-    expect(events[0]).toMatchObject({ tool: 'factorial', status: 'error', arguments: '{"n": 5', error: { type: 'InvalidToolCall', message: 'Unterminated JSON' } });
+    handler.handleLLMEnd(
+      {
+        generations: [
+          [
+            {
+              text: '',
+              message: {
+                tool_calls: [],
+                invalid_tool_calls: [{ id: 'c9', name: 'factorial', args: '{"n": 5', error: 'Unterminated JSON' }],
+              },
+            } as never,
+          ],
+        ],
+      },
+      'llm-1',
+    );
+    expect(events[0]).toMatchObject({
+      tool: 'factorial',
+      status: 'error',
+      arguments: '{"n": 5',
+      error: { type: 'InvalidToolCall', message: 'Unterminated JSON' },
+    });
   });
 
   it('never throws into the agent, whatever it is given', () => {

@@ -24,14 +24,22 @@ const tools = () => [
 /** Answers like the registry: bulk registration, then the served (augmented) descriptions. */
 function serveRegistry(version = 2) {
   server.answerOtherwise((request) => {
-    if (request.url === '/v1/tools:bulk') return { status: 200, body: { tools: request.body.tools.map((t: any) => ({ name: t.name, version, status: 'updated' })) } };
+    if (request.url === '/v1/tools:bulk')
+      return { status: 200, body: { tools: request.body.tools.map((t: any) => ({ name: t.name, version, status: 'updated' })) } };
     if (request.url === '/v1/tools?format=raw') {
       const registered = server.requests.find((r) => r.url === '/v1/tools:bulk')!.body.tools;
       return {
         status: 200,
         body: {
           format: 'raw',
-          tools: registered.map((t: any) => ({ name: t.name, version, baseDescription: t.description, description: `${t.description}\nWARNING: pass one integer.`, warnings: [], parameters: t.parameters })),
+          tools: registered.map((t: any) => ({
+            name: t.name,
+            version,
+            baseDescription: t.description,
+            description: `${t.description}\nWARNING: pass one integer.`,
+            warnings: [],
+            parameters: t.parameters,
+          })),
         },
       };
     }
@@ -62,7 +70,11 @@ describe('loadTools', () => {
     expect(tc.descriptionVersionOf('prime_factorization')).toBe(2);
     expect(tc.descriptionSource).toBe('server');
     const bulk = server.requests.find((r) => r.url === '/v1/tools:bulk')!.body.tools;
-    expect(bulk[0]).toMatchObject({ name: 'prime_factorization', description: 'Factor an integer.', parameters: { type: 'object', properties: { number: { type: 'integer', maximum: 1_000_000 } }, required: ['number'] } });
+    expect(bulk[0]).toMatchObject({
+      name: 'prime_factorization',
+      description: 'Factor an integer.',
+      parameters: { type: 'object', properties: { number: { type: 'integer', maximum: 1_000_000 } }, required: ['number'] },
+    });
     expect(bulk[1].parameters).toEqual(given[1].parameters);
   });
 
@@ -122,9 +134,20 @@ describe('loadTools', () => {
 
 describe('validate', () => {
   it('returns the server verdict', async () => {
-    server.answerNext({ status: 200, body: { valid: false, errors: [{ category: 'argument_mismatch', subtype: 'unknown_argument', path: '/numbers', message: 'x' }], suggestion: { number: 12 } } });
+    server.answerNext({
+      status: 200,
+      body: {
+        valid: false,
+        errors: [{ category: 'argument_mismatch', subtype: 'unknown_argument', path: '/numbers', message: 'x' }],
+        suggestion: { number: 12 },
+      },
+    });
     const verdict = await client().validate('prime_factorization', { numbers: [12] });
-    expect(server.requests[0]).toMatchObject({ method: 'POST', url: '/v1/tools/prime_factorization/validate', body: { arguments: { numbers: [12] } } });
+    expect(server.requests[0]).toMatchObject({
+      method: 'POST',
+      url: '/v1/tools/prime_factorization/validate',
+      body: { arguments: { numbers: [12] } },
+    });
     expect(verdict).toMatchObject({ valid: false, checked: true, suggestion: { number: 12 } });
   });
 

@@ -63,7 +63,14 @@ export class AnalyticsRepository {
     const totals = new Map<string, ToolDayTotals>();
     for (const hour of hours) {
       const total = totals.get(hour.tool) ?? {
-        tool: hour.tool, calls: 0, errors: 0, latencyCount: 0, latencyBuckets: [], errorsByCategory: [], prev7Calls: 0, prev7Errors: 0,
+        tool: hour.tool,
+        calls: 0,
+        errors: 0,
+        latencyCount: 0,
+        latencyBuckets: [],
+        errorsByCategory: [],
+        prev7Calls: 0,
+        prev7Errors: 0,
       };
       total.calls += hour.calls;
       total.errors += hour.errors;
@@ -283,8 +290,18 @@ export class AnalyticsRepository {
 }
 
 function toStored(row: {
-  id: string; tool: string; kind: string; evidenceKey: string; text: string; evidence: unknown; confidence: number;
-  status: string; warningId: string | null; appliedVersion: number | null; appliedAt: Date | null; effect: unknown;
+  id: string;
+  tool: string;
+  kind: string;
+  evidenceKey: string;
+  text: string;
+  evidence: unknown;
+  confidence: number;
+  status: string;
+  warningId: string | null;
+  appliedVersion: number | null;
+  appliedAt: Date | null;
+  effect: unknown;
 }): StoredRecommendation {
   return {
     id: row.id,

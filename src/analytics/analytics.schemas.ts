@@ -31,7 +31,20 @@ export const RECOMMENDATIONS_QUERY_SCHEMA = {
 export const RECOMMENDATION_RESPONSE = {
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'tool', 'kind', 'evidenceKey', 'text', 'evidence', 'confidence', 'status', 'warningId', 'appliedVersion', 'appliedAt', 'effect'],
+  required: [
+    'id',
+    'tool',
+    'kind',
+    'evidenceKey',
+    'text',
+    'evidence',
+    'confidence',
+    'status',
+    'warningId',
+    'appliedVersion',
+    'appliedAt',
+    'effect',
+  ],
   properties: {
     id: { type: 'string', format: 'uuid' },
     tool: { type: 'string' },

@@ -99,7 +99,9 @@ export function splitByWarning(
   if (hasVersions) {
     const sees = (r: DailyVersionCount) => r.version >= exposure.appliedVersion!;
     const total = (rows: readonly DailyVersionCount[], side: boolean) =>
-      versioned(rows).filter((r) => sees(r) === side).reduce((n, r) => n + r.count, 0);
+      versioned(rows)
+        .filter((r) => sees(r) === side)
+        .reduce((n, r) => n + r.count, 0);
     return {
       withWarning: { calls: total(calls, true), mistakes: total(mistakes, true) },
       withoutWarning: { calls: total(calls, false), mistakes: total(mistakes, false) },

@@ -34,7 +34,11 @@ export class JobsController {
   /** Runs the nightly job for one day of this project now (default: yesterday, UTC) and answers with the run. */
   @Post('nightly')
   @HttpCode(200)
-  @ApiRoute({ summary: 'Run the nightly analytics of this project for one UTC day now (default: yesterday)', query: RUN_QUERY_SCHEMA, response: JOB_RUN_RESPONSE })
+  @ApiRoute({
+    summary: 'Run the nightly analytics of this project for one UTC day now (default: yesterday)',
+    query: RUN_QUERY_SCHEMA,
+    response: JOB_RUN_RESPONSE,
+  })
   async runNightly(@CurrentProject() project: AuthenticatedProject, @Query() rawQuery: unknown) {
     const query = validateRunQuery(rawQuery);
     const day = query.date ? parseDay(query.date) : previousDay(new Date());

@@ -140,7 +140,10 @@ export class NightlyService {
       this.analytics.findRecentErrorGroups(projectId, day),
       this.analytics.findArgumentRanges(projectId),
     ]);
-    const samples = await this.analytics.findEventArguments(projectId, groups.flatMap((g) => g.sampleEventIds));
+    const samples = await this.analytics.findEventArguments(
+      projectId,
+      groups.flatMap((g) => g.sampleEventIds),
+    );
     const tools = new Set([...groups.map((g) => g.tool), ...stats.map((s) => s.tool)]);
     const drafts: RecommendationDraft[] = [];
     for (const tool of tools) {

@@ -39,7 +39,11 @@ describe('deriveRecommendations', () => {
     expect(draft.evidenceKey).toBe('wrong_argument_name:/numbers');
     expect(draft.text).toBe("Do not pass 'numbers'. The parameter is 'number' (one integer); call this tool once per number.");
     expect(draft.evidence).toMatchObject({ count: 12, share: 1, wrongArgument: 'numbers', intendedArgument: 'number' });
-    expect(draft.evidence.match).toEqual({ categories: ['argument_mismatch'], subtypes: ['unknown_argument'], argumentPaths: ['/numbers'] });
+    expect(draft.evidence.match).toEqual({
+      categories: ['argument_mismatch'],
+      subtypes: ['unknown_argument'],
+      argumentPaths: ['/numbers'],
+    });
   });
 
   it('merges groups about the same mistake and computes its share of the tool errors', () => {
@@ -68,16 +72,18 @@ describe('deriveRecommendations', () => {
   it('states the expected type and the type the model sent', () => {
     const schema = { type: 'object', properties: { n: { type: 'integer' } } };
     const g = group({ subtype: 'type_mismatch', argumentPath: '/n' });
-    const [draft] = deriveRecommendations(
-      evidence({ schema, groups: [g], sampleArguments: new Map([[g.sampleEventIds[0], { n: '5' }]]) }),
-    );
+    const [draft] = deriveRecommendations(evidence({ schema, groups: [g], sampleArguments: new Map([[g.sampleEventIds[0], { n: '5' }]]) }));
     expect(draft.text).toBe("'n' must be an integer, not a string.");
   });
 
   it('lists the allowed values and the most common wrong ones', () => {
     const schema = { type: 'object', properties: { unit: { enum: ['celsius', 'fahrenheit'] } } };
     const g = group({ category: 'out_of_range', subtype: 'not_in_enum', argumentPath: '/unit', sampleEventIds: ['a', 'b', 'c'] });
-    const samples = new Map<string, unknown>([['a', { unit: 'kelvin' }], ['b', { unit: 'kelvin' }], ['c', { unit: 'C' }]]);
+    const samples = new Map<string, unknown>([
+      ['a', { unit: 'kelvin' }],
+      ['b', { unit: 'kelvin' }],
+      ['c', { unit: 'C' }],
+    ]);
     const [draft] = deriveRecommendations(evidence({ schema, groups: [g], sampleArguments: samples }));
     expect(draft.kind).toBe('enum_values');
     expect(draft.text).toBe("'unit' must be one of 'celsius', 'fahrenheit'; not 'kelvin', 'C'.");
@@ -86,7 +92,18 @@ describe('deriveRecommendations', () => {
   it('states a declared maximum', () => {
     const schema = { type: 'object', properties: { number: { type: 'integer', maximum: 1000000 } } };
     const [draft] = deriveRecommendations(
-      evidence({ schema, groups: [group({ category: 'out_of_range', subtype: 'above_maximum', argumentPath: '/number', minOffendingValue: 5e6, maxOffendingValue: 5e6 })] }),
+      evidence({
+        schema,
+        groups: [
+          group({
+            category: 'out_of_range',
+            subtype: 'above_maximum',
+            argumentPath: '/number',
+            minOffendingValue: 5e6,
+            maxOffendingValue: 5e6,
+          }),
+        ],
+      }),
     );
     expect(draft.kind).toBe('declared_limit');
     expect(draft.text).toBe("'number' must be at most 1,000,000.");

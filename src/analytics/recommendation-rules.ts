@@ -155,7 +155,13 @@ interface Rendered {
   confidenceBoost?: number;
 }
 
-function render(kind: RecommendationKind, path: string, groups: GroupEvidence[], input: ToolEvidence, text: UntrustedFragments): Rendered | null {
+function render(
+  kind: RecommendationKind,
+  path: string,
+  groups: GroupEvidence[],
+  input: ToolEvidence,
+  text: UntrustedFragments,
+): Rendered | null {
   const rawName = argumentName(path);
   const name = text.name('argument name', rawName);
   const property = propertyOf(input.schema, path);
@@ -192,7 +198,10 @@ function render(kind: RecommendationKind, path: string, groups: GroupEvidence[],
     case 'enum_values': {
       const allowed = enumOf(property);
       if (!allowed) return null;
-      const wrong = mostCommonValues(sampleValues(groups, path, input).filter((v) => !allowed.some((a) => a === v)), 3);
+      const wrong = mostCommonValues(
+        sampleValues(groups, path, input).filter((v) => !allowed.some((a) => a === v)),
+        3,
+      );
       // the allowed values are the tool owner's (the registered schema); the wrong ones were sent by agents
       const wrongText = wrong.map((value) => text.value('rejected value', value));
       const sentence = `${name} must be one of ${allowed.map(quoteValue).join(', ')}${wrong.length ? `; not ${wrongText.join(', ')}` : ''}.`;
@@ -246,7 +255,9 @@ function reviewDescription(input: ToolEvidence, specificCount: number, totalErro
   const fragments = new UntrustedFragments();
   if (top.length > 0) fragments.freeText('the error messages quoted');
   const trend = isFalling ? ` (down from ${percent(stats.prev7SuccessRate!)} over the previous 7 days)` : '';
-  const causes = top.length ? ` Top errors: ${top.map((g) => `${g.category} "${g.messageTemplate.slice(0, 80)}" (${g.count})`).join('; ')}.` : '';
+  const causes = top.length
+    ? ` Top errors: ${top.map((g) => `${g.category} "${g.messageTemplate.slice(0, 80)}" (${g.count})`).join('; ')}.`
+    : '';
   return {
     tool: input.tool,
     kind: 'review_description',
@@ -325,13 +336,27 @@ function propertyOf(schema: Record<string, unknown> | null, path: string): Recor
   return property && typeof property === 'object' ? (property as Record<string, unknown>) : null;
 }
 
-function declaredLimit(schema: Record<string, unknown> | null, path: string, direction: 'max' | 'min'): { value: number; text: string } | null {
+function declaredLimit(
+  schema: Record<string, unknown> | null,
+  path: string,
+  direction: 'max' | 'min',
+): { value: number; text: string } | null {
   const property = propertyOf(schema, path);
   if (!property) return null;
   const keywords =
     direction === 'max'
-      ? [['maximum', ''], ['exclusiveMaximum', ' (exclusive)'], ['maxLength', ' characters'], ['maxItems', ' items']]
-      : [['minimum', ''], ['exclusiveMinimum', ' (exclusive)'], ['minLength', ' characters'], ['minItems', ' items']];
+      ? [
+          ['maximum', ''],
+          ['exclusiveMaximum', ' (exclusive)'],
+          ['maxLength', ' characters'],
+          ['maxItems', ' items'],
+        ]
+      : [
+          ['minimum', ''],
+          ['exclusiveMinimum', ' (exclusive)'],
+          ['minLength', ' characters'],
+          ['minItems', ' items'],
+        ];
   for (const [keyword, unit] of keywords) {
     const value = property[keyword];
     if (typeof value === 'number') return { value, text: `${formatNumber(value)}${unit}` };
@@ -385,7 +410,10 @@ function mostCommonValues<T>(values: T[], limit: number): T[] {
     entry.count += 1;
     counts.set(key, entry);
   }
-  return [...counts.values()].sort((a, b) => b.count - a.count).slice(0, limit).map((e) => e.value);
+  return [...counts.values()]
+    .sort((a, b) => b.count - a.count)
+    .slice(0, limit)
+    .map((e) => e.value);
 }
 
 export function formatNumber(value: number): string {

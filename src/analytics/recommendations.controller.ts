@@ -10,7 +10,9 @@ import type { ProjectPolicyValues } from './analytics.repository';
 import { POLICY_SCHEMA, RECOMMENDATION_RESPONSE, RECOMMENDATIONS_QUERY_SCHEMA, RECOMMENDATIONS_RESPONSE } from './analytics.schemas';
 import { RecommendationsService } from './recommendations.service';
 
-const validateListQuery = compileQueryValidator<{ status?: string; tool?: string; cursor?: string; limit: number }>(RECOMMENDATIONS_QUERY_SCHEMA);
+const validateListQuery = compileQueryValidator<{ status?: string; tool?: string; cursor?: string; limit: number }>(
+  RECOMMENDATIONS_QUERY_SCHEMA,
+);
 
 const validatePolicy = new Ajv({ allErrors: true }).compile<ProjectPolicyValues>(POLICY_SCHEMA);
 
@@ -21,7 +23,11 @@ export class RecommendationsController {
 
   /** Recommendations with their evidence, status and, once applied, the measured effect of their warning. */
   @Get('recommendations')
-  @ApiRoute({ summary: 'What the nightly job learned, with the measured effect of applied warnings', query: RECOMMENDATIONS_QUERY_SCHEMA, response: RECOMMENDATIONS_RESPONSE })
+  @ApiRoute({
+    summary: 'What the nightly job learned, with the measured effect of applied warnings',
+    query: RECOMMENDATIONS_QUERY_SCHEMA,
+    response: RECOMMENDATIONS_RESPONSE,
+  })
   async list(@CurrentProject() project: AuthenticatedProject, @Query() rawQuery: unknown) {
     const query = validateListQuery(rawQuery);
     const rows = await this.recommendations.list(project.projectId, {

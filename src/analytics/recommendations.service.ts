@@ -24,7 +24,8 @@ export class RecommendationsService {
       throw new ApiError(409, 'conflict', 'This recommendation was retired; reinstate its warning through the registry');
     }
     const isApplied = await this.nightly.applyRecommendation(projectId, recommendation, new Date());
-    if (!isApplied) throw new ApiError(409, 'conflict', 'The registry refused the warning (its tool is not registered, or it was dismissed there)');
+    if (!isApplied)
+      throw new ApiError(409, 'conflict', 'The registry refused the warning (its tool is not registered, or it was dismissed there)');
     return this.find(projectId, id);
   }
 

@@ -3,10 +3,29 @@ import { StoredEventRow } from './stored-event';
 
 function row(overrides: Partial<StoredEventRow>): StoredEventRow {
   return {
-    id: 'e1', tool: 't', status: 'success', arguments: null, result: null, errorType: null, errorMessage: null,
-    errorStack: null, durationMs: null, occurredAt: new Date('2026-05-01T10:20:00Z'), receivedAt: new Date(),
-    agent: null, model: null, framework: null, sessionId: null, traceId: null, runId: null, toolCallId: null,
-    descriptionVersion: null, prompt: null, metadata: null, diagnosis: null, ...overrides,
+    id: 'e1',
+    tool: 't',
+    status: 'success',
+    arguments: null,
+    result: null,
+    errorType: null,
+    errorMessage: null,
+    errorStack: null,
+    durationMs: null,
+    occurredAt: new Date('2026-05-01T10:20:00Z'),
+    receivedAt: new Date(),
+    agent: null,
+    model: null,
+    framework: null,
+    sessionId: null,
+    traceId: null,
+    runId: null,
+    toolCallId: null,
+    descriptionVersion: null,
+    prompt: null,
+    metadata: null,
+    diagnosis: null,
+    ...overrides,
   };
 }
 
@@ -16,8 +35,16 @@ function errorRow(id: string, fingerprint: string, occurredAt: string, category 
     status: 'error',
     occurredAt: new Date(occurredAt),
     diagnosis: {
-      category: category as never, subtype: null, argumentPath: null, evidence: 'message', wrongArgument: null,
-      intendedArgument: null, offendingValue: null, arrayForScalar: false, messageTemplate: 'm', fingerprint,
+      category: category as never,
+      subtype: null,
+      argumentPath: null,
+      evidence: 'message',
+      wrongArgument: null,
+      intendedArgument: null,
+      offendingValue: null,
+      arrayForScalar: false,
+      messageTemplate: 'm',
+      fingerprint,
       errorGroupId: `group-${fingerprint}`,
     },
   });
@@ -68,7 +95,11 @@ describe('aggregateBatch', () => {
   });
 
   it('counts a duration into latency sums as at most MAX_ROLLUP_DURATION_MS, so a sum stays finite', () => {
-    const { hourly } = aggregateBatch([row({ id: 'a', durationMs: 1.7e308 }), row({ id: 'b', durationMs: 1.7e308 }), row({ id: 'c', durationMs: 5 })]);
+    const { hourly } = aggregateBatch([
+      row({ id: 'a', durationMs: 1.7e308 }),
+      row({ id: 'b', durationMs: 1.7e308 }),
+      row({ id: 'c', durationMs: 5 }),
+    ]);
     expect(hourly[0]).toMatchObject({ latencyCount: 3, latencySumMs: 2 * MAX_ROLLUP_DURATION_MS + 5 });
     expect(hourly[0].latencyBuckets[hourly[0].latencyBuckets.length - 1]).toBe(2);
   });

@@ -141,7 +141,13 @@ export function aggregateBatch(rows: readonly StoredEventRow[]) {
     if (mistake) mistake.count += 1;
     else {
       mistakes.set(mistakeKey, {
-        tool: row.tool, day, descriptionVersion, category: diagnosis.category, subtype: diagnosis.subtype ?? '', argumentPath, count: 1,
+        tool: row.tool,
+        day,
+        descriptionVersion,
+        category: diagnosis.category,
+        subtype: diagnosis.subtype ?? '',
+        argumentPath,
+        count: 1,
       });
     }
 

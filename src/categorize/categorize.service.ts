@@ -65,7 +65,12 @@ export class CategorizeService {
       await this.deadLetters.parkRefusedEvents(jobId, payload, poison);
       this.logger.warn({ jobId, poison: poison.length, reason: poison[0].reason }, 'events refused by the database were dead-lettered');
     }
-    return { received: payload.events.length, stored, duplicates: payload.events.length - stored - poison.length, deadLettered: poison.length };
+    return {
+      received: payload.events.length,
+      stored,
+      duplicates: payload.events.length - stored - poison.length,
+      deadLettered: poison.length,
+    };
   }
 
   private async storeIsolatingPoison(
@@ -91,12 +96,7 @@ export class CategorizeService {
   }
 }
 
-export function toRow(
-  projectId: string,
-  event: AcceptedEvent,
-  receivedAt: Date,
-  schema: ArgumentSchema | undefined,
-): StoredEventRow {
+export function toRow(projectId: string, event: AcceptedEvent, receivedAt: Date, schema: ArgumentSchema | undefined): StoredEventRow {
   return {
     id: columnText(event.id, COLUMN_CHARS.eventId),
     tool: columnText(event.tool, COLUMN_CHARS.tool),

@@ -67,7 +67,8 @@ export class FailedBatchesReconciler implements OnApplicationBootstrap, BeforeAp
     this.running = this.reconcile()
       .then((result) => {
         this.retryMs = FIRST_RETRY_MS;
-        if (result.parked + result.parkedBefore + result.alreadyStored + result.legacy > 0) this.logger.info(result, 'failed batches reconciled');
+        if (result.parked + result.parkedBefore + result.alreadyStored + result.legacy > 0)
+          this.logger.info(result, 'failed batches reconciled');
       })
       .catch((error: unknown) => {
         this.logger.warn({ err: String(error), retryMs: this.retryMs }, 'failed batches could not be parked yet; retrying');
@@ -109,9 +110,18 @@ export class FailedBatchesReconciler implements OnApplicationBootstrap, BeforeAp
     }
     const batch = await this.withoutStoredEvents(job.data);
     if (batch.events.length > 0) {
-      const failure = { id: job.id, data: batch, failedReason: job.failedReason, attemptsMade: job.attemptsMade, finishedOn: job.finishedOn };
+      const failure = {
+        id: job.id,
+        data: batch,
+        failedReason: job.failedReason,
+        attemptsMade: job.attemptsMade,
+        finishedOn: job.finishedOn,
+      };
       if (await this.deadLetters.parkFailedJob(failure)) {
-        this.logger.warn({ jobId: job.id, projectId: batch.projectId, events: batch.events.length, reason: job.failedReason }, 'failed batch dead-lettered');
+        this.logger.warn(
+          { jobId: job.id, projectId: batch.projectId, events: batch.events.length, reason: job.failedReason },
+          'failed batch dead-lettered',
+        );
       }
     }
     await this.producer.events.remove(job.id);
@@ -131,9 +141,11 @@ export class FailedBatchesReconciler implements OnApplicationBootstrap, BeforeAp
     let moved = 0;
     let skipped = 0;
     for (;;) {
-      const jobs = (await this.producer.deadLetters.getJobs(['waiting', 'delayed', 'prioritized'], skipped, skipped + PAGE_SIZE - 1)) as Array<
-        Job<DeadLetterPayload> | undefined
-      >;
+      const jobs = (await this.producer.deadLetters.getJobs(
+        ['waiting', 'delayed', 'prioritized'],
+        skipped,
+        skipped + PAGE_SIZE - 1,
+      )) as Array<Job<DeadLetterPayload> | undefined>;
       if (jobs.length === 0) return moved;
       for (const job of jobs) {
         if (!job?.id || !isParkableBatch(job.data?.data)) {

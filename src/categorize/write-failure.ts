@@ -16,9 +16,49 @@ const POISON_SQLSTATE_CLASSES = new Set(['20', '21', '22', '23', '27', '2F', '38
  * ERRCODE in a trigger or function, which refuses the row it is looking at: poison too.
  */
 const POSTGRES_SQLSTATE_CLASSES = new Set([
-  '00', '01', '02', '03', '08', '09', '0A', '0B', '0F', '0L', '0P', '0Z', '20', '21', '22', '23', '24', '25', '26', '27',
-  '28', '2B', '2D', '2F', '34', '38', '39', '3B', '3D', '3F', '40', '42', '44', '53', '54', '55', '57', '58', '72', 'F0',
-  'HV', 'P0', 'XX',
+  '00',
+  '01',
+  '02',
+  '03',
+  '08',
+  '09',
+  '0A',
+  '0B',
+  '0F',
+  '0L',
+  '0P',
+  '0Z',
+  '20',
+  '21',
+  '22',
+  '23',
+  '24',
+  '25',
+  '26',
+  '27',
+  '28',
+  '2B',
+  '2D',
+  '2F',
+  '34',
+  '38',
+  '39',
+  '3B',
+  '3D',
+  '3F',
+  '40',
+  '42',
+  '44',
+  '53',
+  '54',
+  '55',
+  '57',
+  '58',
+  '72',
+  'F0',
+  'HV',
+  'P0',
+  'XX',
 ]);
 
 const SQLSTATE = /^[0-9A-Z]{5}$/;
@@ -32,8 +72,7 @@ export interface WriteFailure {
 export function classifyWriteFailure(error: unknown): WriteFailure {
   const cause = findDriverCause(error);
   const sqlState = sqlStateOf(cause);
-  const reason =
-    firstText(cause?.originalMessage, cause?.message, cause?.kind) ?? (error instanceof Error ? error.message : String(error));
+  const reason = firstText(cause?.originalMessage, cause?.message, cause?.kind) ?? (error instanceof Error ? error.message : String(error));
   return { isPoison: sqlState !== null && isPoisonSqlState(sqlState), sqlState, reason: reason.slice(0, 2000) };
 }
 

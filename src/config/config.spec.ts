@@ -40,11 +40,27 @@ describe('loadConfig', () => {
 
   it('reads the stall limit and the dead-letter caps, with fractions of a day for retention', () => {
     const defaults = loadConfig({});
-    expect(defaults).toMatchObject({ workerMaxStalledCount: 2, deadLetterRetentionDays: 14, deadLetterMaxPerProject: 1000, deadLetterMaxBytesPerProject: 64 * 1024 * 1024 });
-    expect(loadConfig({ WORKER_MAX_STALLED_COUNT: '0', DEAD_LETTER_RETENTION_DAYS: '0.5' })).toMatchObject({ workerMaxStalledCount: 0, deadLetterRetentionDays: 0.5 });
-    const problems = problemsOf({ WORKER_MAX_STALLED_COUNT: '-1', DEAD_LETTER_RETENTION_DAYS: '0', DEAD_LETTER_MAX_PER_PROJECT: '0', DEAD_LETTER_MAX_MB_PER_PROJECT: '1e3' });
+    expect(defaults).toMatchObject({
+      workerMaxStalledCount: 2,
+      deadLetterRetentionDays: 14,
+      deadLetterMaxPerProject: 1000,
+      deadLetterMaxBytesPerProject: 64 * 1024 * 1024,
+    });
+    expect(loadConfig({ WORKER_MAX_STALLED_COUNT: '0', DEAD_LETTER_RETENTION_DAYS: '0.5' })).toMatchObject({
+      workerMaxStalledCount: 0,
+      deadLetterRetentionDays: 0.5,
+    });
+    const problems = problemsOf({
+      WORKER_MAX_STALLED_COUNT: '-1',
+      DEAD_LETTER_RETENTION_DAYS: '0',
+      DEAD_LETTER_MAX_PER_PROJECT: '0',
+      DEAD_LETTER_MAX_MB_PER_PROJECT: '1e3',
+    });
     expect(problems.map((p) => p.split('=')[0]).sort()).toEqual([
-      'DEAD_LETTER_MAX_MB_PER_PROJECT', 'DEAD_LETTER_MAX_PER_PROJECT', 'DEAD_LETTER_RETENTION_DAYS', 'WORKER_MAX_STALLED_COUNT',
+      'DEAD_LETTER_MAX_MB_PER_PROJECT',
+      'DEAD_LETTER_MAX_PER_PROJECT',
+      'DEAD_LETTER_RETENTION_DAYS',
+      'WORKER_MAX_STALLED_COUNT',
     ]);
   });
 

@@ -161,7 +161,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     problems.push(`PORT=${JSON.stringify(raw.PORT)} is invalid: expected ${HINTS.PORT}`);
   }
   if (!problems.some((p) => p.startsWith('DEAD_LETTER_RETENTION_DAYS=')) && !(Number(raw.DEAD_LETTER_RETENTION_DAYS) > 0)) {
-    problems.push(`DEAD_LETTER_RETENTION_DAYS=${JSON.stringify(raw.DEAD_LETTER_RETENTION_DAYS)} is invalid: expected ${HINTS.DEAD_LETTER_RETENTION_DAYS}`);
+    problems.push(
+      `DEAD_LETTER_RETENTION_DAYS=${JSON.stringify(raw.DEAD_LETTER_RETENTION_DAYS)} is invalid: expected ${HINTS.DEAD_LETTER_RETENTION_DAYS}`,
+    );
   }
   if (!problems.some((p) => p.startsWith('NIGHTLY_TIME_ZONE=')) && !isTimeZone(raw.NIGHTLY_TIME_ZONE)) {
     problems.push(`NIGHTLY_TIME_ZONE=${JSON.stringify(raw.NIGHTLY_TIME_ZONE)} is invalid: expected ${HINTS.NIGHTLY_TIME_ZONE}`);

@@ -33,7 +33,13 @@ const USAGE_TOTALS = {
 
 const SERIES = {
   type: 'array',
-  items: closedObject({ start: DATE_TIME, calls: USAGE_TOTALS.calls, errors: USAGE_TOTALS.errors, successRate: NULLABLE_NUMBER, errorsByCategory: COUNTS }),
+  items: closedObject({
+    start: DATE_TIME,
+    calls: USAGE_TOTALS.calls,
+    errors: USAGE_TOTALS.errors,
+    successRate: NULLABLE_NUMBER,
+    errorsByCategory: COUNTS,
+  }),
 };
 
 const TOOL_ROW = closedObject({ tool: { type: 'string' }, ...USAGE_TOTALS });
@@ -58,7 +64,10 @@ export const ERROR_GROUP_RESPONSE = closedObject({
 export const OVERVIEW_RESPONSE = closedObject({
   ...RANGE,
   totals: closedObject(USAGE_TOTALS),
-  previous: { ...closedObject({ from: DATE_TIME, to: DATE_TIME, bucket: RANGE.bucket, ...USAGE_TOTALS }), description: 'the same figures over the period of the same length right before' },
+  previous: {
+    ...closedObject({ from: DATE_TIME, to: DATE_TIME, bucket: RANGE.bucket, ...USAGE_TOTALS }),
+    description: 'the same figures over the period of the same length right before',
+  },
   trend: closedObject({
     callsChange: { ...NULLABLE_NUMBER, description: 'relative: 0.1 is 10% more calls' },
     errorsChange: NULLABLE_NUMBER,
@@ -110,7 +119,11 @@ const VERSION = closedObject({
   warnings: {
     type: 'array',
     description: 'the warnings active in this version, as served then',
-    items: { type: 'object', required: ['id', 'kind', 'text'], properties: { id: { type: 'string' }, kind: { type: 'string' }, text: { type: 'string' } } },
+    items: {
+      type: 'object',
+      required: ['id', 'kind', 'text'],
+      properties: { id: { type: 'string' }, kind: { type: 'string' }, text: { type: 'string' } },
+    },
   },
   createdAt: DATE_TIME,
   calls: { type: 'integer', minimum: 0, description: 'calls that reported this description version' },

@@ -29,7 +29,11 @@ export const OVERVIEW_QUERY_SCHEMA = { properties: { ...RANGE_PROPERTIES, bucket
 export const TOOLS_QUERY_SCHEMA = {
   properties: {
     ...RANGE_PROPERTIES,
-    sort: { enum: [...TOOL_SORTS], default: 'name', description: 'name ascending, success_rate ascending (worst first), others descending' },
+    sort: {
+      enum: [...TOOL_SORTS],
+      default: 'name',
+      description: 'name ascending, success_rate ascending (worst first), others descending',
+    },
     ...PAGE_PROPERTIES,
     ...AGENT_MODEL_PROPERTIES,
   },
@@ -44,7 +48,10 @@ export const ERROR_GROUPS_QUERY_SCHEMA = {
   },
 };
 export const ERROR_GROUP_QUERY_SCHEMA = {
-  properties: { agent: { ...AGENT_MODEL_PROPERTIES.agent, description: 'only samples from this agent' }, model: { ...AGENT_MODEL_PROPERTIES.model, description: 'only samples from this model' } },
+  properties: {
+    agent: { ...AGENT_MODEL_PROPERTIES.agent, description: 'only samples from this agent' },
+    model: { ...AGENT_MODEL_PROPERTIES.model, description: 'only samples from this model' },
+  },
 };
 export const VERSIONS_QUERY_SCHEMA = { properties: { ...PAGE_PROPERTIES } };
 export const ERROR_GROUP_PATCH_SCHEMA = {
@@ -66,7 +73,12 @@ const validateOverview = compileQueryValidator<RangeQuery>(OVERVIEW_QUERY_SCHEMA
 const validateTools = compileQueryValidator<RangeQuery & { sort: ToolSort; cursor?: string; limit: number }>(TOOLS_QUERY_SCHEMA);
 const validateToolStats = compileQueryValidator<RangeQuery>(TOOL_STATS_QUERY_SCHEMA);
 const validateErrorGroups = compileQueryValidator<{
-  status?: string; category?: string; from?: string; to?: string; cursor?: string; limit: number;
+  status?: string;
+  category?: string;
+  from?: string;
+  to?: string;
+  cursor?: string;
+  limit: number;
 }>(ERROR_GROUPS_QUERY_SCHEMA);
 const validateErrorGroup = compileQueryValidator<{ agent?: string; model?: string }>(ERROR_GROUP_QUERY_SCHEMA);
 const validateVersions = compileQueryValidator<{ cursor?: string; limit: number }>(VERSIONS_QUERY_SCHEMA);
@@ -80,7 +92,10 @@ export function invalidQuery(details: FieldError[]): ApiError {
 function refuseAgentModel(query: RangeQuery): void {
   const details = (['agent', 'model'] as const)
     .filter((field) => query[field] !== undefined)
-    .map((field) => ({ path: `/query/${field}`, message: 'filter not supported for rollup-backed stats (rollups are per tool, not per agent or model)' }));
+    .map((field) => ({
+      path: `/query/${field}`,
+      message: 'filter not supported for rollup-backed stats (rollups are per tool, not per agent or model)',
+    }));
   if (details.length > 0) throw invalidQuery(details);
 }
 
@@ -134,8 +149,18 @@ export function readVersionsQuery(raw: unknown): { beforeVersion?: number; limit
 export function readErrorGroupPatch(body: unknown): { status: string } {
   if (validatePatch(body)) return body;
   const details = (validatePatch.errors ?? []).map((e) => ({
-    path: e.keyword === 'required' ? `/${String(e.params.missingProperty)}` : e.keyword === 'additionalProperties' ? `/${String(e.params.additionalProperty)}` : e.instancePath || '/',
-    message: e.keyword === 'enum' ? `must be one of ${SETTABLE_GROUP_STATUSES.join(', ')}` : e.keyword === 'additionalProperties' ? 'is not a known field' : (e.message ?? 'is invalid'),
+    path:
+      e.keyword === 'required'
+        ? `/${String(e.params.missingProperty)}`
+        : e.keyword === 'additionalProperties'
+          ? `/${String(e.params.additionalProperty)}`
+          : e.instancePath || '/',
+    message:
+      e.keyword === 'enum'
+        ? `must be one of ${SETTABLE_GROUP_STATUSES.join(', ')}`
+        : e.keyword === 'additionalProperties'
+          ? 'is not a known field'
+          : (e.message ?? 'is invalid'),
   }));
   throw new ApiError(400, 'invalid_body', `Invalid field ${details[0].path}`, { details });
 }

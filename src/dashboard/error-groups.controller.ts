@@ -26,7 +26,11 @@ export class ErrorGroupsController {
   constructor(private readonly groups: ErrorGroupQueries) {}
 
   @Get('tools/:name/error-groups')
-  @ApiRoute({ summary: "A tool's error groups, most recently seen first", query: ERROR_GROUPS_QUERY_SCHEMA, response: ERROR_GROUPS_RESPONSE })
+  @ApiRoute({
+    summary: "A tool's error groups, most recently seen first",
+    query: ERROR_GROUPS_QUERY_SCHEMA,
+    response: ERROR_GROUPS_RESPONSE,
+  })
   async list(@CurrentProject() project: AuthenticatedProject, @Param('name') name: string, @Query() rawQuery: unknown) {
     const query = readErrorGroupsQuery(rawQuery);
     const rows = await this.groups.listToolErrorGroups(project.projectId, requireToolName(name), { ...query, limit: query.limit + 1 });
@@ -39,7 +43,11 @@ export class ErrorGroupsController {
   }
 
   @Get('error-groups/:id')
-  @ApiRoute({ summary: 'One error group with sample events and the argument values that failed', query: ERROR_GROUP_QUERY_SCHEMA, response: ERROR_GROUP_DETAIL_RESPONSE })
+  @ApiRoute({
+    summary: 'One error group with sample events and the argument values that failed',
+    query: ERROR_GROUP_QUERY_SCHEMA,
+    response: ERROR_GROUP_DETAIL_RESPONSE,
+  })
   async get(@CurrentProject() project: AuthenticatedProject, @Param('id') id: string, @Query() rawQuery: unknown) {
     const filter = readErrorGroupQuery(rawQuery);
     const group = UUID_PATTERN.test(id) ? await this.groups.findErrorGroup(project.projectId, id.toLowerCase()) : null;
@@ -53,7 +61,11 @@ export class ErrorGroupsController {
   }
 
   @Patch('error-groups/:id')
-  @ApiRoute({ summary: "Set a group's status (open, resolved, ignored); a resolved group that recurs becomes regressed", body: ERROR_GROUP_PATCH_SCHEMA, response: ERROR_GROUP_RESPONSE })
+  @ApiRoute({
+    summary: "Set a group's status (open, resolved, ignored); a resolved group that recurs becomes regressed",
+    body: ERROR_GROUP_PATCH_SCHEMA,
+    response: ERROR_GROUP_RESPONSE,
+  })
   async setStatus(@CurrentProject() project: AuthenticatedProject, @Param('id') id: string, @Body() body: unknown) {
     const { status } = readErrorGroupPatch(body);
     const isUpdated = UUID_PATTERN.test(id) && (await this.groups.updateStatus(project.projectId, id.toLowerCase(), status));

@@ -69,7 +69,10 @@ describe('resolveRange', () => {
   });
 
   it('caps the span at 31 days for hours and 400 days for days', () => {
-    expect(errorsOf({ from: '2026-10-01', bucket: 'hour' })[0]).toEqual({ path: '/query/from', message: 'must be at most 31 days before to for bucket=hour' });
+    expect(errorsOf({ from: '2026-10-01', bucket: 'hour' })[0]).toEqual({
+      path: '/query/from',
+      message: 'must be at most 31 days before to for bucket=hour',
+    });
     expect(errorsOf({ from: '2026-10-22', bucket: 'hour' })).toEqual([]);
     expect(errorsOf({ from: '2025-01-01' })[0].message).toContain('400 days');
     expect(errorsOf({ from: '2025-11-01' })).toEqual([]);
@@ -84,7 +87,11 @@ describe('previousRange and bucketStarts', () => {
 
   it('lists every bucket start, oldest first', () => {
     const starts = bucketStarts(rangeOf({ from: '2026-03-01T22:00:00Z', to: '2026-03-02T01:00:00Z', bucket: 'hour' }));
-    expect(starts.map((d) => d.toISOString())).toEqual(['2026-03-01T22:00:00.000Z', '2026-03-01T23:00:00.000Z', '2026-03-02T00:00:00.000Z']);
+    expect(starts.map((d) => d.toISOString())).toEqual([
+      '2026-03-01T22:00:00.000Z',
+      '2026-03-01T23:00:00.000Z',
+      '2026-03-02T00:00:00.000Z',
+    ]);
   });
 });
 

@@ -30,7 +30,10 @@ describe('sumUsage', () => {
   it('takes percentiles from the summed histograms, not from averaging per-row percentiles', () => {
     const fast = histogram(new Array(90).fill(1));
     const slow = histogram(new Array(10).fill(900));
-    const totals = sumUsage([row('a', '2026-03-01', 90, 0, { latencyBuckets: fast }), row('a', '2026-03-02', 10, 0, { latencyBuckets: slow })]);
+    const totals = sumUsage([
+      row('a', '2026-03-01', 90, 0, { latencyBuckets: fast }),
+      row('a', '2026-03-02', 10, 0, { latencyBuckets: slow }),
+    ]);
     expect(totals.latencyP50Ms).toBeLessThanOrEqual(1);
     expect(totals.latencyP95Ms).toBeGreaterThan(500);
     expect(totals.latencyP95Ms).toBeLessThanOrEqual(1000);
@@ -54,7 +57,11 @@ describe('toSeries', () => {
 
   it('folds hourly rows of a day into its day bucket and zero-fills days without calls', () => {
     const series = toSeries(
-      [row('a', '2026-03-01', 10, 1, { errorsByCategory: { overflow: 1 } }), row('a', '2026-03-03T05:00:00Z', 3, 1), row('b', '2026-03-03T23:00:00Z', 1, 0)],
+      [
+        row('a', '2026-03-01', 10, 1, { errorsByCategory: { overflow: 1 } }),
+        row('a', '2026-03-03T05:00:00Z', 3, 1),
+        row('b', '2026-03-03T23:00:00Z', 1, 0),
+      ],
       days,
     );
     expect(series).toEqual([
@@ -71,7 +78,13 @@ describe('toSeries', () => {
 
 describe('sortToolRows', () => {
   const tool = (name: string, calls: number, errors: number, p95: number | null = null): ToolStatsRow => ({
-    tool: name, calls, errors, successRate: calls ? (calls - errors) / calls : null, errorsByCategory: {}, latencyP50Ms: null, latencyP95Ms: p95,
+    tool: name,
+    calls,
+    errors,
+    successRate: calls ? (calls - errors) / calls : null,
+    errorsByCategory: {},
+    latencyP50Ms: null,
+    latencyP95Ms: p95,
   });
   const rows = [tool('b', 10, 5, 20), tool('a', 10, 1), tool('c', 100, 5, 50)];
   const names = (sorted: ToolStatsRow[]) => sorted.map((r) => r.tool);
@@ -91,6 +104,10 @@ describe('trendOf', () => {
   });
 
   it('has no change without a previous period', () => {
-    expect(trendOf(sumUsage([row('a', '2026-03-02', 1, 0)]), sumUsage([]))).toEqual({ callsChange: null, errorsChange: null, successRateChange: null });
+    expect(trendOf(sumUsage([row('a', '2026-03-02', 1, 0)]), sumUsage([]))).toEqual({
+      callsChange: null,
+      errorsChange: null,
+      successRateChange: null,
+    });
   });
 });

@@ -146,7 +146,6 @@ export function trendOf(current: UsageTotals, previous: UsageTotals) {
   return {
     callsChange: previous.calls > 0 ? (current.calls - previous.calls) / previous.calls : null,
     errorsChange: previous.errors > 0 ? (current.errors - previous.errors) / previous.errors : null,
-    successRateChange:
-      current.successRate !== null && previous.successRate !== null ? current.successRate - previous.successRate : null,
+    successRateChange: current.successRate !== null && previous.successRate !== null ? current.successRate - previous.successRate : null,
   };
 }

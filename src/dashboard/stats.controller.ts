@@ -3,7 +3,14 @@ import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
 import type { AuthenticatedProject } from '../tenancy/project.repository';
-import { readOverviewQuery, readToolsQuery, readToolStatsQuery, OVERVIEW_QUERY_SCHEMA, TOOL_STATS_QUERY_SCHEMA, TOOLS_QUERY_SCHEMA } from './dashboard.schemas';
+import {
+  readOverviewQuery,
+  readToolsQuery,
+  readToolStatsQuery,
+  OVERVIEW_QUERY_SCHEMA,
+  TOOL_STATS_QUERY_SCHEMA,
+  TOOLS_QUERY_SCHEMA,
+} from './dashboard.schemas';
 import { OVERVIEW_RESPONSE, TOOL_STATS_RESPONSE, TOOLS_STATS_RESPONSE } from './dashboard-responses.schemas';
 import { requireToolName } from './tool-name';
 import { StatsService } from './stats.service';
@@ -14,19 +21,31 @@ export class StatsController {
   constructor(private readonly stats: StatsService) {}
 
   @Get('stats/overview')
-  @ApiRoute({ summary: 'Calls, success rate, top failing tools and error groups, trend vs the previous period, success rate over time', query: OVERVIEW_QUERY_SCHEMA, response: OVERVIEW_RESPONSE })
+  @ApiRoute({
+    summary: 'Calls, success rate, top failing tools and error groups, trend vs the previous period, success rate over time',
+    query: OVERVIEW_QUERY_SCHEMA,
+    response: OVERVIEW_RESPONSE,
+  })
   overview(@CurrentProject() project: AuthenticatedProject, @Query() query: unknown) {
     return this.stats.overview(project.projectId, readOverviewQuery(query, new Date()));
   }
 
   @Get('stats/tools')
-  @ApiRoute({ summary: 'One row per tool: calls, success rate, p50/p95 latency, errors by category', query: TOOLS_QUERY_SCHEMA, response: TOOLS_STATS_RESPONSE })
+  @ApiRoute({
+    summary: 'One row per tool: calls, success rate, p50/p95 latency, errors by category',
+    query: TOOLS_QUERY_SCHEMA,
+    response: TOOLS_STATS_RESPONSE,
+  })
   tools(@CurrentProject() project: AuthenticatedProject, @Query() query: unknown) {
     return this.stats.tools(project.projectId, readToolsQuery(query, new Date()));
   }
 
   @Get('tools/:name/stats')
-  @ApiRoute({ summary: 'Time series of one tool: calls, errors by category, success rate', query: TOOL_STATS_QUERY_SCHEMA, response: TOOL_STATS_RESPONSE })
+  @ApiRoute({
+    summary: 'Time series of one tool: calls, errors by category, success rate',
+    query: TOOL_STATS_QUERY_SCHEMA,
+    response: TOOL_STATS_RESPONSE,
+  })
   toolStats(@CurrentProject() project: AuthenticatedProject, @Param('name') name: string, @Query() query: unknown) {
     return this.stats.toolStats(project.projectId, requireToolName(name), readToolStatsQuery(query, new Date()));
   }

@@ -51,10 +51,20 @@ export class StatsQueries {
     const tos = intervals.map((i) => i.to.toISOString());
     const [usage, errors] = await Promise.all([
       this.prisma.$queryRawUnsafe<Array<{ tool: string; start: Date; calls: number; errors: number; latency_buckets: number[] | null }>>(
-        HOURLY_USAGE_SQL, projectId, tool ?? null, froms, tos, unit,
+        HOURLY_USAGE_SQL,
+        projectId,
+        tool ?? null,
+        froms,
+        tos,
+        unit,
       ),
       this.prisma.$queryRawUnsafe<Array<{ tool: string; start: Date; category: string; count: number }>>(
-        HOURLY_ERRORS_SQL, projectId, tool ?? null, froms, tos, unit,
+        HOURLY_ERRORS_SQL,
+        projectId,
+        tool ?? null,
+        froms,
+        tos,
+        unit,
       ),
     ]);
     const byKey = new Map<string, UsageRow & { errorsByCategory: Record<string, number> }>();

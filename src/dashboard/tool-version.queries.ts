@@ -17,7 +17,12 @@ export class ToolVersionQueries {
   constructor(private readonly prisma: PrismaService) {}
 
   /** Newest first, versions below `beforeVersion`; null when the project has no such tool. */
-  async listVersions(projectId: string, tool: string, beforeVersion: number | undefined, limit: number): Promise<ToolVersionRecord[] | null> {
+  async listVersions(
+    projectId: string,
+    tool: string,
+    beforeVersion: number | undefined,
+    limit: number,
+  ): Promise<ToolVersionRecord[] | null> {
     const found = await this.prisma.tool.findUnique({ where: { projectId_name: { projectId, name: tool } }, select: { id: true } });
     if (!found) return null;
     const versions = await this.prisma.toolVersion.findMany({

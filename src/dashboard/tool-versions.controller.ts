@@ -16,7 +16,11 @@ export class ToolVersionsController {
   constructor(private readonly versions: ToolVersionQueries) {}
 
   @Get()
-  @ApiRoute({ summary: "A tool's description versions, newest first, with the calls and errors that reported each", query: VERSIONS_QUERY_SCHEMA, response: VERSION_HISTORY_RESPONSE })
+  @ApiRoute({
+    summary: "A tool's description versions, newest first, with the calls and errors that reported each",
+    query: VERSIONS_QUERY_SCHEMA,
+    response: VERSION_HISTORY_RESPONSE,
+  })
   async list(@CurrentProject() project: AuthenticatedProject, @Param('name') name: string, @Query() rawQuery: unknown) {
     const query = readVersionsQuery(rawQuery);
     const rows = await this.versions.listVersions(project.projectId, requireToolName(name), query.beforeVersion, query.limit + 1);

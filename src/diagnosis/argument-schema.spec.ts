@@ -28,7 +28,10 @@ describe('compileArgumentSchema', () => {
 
   it('cuts an error explosion it cannot see in the schema alone off at the budget, with bounded memory', () => {
     // 200 branches pass registration; against 10,000 wrong values they would produce 2 million errors
-    const schema = compileArgumentSchema({ type: 'object', additionalProperties: { anyOf: Array.from({ length: 200 }, (_, i) => ({ type: 'integer', minimum: i })) } });
+    const schema = compileArgumentSchema({
+      type: 'object',
+      additionalProperties: { anyOf: Array.from({ length: 200 }, (_, i) => ({ type: 'integer', minimum: i })) },
+    });
     const args = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`a${i}`, 'x']));
     const heapBefore = process.memoryUsage().heapUsed;
     const { value, ms } = timed(() => schema.validate(args));
@@ -39,7 +42,10 @@ describe('compileArgumentSchema', () => {
 
   it('keeps a schema that blew its budget as too expensive for the cool-down, then tries again', () => {
     let nowMs = 0;
-    const schema = compileArgumentSchema({ type: 'object', properties: { rows: { type: 'array', uniqueItems: true } } }, { nowMs: () => nowMs });
+    const schema = compileArgumentSchema(
+      { type: 'object', properties: { rows: { type: 'array', uniqueItems: true } } },
+      { nowMs: () => nowMs },
+    );
     const rows = Array.from({ length: 40_000 }, (_, i) => ({ id: i }));
     expect(schema.validate({ rows })).toEqual({ status: 'too_expensive' });
     const skipped = timed(() => schema.validate({ rows: [1, 2] }));
@@ -50,7 +56,10 @@ describe('compileArgumentSchema', () => {
   });
 
   it('runs a pattern that backtracks in JavaScript in linear time', () => {
-    const schema = compileArgumentSchema({ type: 'object', properties: { n: { type: 'string', pattern: '^\\d*\\d*\\d*\\d*\\d*\\d*\\d*\\d*$' } } });
+    const schema = compileArgumentSchema({
+      type: 'object',
+      properties: { n: { type: 'string', pattern: '^\\d*\\d*\\d*\\d*\\d*\\d*\\d*\\d*$' } },
+    });
     const { value, ms } = timed(() => schema.validate({ n: `${'1'.repeat(64)}!` }));
     expect(value).toMatchObject({ status: 'checked', errors: [expect.objectContaining({ keyword: 'pattern', instancePath: '/n' })] });
     expect(ms).toBeLessThan(ARGUMENT_VALIDATION_BUDGET_MS);
@@ -72,8 +81,12 @@ describe('compileArgumentSchema', () => {
   });
 
   it('answers unusable for a schema it cannot compile, and never throws', () => {
-    expect(compileArgumentSchema({ type: 'object', properties: { a: { pattern: '(a)\\1' } } }).validate({ a: 'aa' })).toEqual({ status: 'unusable' });
-    expect(compileArgumentSchema({ type: 'object', properties: { a: { $ref: '#/nowhere' } } }).validate({})).toEqual({ status: 'unusable' });
+    expect(compileArgumentSchema({ type: 'object', properties: { a: { pattern: '(a)\\1' } } }).validate({ a: 'aa' })).toEqual({
+      status: 'unusable',
+    });
+    expect(compileArgumentSchema({ type: 'object', properties: { a: { $ref: '#/nowhere' } } }).validate({})).toEqual({
+      status: 'unusable',
+    });
   });
 
   it('stops a schema that refers to itself in place (stored before registration refused it)', () => {
@@ -91,6 +104,10 @@ describe('compileArgumentSchema', () => {
     });
     expect(schema.validate({ city: 'Paris', days: 3 })).toMatchObject({ status: 'checked', errors: [] });
     const check = schema.validate({ city: 'paris', days: 30, unit: 'c' });
-    expect(check.status === 'checked' && check.errors.map((error) => error.keyword).sort()).toEqual(['additionalProperties', 'maximum', 'pattern']);
+    expect(check.status === 'checked' && check.errors.map((error) => error.keyword).sort()).toEqual([
+      'additionalProperties',
+      'maximum',
+      'pattern',
+    ]);
   });
 });

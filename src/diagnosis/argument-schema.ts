@@ -27,9 +27,7 @@ export interface ArgumentSchemaOptions {
 }
 
 type Prepared =
-  | { status: 'ready'; validate: ValidateFunction; cost: SchemaCost | null }
-  | { status: 'too_expensive' }
-  | { status: 'unusable' };
+  { status: 'ready'; validate: ValidateFunction; cost: SchemaCost | null } | { status: 'too_expensive' } | { status: 'unusable' };
 
 /** Compiles a tool's argument schema once (within SCHEMA_COMPILE_BUDGET_MS); `validate` never throws. */
 export function compileArgumentSchema(json: Record<string, unknown>, options: ArgumentSchemaOptions = {}): ArgumentSchema {

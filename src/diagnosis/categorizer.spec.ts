@@ -100,7 +100,10 @@ describe('diagnose on the fixture corpus of real library messages', () => {
     for (const fixture of corpus) bySource.set(fixture.source, (bySource.get(fixture.source) ?? 0) + 1);
     const misses = results
       .filter(({ fixture, actual }) => fixture.expected.category !== actual.category || fixture.expected.subtype !== actual.subtype)
-      .map(({ fixture, actual }) => `  ${fixture.id}: expected ${fixture.expected.category}/${fixture.expected.subtype} got ${actual.category}/${actual.subtype}`);
+      .map(
+        ({ fixture, actual }) =>
+          `  ${fixture.id}: expected ${fixture.expected.category}/${fixture.expected.subtype} got ${actual.category}/${actual.subtype}`,
+      );
     console.log(
       [
         `corpus: ${corpus.length} fixtures`,
@@ -115,7 +118,9 @@ describe('diagnose on the fixture corpus of real library messages', () => {
         `misclassified (${misses.length}):`,
         ...misses,
         `extraction mismatches (${extractionMismatches.length}):`,
-        ...extractionMismatches.map((check) => `  ${check.id}.${check.field}: expected ${String(check.expected)} got ${String(check.actual)}`),
+        ...extractionMismatches.map(
+          (check) => `  ${check.id}.${check.field}: expected ${String(check.expected)} got ${String(check.actual)}`,
+        ),
       ].join('\n'),
     );
   });
@@ -176,12 +181,23 @@ describe('diagnose', () => {
 
   it('lets the schema decide over a contradicting message', () => {
     const diagnosis = diagnose({ tool: 'factorial', arguments: { n: 25 }, error: failed('connect ECONNREFUSED'), schema: factorialSchema });
-    expect(diagnosis).toMatchObject({ category: 'out_of_range', subtype: 'above_maximum', argumentPath: '/n', offendingValue: 25, evidence: 'schema' });
+    expect(diagnosis).toMatchObject({
+      category: 'out_of_range',
+      subtype: 'above_maximum',
+      argumentPath: '/n',
+      offendingValue: 25,
+      evidence: 'schema',
+    });
   });
 
   it('falls through to the message when the schema accepts the arguments', () => {
     const openFactorial = compileArgumentSchema({ type: 'object', properties: { n: { type: 'integer' } } });
-    const diagnosis = diagnose({ tool: 'factorial', arguments: { n: 25 }, error: failed('Factorial calculation overflow'), schema: openFactorial });
+    const diagnosis = diagnose({
+      tool: 'factorial',
+      arguments: { n: 25 },
+      error: failed('Factorial calculation overflow'),
+      schema: openFactorial,
+    });
     expect(diagnosis).toMatchObject({ category: 'overflow', evidence: 'message', offendingValue: 25 });
   });
 
@@ -213,7 +229,7 @@ describe('diagnose', () => {
   });
 
   it.each([
-    ["Error: 1 validation error for square\nn\n  Field required [type=missing]\n \n\t\n Please fix your mistakes.", '/n'],
+    ['Error: 1 validation error for square\nn\n  Field required [type=missing]\n \n\t\n Please fix your mistakes.', '/n'],
     ["Error invoking tool 'square' with kwargs {} with error:\n n: Field required\n\n\n Please fix the error and try again  ", '/n'],
   ])('peels a closing LangGraph sentence after blank lines: %j', (message, argumentPath) => {
     const diagnosis = diagnose({ tool: 'square', arguments: {}, error: failed(message) });
@@ -221,12 +237,20 @@ describe('diagnose', () => {
   });
 
   it('names the parameter of a .NET ArgumentNullException as the missing argument', () => {
-    const diagnosis = diagnose({ tool: 'send', arguments: {}, error: failed("Value cannot be null. (Parameter 'recipient')", 'ArgumentNullException') });
+    const diagnosis = diagnose({
+      tool: 'send',
+      arguments: {},
+      error: failed("Value cannot be null. (Parameter 'recipient')", 'ArgumentNullException'),
+    });
     expect(diagnosis).toMatchObject({ subtype: 'missing_argument', argumentPath: '/recipient' });
   });
 
   it('reports the unexpected keyword argument as the wrong argument', () => {
-    const diagnosis = diagnose({ tool: 'square', arguments: { numbers: [1, 2] }, error: failed("square() got an unexpected keyword argument 'numbers'", 'TypeError') });
+    const diagnosis = diagnose({
+      tool: 'square',
+      arguments: { numbers: [1, 2] },
+      error: failed("square() got an unexpected keyword argument 'numbers'", 'TypeError'),
+    });
     expect(diagnosis).toMatchObject({ subtype: 'unknown_argument', wrongArgument: 'numbers', argumentPath: '/numbers' });
   });
 
@@ -237,7 +261,20 @@ describe('diagnose', () => {
     ['a non-string message', { tool: 'x', arguments: {}, error: { message: { nested: [1, 2] } } }],
     ['a huge message', { tool: 'x', arguments: {}, error: { message: 'a'.repeat(2_000_000) } }],
     ['a backtracking bait', { tool: 'x', arguments: {}, error: { message: `${'must be '.repeat(20_000)}!` } }],
-    ['a schema whose validate throws', { tool: 'x', arguments: {}, error: { message: 'x' }, schema: { json: {}, validate: () => { throw new Error('boom'); } } }],
+    [
+      'a schema whose validate throws',
+      {
+        tool: 'x',
+        arguments: {},
+        error: { message: 'x' },
+        schema: {
+          json: {},
+          validate: () => {
+            throw new Error('boom');
+          },
+        },
+      },
+    ],
   ])('never throws on %s', (_label, input) => {
     const started = Date.now();
     expect(() => diagnose(input as unknown as DiagnosisInput)).not.toThrow();
@@ -246,10 +283,18 @@ describe('diagnose', () => {
 });
 
 describe('a schema too expensive to check', () => {
-  const tooExpensive = { json: { type: 'object', properties: { n: { type: 'integer' } } }, validate: () => ({ status: 'too_expensive' }) as const };
+  const tooExpensive = {
+    json: { type: 'object', properties: { n: { type: 'integer' } } },
+    validate: () => ({ status: 'too_expensive' }) as const,
+  };
 
   it('leaves the category to the message and records why the schema did not decide', () => {
-    const diagnosis = diagnose({ tool: 'square', arguments: { numbers: [1] }, error: { type: 'TypeError', message: "square() got an unexpected keyword argument 'numbers'" }, schema: tooExpensive });
+    const diagnosis = diagnose({
+      tool: 'square',
+      arguments: { numbers: [1] },
+      error: { type: 'TypeError', message: "square() got an unexpected keyword argument 'numbers'" },
+      schema: tooExpensive,
+    });
     expect(diagnosis).toMatchObject({ category: 'argument_mismatch', subtype: 'unknown_argument', evidence: 'schema_too_expensive' });
   });
 

@@ -1,22 +1,9 @@
 import { matchArgumentName } from './argument-name-matcher';
-import {
-  type ParsedArguments,
-  asNumber,
-  isPlainObject,
-  parseArguments,
-  singleNumericArgument,
-  valueAtPointer,
-} from './argument-values';
+import { type ParsedArguments, asNumber, isPlainObject, parseArguments, singleNumericArgument, valueAtPointer } from './argument-values';
 import type { ArgumentSchema, Diagnosis, DiagnosisInput, EvidenceSource } from './diagnosis.types';
 import { type Finding, encodePointerSegment, lastSegment } from './finding';
 import { findMessageEvidence, rangeDirection } from './message-evidence';
-import {
-  declaredProperties,
-  declaredTypesOf,
-  findSchemaEvidence,
-  isScalarTypeList,
-  requiredProperties,
-} from './schema-evidence';
+import { declaredProperties, declaredTypesOf, findSchemaEvidence, isScalarTypeList, requiredProperties } from './schema-evidence';
 import { ownValue } from './own-value';
 
 // Evidence precedence (shared/taxonomy.md): the arguments checked against the registered schema decide first;
@@ -124,9 +111,10 @@ function complete(finding: Finding, evidence: EvidenceSource, args: ParsedArgume
     const wrongValue = argsObject && wrongArgument ? ownValue(argsObject, wrongArgument) : undefined;
     if (Array.isArray(wrongValue) && intendedArgument) {
       const intendedTypes = schema ? declaredTypesOf(schema.json, intendedArgument) : [];
-      arrayForScalar = intendedTypes.length > 0
-        ? isScalarTypeList(intendedTypes)
-        : matchArgumentName(wrongArgument ?? '', [intendedArgument]) === intendedArgument && wrongArgument !== intendedArgument;
+      arrayForScalar =
+        intendedTypes.length > 0
+          ? isScalarTypeList(intendedTypes)
+          : matchArgumentName(wrongArgument ?? '', [intendedArgument]) === intendedArgument && wrongArgument !== intendedArgument;
     }
   }
 
@@ -136,8 +124,7 @@ function complete(finding: Finding, evidence: EvidenceSource, args: ParsedArgume
     if (value === null) subtype = 'missing_argument';
     const declaredTypes = schema && argumentPath ? declaredTypesOf(schema.json, lastSegment(argumentPath)) : [];
     arrayForScalar =
-      finding.isArrayForScalar === true ||
-      (Array.isArray(value) && (declaredTypes.length === 0 || isScalarTypeList(declaredTypes)));
+      finding.isArrayForScalar === true || (Array.isArray(value) && (declaredTypes.length === 0 || isScalarTypeList(declaredTypes)));
   }
 
   if (finding.category === 'out_of_range' || finding.category === 'overflow') {

@@ -1,15 +1,7 @@
 // The contract between the worker and the pure diagnosis core (see ../shared/taxonomy.md).
 // Category and subtype strings are persisted in events, error groups and rollups: renaming one needs a migration.
 
-export const CATEGORIES = [
-  'argument_mismatch',
-  'out_of_range',
-  'overflow',
-  'unknown_tool',
-  'timeout',
-  'runtime_error',
-  'unknown',
-] as const;
+export const CATEGORIES = ['argument_mismatch', 'out_of_range', 'overflow', 'unknown_tool', 'timeout', 'runtime_error', 'unknown'] as const;
 export type Category = (typeof CATEGORIES)[number];
 
 export const SUBTYPES = [

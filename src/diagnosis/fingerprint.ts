@@ -47,8 +47,6 @@ export interface FingerprintParts {
 /** Stable 40-char SHA-1 hex of the grouping key; persisted as the error group's natural key. */
 export function computeFingerprint(parts: FingerprintParts): string {
   // A separator that cannot occur in any part keeps ("a", "b|c") and ("a|b", "c") apart.
-  const key = [parts.tool, parts.category, parts.subtype ?? '', parts.argumentPath ?? '', parts.messageTemplate].join(
-    '\u0000',
-  );
+  const key = [parts.tool, parts.category, parts.subtype ?? '', parts.argumentPath ?? '', parts.messageTemplate].join('\u0000');
   return createHash('sha1').update(key, 'utf8').digest('hex');
 }

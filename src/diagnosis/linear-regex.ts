@@ -134,7 +134,9 @@ function compileUncached(pattern: string, flags: string): CompiledPattern {
   } catch (error) {
     const reason = error instanceof Error ? error.message.replace(/^error parsing regexp: /, '') : String(error);
     if (reason.startsWith('invalid repeat count')) {
-      return unsupported(`repeats more than 1000 times (counting nested repetitions together), which the linear-time regex engine refuses (${reason})`);
+      return unsupported(
+        `repeats more than 1000 times (counting nested repetitions together), which the linear-time regex engine refuses (${reason})`,
+      );
     }
     return unsupported(`is not supported by the linear-time regex engine (${reason})`);
   }
@@ -201,7 +203,8 @@ function rewriteForRe2(pattern: string): { rewritten: string; estimatedSize: num
       atom(rewriteClass(pattern.slice(i, end + 1)));
       i = end;
     } else if (char === '(') {
-      if (/^\(\?<?[=!]/.test(pattern.slice(i, i + 4))) unsupported('uses lookahead or lookbehind, which the linear-time regex engine cannot run');
+      if (/^\(\?<?[=!]/.test(pattern.slice(i, i + 4)))
+        unsupported('uses lookahead or lookbehind, which the linear-time regex engine cannot run');
       groups.push({ alternatives: 0, current: 0, last: 0, isCapturing: pattern[i + 1] !== '?' || pattern[i + 2] === '<' });
       out += char;
     } else if (char === ')') {

@@ -44,7 +44,7 @@ function toText(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value === null || value === undefined) return '';
   try {
-    return typeof value === 'object' ? JSON.stringify(value) ?? '' : String(value);
+    return typeof value === 'object' ? (JSON.stringify(value) ?? '') : String(value);
   } catch {
     return '';
   }
@@ -77,7 +77,9 @@ function unwrap(message: string, typeNames: Set<string>): Unwrapped {
 
 function unwrapOnce(text: string, typeNames: Set<string>): Unwrapped | null {
   // LangGraph TOOL_INVOCATION_ERROR_TEMPLATE / TOOL_EXECUTION_ERROR_TEMPLATE, also LangChain JS ToolInvocationError.
-  const langgraph = /^Error (?:invoking|executing) tool '([^'\n]{0,200})' with kwargs ([^\n]{0,4000}?) with error:\s?\n?([\s\S]*)$/.exec(text);
+  const langgraph = /^Error (?:invoking|executing) tool '([^'\n]{0,200})' with kwargs ([^\n]{0,4000}?) with error:\s?\n?([\s\S]*)$/.exec(
+    text,
+  );
   if (langgraph) {
     const body = withoutClosingSentence(langgraph[3], 'Please fix the error and try again') ?? langgraph[3];
     const kwargs = parseJsonOrPythonLiteral(langgraph[2]);
@@ -89,7 +91,9 @@ function unwrapOnce(text: string, typeNames: Set<string>): Unwrapped | null {
   // MCP Python FastMCP: "Error executing tool <name>: <e>"; MCP TypeScript SDK input validation wrapper.
   const fastMcp = /^Error executing tool [\w.\-]{1,128}: ([\s\S]*)$/.exec(text);
   if (fastMcp) return { text: fastMcp[1], hasLocLines: true };
-  const mcpValidation = /^(?:MCP error -?\d{1,6}: )?Input validation error: Invalid arguments for tool [\w.\-]{1,128}: ([\s\S]*)$/.exec(text);
+  const mcpValidation = /^(?:MCP error -?\d{1,6}: )?Input validation error: Invalid arguments for tool [\w.\-]{1,128}: ([\s\S]*)$/.exec(
+    text,
+  );
   if (mcpValidation) return { text: `Invalid arguments: ${mcpValidation[1]}` };
   const mcpError = /^MCP error (-?\d{1,6}): ([\s\S]*)$/.exec(text);
   if (mcpError) return { text: `${mcpError[2]} (JSON-RPC ${mcpError[1]})` };
@@ -135,7 +139,8 @@ function withoutClosingSentence(text: string, sentence: string): string | null {
 /** Exception class names at line starts, after "Caused by:", or in a repr: the types the runtime reported. */
 function exceptionNamesIn(text: string): string[] {
   const names: string[] = [];
-  const pattern = /(?:^|Caused by:\s?|\bthread "[^"\n]{0,60}" )\s{0,8}(?:[A-Za-z_$][\w$]{0,60}\.){0,8}([A-Z][\w$]{0,60}(?:Error|Exception|Timeout|Exit|Fault|Interrupt))\b/gm;
+  const pattern =
+    /(?:^|Caused by:\s?|\bthread "[^"\n]{0,60}" )\s{0,8}(?:[A-Za-z_$][\w$]{0,60}\.){0,8}([A-Z][\w$]{0,60}(?:Error|Exception|Timeout|Exit|Fault|Interrupt))\b/gm;
   for (const match of text.matchAll(pattern)) {
     names.push(match[1]);
     if (names.length >= 10) break;
@@ -169,7 +174,10 @@ function withoutStackFrames(text: string): string {
 
 /** "ValueError: n must be positive" -> "n must be positive"; the name is already among the type names. */
 function stripTypePrefix(text: string): string {
-  return text.replace(/^(?:Uncaught |Exception in thread "[^"\n]{0,60}" )?(?:[A-Za-z_$][\w$]{0,60}\.){0,8}[A-Z]?[\w$]{0,60}(?:Error|Exception)(?: \[[A-Z_]{1,40}\])?:\s*/, '');
+  return text.replace(
+    /^(?:Uncaught |Exception in thread "[^"\n]{0,60}" )?(?:[A-Za-z_$][\w$]{0,60}\.){0,8}[A-Z]?[\w$]{0,60}(?:Error|Exception)(?: \[[A-Z_]{1,40}\])?:\s*/,
+    '',
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -212,7 +220,8 @@ function readJsonIssues(text: string, types: readonly string[]): Finding[] {
 function issueToFindings(issue: Record<string, unknown>, types: readonly string[]): Finding[] {
   const message = typeof issue.message === 'string' ? issue.message : typeof issue.msg === 'string' ? issue.msg : '';
   if (typeof issue.keyword === 'string') {
-    const instancePath = typeof issue.instancePath === 'string' ? issue.instancePath : typeof issue.dataPath === 'string' ? issue.dataPath : '';
+    const instancePath =
+      typeof issue.instancePath === 'string' ? issue.instancePath : typeof issue.dataPath === 'string' ? issue.dataPath : '';
     return ajvLikeToFindings(issue.keyword, instancePath, isPlainObject(issue.params) ? issue.params : {}, message, types);
   }
   if (Array.isArray(issue.loc) && typeof issue.type === 'string') {
@@ -247,7 +256,7 @@ function zodToFindings(
       }));
   }
   if (code === 'invalid_type') {
-    const received = typeof issue.received === 'string' ? issue.received : /received (\w+)/i.exec(message)?.[1] ?? '';
+    const received = typeof issue.received === 'string' ? issue.received : (/received (\w+)/i.exec(message)?.[1] ?? '');
     if (/^(?:undefined|null)$/i.test(received) || /^Required$/.test(message)) {
       return [{ category: 'argument_mismatch', subtype: 'missing_argument', argumentPath: path }];
     }
@@ -371,7 +380,10 @@ function pydanticToFinding(
     return { category: 'argument_mismatch', subtype: 'malformed_arguments', argumentPath: null };
   }
   const subtype: Subtype | undefined =
-    ownValue(PYDANTIC_SUBTYPE_BY_TYPE, type) ?? (/_(?:type|parsing)$|^int_from_float$|^is_instance_of$|^is_subclass_of$|^finite_number$|^none_required$/.test(type) ? 'type_mismatch' : undefined);
+    ownValue(PYDANTIC_SUBTYPE_BY_TYPE, type) ??
+    (/_(?:type|parsing)$|^int_from_float$|^is_instance_of$|^is_subclass_of$|^finite_number$|^none_required$/.test(type)
+      ? 'type_mismatch'
+      : undefined);
   if (!subtype) return classifyClause({ text: message, path }, types);
   const isArray = Array.isArray(input) || (inputType !== undefined && ARRAY_INPUT_TYPES.test(inputType));
   const finding: Finding = {
@@ -392,7 +404,10 @@ function readPydanticReport(text: string, types: readonly string[]): Finding[] {
   if (!header) return [];
   const findings: Finding[] = [];
   let loc: string | null = null;
-  for (const line of text.slice(header.index + header[0].length).split('\n').slice(0, MAX_CLAUSES * 3)) {
+  for (const line of text
+    .slice(header.index + header[0].length)
+    .split('\n')
+    .slice(0, MAX_CLAUSES * 3)) {
     if (/^\s{4,}For further information/.test(line) || line.trim() === '') continue;
     if (!/^\s/.test(line)) {
       loc = line.trim();
@@ -548,10 +563,51 @@ function lastName(pointer: string | null): string | null {
 }
 
 const GENERIC_NAME_STOPWORDS = new Set([
-  'input', 'value', 'string', 'number', 'list', 'array', 'result', 'it', 'this', 'that', 'argument', 'parameter',
-  'field', 'data', 'instance', 'object', 'error', 'request', 'response', 'tool', 'function', 'index', 'date', 'key',
-  'the', 'a', 'an', 'arguments', 'parameters', 'params', 'args', 'output', 'json', 'body', 'text', 'message', 'file',
-  'path', 'operation', 'call', 'server', 'connection', 'integer', 'float', 'type',
+  'input',
+  'value',
+  'string',
+  'number',
+  'list',
+  'array',
+  'result',
+  'it',
+  'this',
+  'that',
+  'argument',
+  'parameter',
+  'field',
+  'data',
+  'instance',
+  'object',
+  'error',
+  'request',
+  'response',
+  'tool',
+  'function',
+  'index',
+  'date',
+  'key',
+  'the',
+  'a',
+  'an',
+  'arguments',
+  'parameters',
+  'params',
+  'args',
+  'output',
+  'json',
+  'body',
+  'text',
+  'message',
+  'file',
+  'path',
+  'operation',
+  'call',
+  'server',
+  'connection',
+  'integer',
+  'float',
+  'type',
 ]);
 
 /** Names of arguments that messages print in well-known places. */
@@ -603,8 +659,18 @@ export function rangeDirection(text: string, value: number | null): Subtype {
     if (value !== null && value < Number(between[1])) return 'below_minimum';
     if (value !== null && value > Number(between[2])) return 'above_maximum';
   } else {
-    if (/\b(?:less than|smaller than|at most|not exceed|no (?:more|greater) than|maximum|too (?:large|big|high|long|many))\b|<=?\s?-?\d/i.test(text)) return 'above_maximum';
-    if (/\b(?:greater than|larger than|at least|non-?negative|positive|non-?zero|minimum|too (?:small|low|short|few))\b|>=?\s?-?\d/i.test(text)) return 'below_minimum';
+    if (
+      /\b(?:less than|smaller than|at most|not exceed|no (?:more|greater) than|maximum|too (?:large|big|high|long|many))\b|<=?\s?-?\d/i.test(
+        text,
+      )
+    )
+      return 'above_maximum';
+    if (
+      /\b(?:greater than|larger than|at least|non-?negative|positive|non-?zero|minimum|too (?:small|low|short|few))\b|>=?\s?-?\d/i.test(
+        text,
+      )
+    )
+      return 'below_minimum';
   }
   return value !== null && value < 0 ? 'below_minimum' : 'above_maximum';
 }

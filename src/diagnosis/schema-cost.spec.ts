@@ -18,7 +18,11 @@ describe('measureSchemaCost', () => {
     expect(JSON.stringify(probe).length).toBeLessThan(1700);
     const cost = measureSchemaCost(probe);
     expect(cost.problems).toEqual([
-      { kind: 'explodes', pointer: expect.stringMatching(/^\/\$defs\/l\d+/), message: expect.stringContaining(`more than ${MAX_SCHEMA_BRANCHES} schemas`) },
+      {
+        kind: 'explodes',
+        pointer: expect.stringMatching(/^\/\$defs\/l\d+/),
+        message: expect.stringContaining(`more than ${MAX_SCHEMA_BRANCHES} schemas`),
+      },
     ]);
   });
 
@@ -47,7 +51,11 @@ describe('measureSchemaCost', () => {
     expect(measureSchemaCost({ type: 'object', anyOf: [{ $ref: '#' }] }).problems).toEqual([
       { kind: 'explodes', pointer: '/anyOf/0/$ref', message: expect.stringContaining('refers back to itself') },
     ]);
-    const mutual = { type: 'object', $defs: { a: { allOf: [{ $ref: '#/$defs/b' }] }, b: { $ref: '#/$defs/a' } }, properties: { x: { $ref: '#/$defs/a' } } };
+    const mutual = {
+      type: 'object',
+      $defs: { a: { allOf: [{ $ref: '#/$defs/b' }] }, b: { $ref: '#/$defs/a' } },
+      properties: { x: { $ref: '#/$defs/a' } },
+    };
     expect(measureSchemaCost(mutual).problems[0].message).toContain('refers back to itself');
   });
 
@@ -61,32 +69,57 @@ describe('measureSchemaCost', () => {
 
   it.each([
     ['a binary tree', treeNode],
-    ['a JSON value', { $defs: { json: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'array', items: { $ref: '#/$defs/json' } }, { type: 'object', additionalProperties: { $ref: '#/$defs/json' } }] } }, type: 'object', additionalProperties: { $ref: '#/$defs/json' } }],
-    ['a filter expression', {
-      type: 'object',
-      $defs: {
-        filter: {
-          type: 'object',
-          properties: {
-            and: { type: 'array', items: { $ref: '#/$defs/filter' } },
-            or: { type: 'array', items: { $ref: '#/$defs/filter' } },
-            not: { $ref: '#/$defs/filter' },
-            field: { type: 'string', pattern: '^[a-z_]+$' },
-            equals: { type: ['string', 'number'] },
+    [
+      'a JSON value',
+      {
+        $defs: {
+          json: {
+            anyOf: [
+              { type: 'string' },
+              { type: 'number' },
+              { type: 'array', items: { $ref: '#/$defs/json' } },
+              { type: 'object', additionalProperties: { $ref: '#/$defs/json' } },
+            ],
           },
         },
+        type: 'object',
+        additionalProperties: { $ref: '#/$defs/json' },
       },
-      properties: { where: { $ref: '#/$defs/filter' } },
-    }],
-    ['a pydantic model with shared definitions', {
-      type: 'object',
-      $defs: { Address: { type: 'object', properties: { city: { type: 'string' }, zip: { type: 'string', pattern: '^\\d{5}$' } } } },
-      properties: { home: { $ref: '#/$defs/Address' }, work: { anyOf: [{ $ref: '#/$defs/Address' }, { type: 'null' }] } },
-    }],
-    ['a nested $id resource', {
-      type: 'object',
-      properties: { a: { $id: 'https://example.com/a', $defs: { b: { type: 'integer' } }, properties: { c: { $ref: '#/$defs/b' } } } },
-    }],
+    ],
+    [
+      'a filter expression',
+      {
+        type: 'object',
+        $defs: {
+          filter: {
+            type: 'object',
+            properties: {
+              and: { type: 'array', items: { $ref: '#/$defs/filter' } },
+              or: { type: 'array', items: { $ref: '#/$defs/filter' } },
+              not: { $ref: '#/$defs/filter' },
+              field: { type: 'string', pattern: '^[a-z_]+$' },
+              equals: { type: ['string', 'number'] },
+            },
+          },
+        },
+        properties: { where: { $ref: '#/$defs/filter' } },
+      },
+    ],
+    [
+      'a pydantic model with shared definitions',
+      {
+        type: 'object',
+        $defs: { Address: { type: 'object', properties: { city: { type: 'string' }, zip: { type: 'string', pattern: '^\\d{5}$' } } } },
+        properties: { home: { $ref: '#/$defs/Address' }, work: { anyOf: [{ $ref: '#/$defs/Address' }, { type: 'null' }] } },
+      },
+    ],
+    [
+      'a nested $id resource',
+      {
+        type: 'object',
+        properties: { a: { $id: 'https://example.com/a', $defs: { b: { type: 'integer' } }, properties: { c: { $ref: '#/$defs/b' } } } },
+      },
+    ],
   ])('accepts %s and counts it as small', (_, schema) => {
     const cost = measureSchemaCost(schema);
     expect(cost.problems).toEqual([]);
@@ -112,16 +145,25 @@ describe('measureSchemaCost', () => {
       { kind: 'pattern', pointer: '/patternProperties/(a)\\1', message: expect.stringContaining('backreference') },
       { kind: 'pattern', pointer: '/properties/a/pattern', message: expect.stringContaining('lookahead') },
     ]);
-    const properties = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`p${i}`, { type: 'string', pattern: `^${i}[a-z]{0,1000}[0-9]{0,1000}$` }]));
+    const properties = Object.fromEntries(
+      Array.from({ length: 6 }, (_, i) => [`p${i}`, { type: 'string', pattern: `^${i}[a-z]{0,1000}[0-9]{0,1000}$` }]),
+    );
     expect(measureSchemaCost({ type: 'object', properties }).problems).toEqual([
-      { kind: 'pattern', pointer: expect.stringMatching(/^\/properties\/p\d\/pattern$/), message: expect.stringContaining(`more than ${MAX_SCHEMA_PROGRAM_SIZE}`) },
+      {
+        kind: 'pattern',
+        pointer: expect.stringMatching(/^\/properties\/p\d\/pattern$/),
+        message: expect.stringContaining(`more than ${MAX_SCHEMA_PROGRAM_SIZE}`),
+      },
     ]);
   });
 
   it('gives up on a huge schema (2.4 MB, as one stored before the size limit could be) after a bounded number of steps', () => {
     const $defs: Record<string, unknown> = {};
     for (let i = 0; i < 2000; i++) {
-      $defs[`d${i}`] = { type: 'object', properties: Object.fromEntries(Array.from({ length: 40 }, (_, k) => [`p${k}`, { $ref: `#/$defs/d${(i + k + 1) % 2000}` }])) };
+      $defs[`d${i}`] = {
+        type: 'object',
+        properties: Object.fromEntries(Array.from({ length: 40 }, (_, k) => [`p${k}`, { $ref: `#/$defs/d${(i + k + 1) % 2000}` }])),
+      };
     }
     const startedAt = performance.now();
     const cost = measureSchemaCost({ type: 'object', properties: { x: { $ref: '#/$defs/d0' } }, $defs });
@@ -132,8 +174,15 @@ describe('measureSchemaCost', () => {
   it('matches patternProperties against declared names, so a pattern that cannot apply adds nothing', () => {
     const $defs: Record<string, unknown> = {};
     for (let i = 0; i < 30; i++) {
-      $defs[`d${i}`] = { type: 'object', properties: { a: { $ref: `#/$defs/d${(i + 1) % 30}` } }, patternProperties: { '^b': { $ref: `#/$defs/d${(i + 2) % 30}` } } };
+      $defs[`d${i}`] = {
+        type: 'object',
+        properties: { a: { $ref: `#/$defs/d${(i + 1) % 30}` } },
+        patternProperties: { '^b': { $ref: `#/$defs/d${(i + 2) % 30}` } },
+      };
     }
-    expect(measureSchemaCost({ type: 'object', properties: { x: { $ref: '#/$defs/d0' } }, $defs })).toMatchObject({ problems: [], maxBranches: 2 });
+    expect(measureSchemaCost({ type: 'object', properties: { x: { $ref: '#/$defs/d0' } }, $defs })).toMatchObject({
+      problems: [],
+      maxBranches: 2,
+    });
   });
 });

@@ -63,7 +63,18 @@ interface NodeInfo {
 const SINGLE_SAME_PLACE = ['not', 'if', 'then', 'else'];
 const LIST_SAME_PLACE = ['allOf', 'anyOf', 'oneOf'];
 const MAP_SAME_PLACE = ['dependentSchemas', 'dependencies'];
-const DESCENDING = ['properties', 'patternProperties', 'additionalProperties', 'unevaluatedProperties', 'propertyNames', 'prefixItems', 'items', 'additionalItems', 'contains', 'unevaluatedItems'];
+const DESCENDING = [
+  'properties',
+  'patternProperties',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'propertyNames',
+  'prefixItems',
+  'items',
+  'additionalItems',
+  'contains',
+  'unevaluatedItems',
+];
 const MAP_DEFINITIONS = ['$defs', 'definitions'];
 const REFERENCES = ['$ref', '$dynamicRef', '$recursiveRef'];
 
@@ -128,7 +139,11 @@ class CostMeasure {
   }
 
   private indexAnchors(node: Record<string, unknown>): void {
-    const names = [node.$anchor, node.$dynamicAnchor, typeof node.$id === 'string' && node.$id.startsWith('#') ? node.$id.slice(1) : undefined];
+    const names = [
+      node.$anchor,
+      node.$dynamicAnchor,
+      typeof node.$id === 'string' && node.$id.startsWith('#') ? node.$id.slice(1) : undefined,
+    ];
     for (const name of names) {
       if (typeof name !== 'string') continue;
       const list = this.anchors.get(name) ?? [];
@@ -162,7 +177,11 @@ class CostMeasure {
     this.programSize += check.programSize;
     if (this.programSize > MAX_SCHEMA_PROGRAM_SIZE) {
       this.isProgramBudgetSpent = true;
-      this.report('pattern', pointer, `brings the schema's patterns to more than ${MAX_SCHEMA_PROGRAM_SIZE} regex instructions together: too expensive to run`);
+      this.report(
+        'pattern',
+        pointer,
+        `brings the schema's patterns to more than ${MAX_SCHEMA_PROGRAM_SIZE} regex instructions together: too expensive to run`,
+      );
     }
     return check.programSize;
   }
@@ -253,7 +272,11 @@ class CostMeasure {
     this.inClosure.add(node);
     for (const [target, referencePointer] of this.samePlaceTargets(node)) {
       if (this.inClosure.has(target)) {
-        this.report('explodes', referencePointer, 'refers back to itself without descending into the arguments: validation would never end');
+        this.report(
+          'explodes',
+          referencePointer,
+          'refers back to itself without descending into the arguments: validation would never end',
+        );
         continue;
       }
       addAll(closure, this.closure(target), 1, () => this.step());
@@ -270,7 +293,8 @@ class CostMeasure {
   private samePlaceTargets(node: Record<string, unknown>): Array<[SchemaNode, string]> {
     const pointer = this.pointerOf(node);
     const targets: Array<[SchemaNode, string]> = [];
-    for (const keyword of SINGLE_SAME_PLACE) if (isSchema(node[keyword])) targets.push([node[keyword] as SchemaNode, `${pointer}/${keyword}`]);
+    for (const keyword of SINGLE_SAME_PLACE)
+      if (isSchema(node[keyword])) targets.push([node[keyword] as SchemaNode, `${pointer}/${keyword}`]);
     for (const keyword of LIST_SAME_PLACE) {
       const list = node[keyword];
       if (Array.isArray(list)) list.forEach((child, index) => isSchema(child) && targets.push([child, `${pointer}/${keyword}/${index}`]));
@@ -278,7 +302,8 @@ class CostMeasure {
     for (const keyword of MAP_SAME_PLACE) {
       const map = node[keyword];
       if (!isObject(map)) continue;
-      for (const [name, child] of Object.entries(map)) if (isSchema(child)) targets.push([child, `${pointer}/${keyword}/${escapePointer(name)}`]);
+      for (const [name, child] of Object.entries(map))
+        if (isSchema(child)) targets.push([child, `${pointer}/${keyword}/${escapePointer(name)}`]);
     }
     for (const keyword of REFERENCES) {
       const reference = node[keyword];
@@ -388,9 +413,19 @@ function subschemas(node: Record<string, unknown>, pointer: string): Array<[Sche
   const map = (keyword: string) => {
     const value = node[keyword];
     if (!isObject(value)) return;
-    for (const [name, child] of Object.entries(value)) if (isSchema(child)) found.push([child, `${pointer}/${keyword}/${escapePointer(name)}`]);
+    for (const [name, child] of Object.entries(value))
+      if (isSchema(child)) found.push([child, `${pointer}/${keyword}/${escapePointer(name)}`]);
   };
-  [...SINGLE_SAME_PLACE, 'additionalProperties', 'unevaluatedProperties', 'propertyNames', 'items', 'additionalItems', 'contains', 'unevaluatedItems'].forEach(single);
+  [
+    ...SINGLE_SAME_PLACE,
+    'additionalProperties',
+    'unevaluatedProperties',
+    'propertyNames',
+    'items',
+    'additionalItems',
+    'contains',
+    'unevaluatedItems',
+  ].forEach(single);
   [...LIST_SAME_PLACE, 'prefixItems', 'items'].forEach(list);
   [...MAP_SAME_PLACE, ...MAP_DEFINITIONS, 'properties', 'patternProperties'].forEach(map);
   return found;

@@ -11,9 +11,7 @@ export async function findUnreachableServices(config: AppConfig): Promise<string
   try {
     await ensureDatabase(config.databaseUrl);
   } catch (error) {
-    problems.push(
-      `Postgres is unreachable at ${redactUrl(config.databaseUrl)} (${describe(error)}). ${START_HINT} DATABASE_URL.`,
-    );
+    problems.push(`Postgres is unreachable at ${redactUrl(config.databaseUrl)} (${describe(error)}). ${START_HINT} DATABASE_URL.`);
   }
   const redis = new Redis(config.redisUrl, {
     lazyConnect: true,

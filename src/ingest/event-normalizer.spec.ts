@@ -24,9 +24,24 @@ describe('eventErrors', () => {
   it('accepts a minimal event and one with every field', () => {
     expect(eventErrors(valid, 0)).toEqual([]);
     const full = {
-      id: 'x', tool: 't', status: 'error', arguments: '{"a":', result: [1], error: { type: 'E', message: 'm', stack: 's' },
-      durationMs: 0, occurredAt: '2026-01-01T00:00:00Z', agent: 'a', model: 'm', framework: 'f', sessionId: 's',
-      traceId: 't', runId: 'r', toolCallId: 'c', descriptionVersion: 3, prompt: 'p', metadata: { k: 1 },
+      id: 'x',
+      tool: 't',
+      status: 'error',
+      arguments: '{"a":',
+      result: [1],
+      error: { type: 'E', message: 'm', stack: 's' },
+      durationMs: 0,
+      occurredAt: '2026-01-01T00:00:00Z',
+      agent: 'a',
+      model: 'm',
+      framework: 'f',
+      sessionId: 's',
+      traceId: 't',
+      runId: 'r',
+      toolCallId: 'c',
+      descriptionVersion: 3,
+      prompt: 'p',
+      metadata: { k: 1 },
     };
     expect(eventErrors(full, 5)).toEqual([]);
   });
@@ -65,18 +80,68 @@ describe('normalizeEvent', () => {
   });
 
   it.each([
-    ['a NUL in an argument value', { ...valid, arguments: { a: 'x\u0000' } }, '/events/0/arguments/a', 'must not contain the NUL character (U+0000)'],
-    ['a NUL in an argument name', { ...valid, arguments: { 'a\u0000b': 1 } }, '/events/0/arguments/a\\u0000b', 'has a key that must not contain the NUL character (U+0000)'],
-    ['a lone surrogate in a result', { ...valid, result: ['ok', '\ud800'] }, '/events/0/result/1', 'must not contain a lone UTF-16 surrogate'],
+    [
+      'a NUL in an argument value',
+      { ...valid, arguments: { a: 'x\u0000' } },
+      '/events/0/arguments/a',
+      'must not contain the NUL character (U+0000)',
+    ],
+    [
+      'a NUL in an argument name',
+      { ...valid, arguments: { 'a\u0000b': 1 } },
+      '/events/0/arguments/a\\u0000b',
+      'has a key that must not contain the NUL character (U+0000)',
+    ],
+    [
+      'a lone surrogate in a result',
+      { ...valid, result: ['ok', '\ud800'] },
+      '/events/0/result/1',
+      'must not contain a lone UTF-16 surrogate',
+    ],
     ['a NUL in the id', { ...valid, id: 'a\u0000b' }, '/events/0/id', 'must not contain the NUL character (U+0000)'],
     ['a lone surrogate in the id', { ...valid, id: 'a\udc00' }, '/events/0/id', 'must not contain a lone UTF-16 surrogate'],
-    ['a NUL in the error message', { tool: 't', status: 'error' as const, error: { message: '\u0000' } }, '/events/0/error/message', 'must not contain the NUL character (U+0000)'],
-    ['1e309 in arguments', { ...valid, arguments: JSON.parse('{"n": [1, 1e309]}') }, '/events/0/arguments/n/1', expect.stringMatching(/^must be a finite number/)],
-    ['-1e309 in metadata', { ...valid, metadata: JSON.parse('{"m": {"x": -1e309}}') }, '/events/0/metadata/m/x', expect.stringMatching(/^must be a finite number/)],
-    ['a NUL inside arguments sent as JSON text', { ...valid, arguments: '{"a\\u0000": 1}' }, '/events/0/arguments', expect.stringMatching(/^is JSON text whose value at "\/a\\u0000" has a key that must not contain the NUL/)],
-    ['a year-0 occurredAt', { ...valid, occurredAt: '0000-01-01T00:00:00Z' }, '/events/0/occurredAt', 'must be between 1970-01-01 and 9999-12-31 (UTC) once converted to UTC'],
-    ['an occurredAt past 9999 in UTC', { ...valid, occurredAt: '9999-12-31T23:59:59-01:00' }, '/events/0/occurredAt', 'must be between 1970-01-01 and 9999-12-31 (UTC) once converted to UTC'],
-    ['an occurredAt before 1970', { ...valid, occurredAt: '1969-12-31T23:59:59Z' }, '/events/0/occurredAt', 'must be between 1970-01-01 and 9999-12-31 (UTC) once converted to UTC'],
+    [
+      'a NUL in the error message',
+      { tool: 't', status: 'error' as const, error: { message: '\u0000' } },
+      '/events/0/error/message',
+      'must not contain the NUL character (U+0000)',
+    ],
+    [
+      '1e309 in arguments',
+      { ...valid, arguments: JSON.parse('{"n": [1, 1e309]}') },
+      '/events/0/arguments/n/1',
+      expect.stringMatching(/^must be a finite number/),
+    ],
+    [
+      '-1e309 in metadata',
+      { ...valid, metadata: JSON.parse('{"m": {"x": -1e309}}') },
+      '/events/0/metadata/m/x',
+      expect.stringMatching(/^must be a finite number/),
+    ],
+    [
+      'a NUL inside arguments sent as JSON text',
+      { ...valid, arguments: '{"a\\u0000": 1}' },
+      '/events/0/arguments',
+      expect.stringMatching(/^is JSON text whose value at "\/a\\u0000" has a key that must not contain the NUL/),
+    ],
+    [
+      'a year-0 occurredAt',
+      { ...valid, occurredAt: '0000-01-01T00:00:00Z' },
+      '/events/0/occurredAt',
+      'must be between 1970-01-01 and 9999-12-31 (UTC) once converted to UTC',
+    ],
+    [
+      'an occurredAt past 9999 in UTC',
+      { ...valid, occurredAt: '9999-12-31T23:59:59-01:00' },
+      '/events/0/occurredAt',
+      'must be between 1970-01-01 and 9999-12-31 (UTC) once converted to UTC',
+    ],
+    [
+      'an occurredAt before 1970',
+      { ...valid, occurredAt: '1969-12-31T23:59:59Z' },
+      '/events/0/occurredAt',
+      'must be between 1970-01-01 and 9999-12-31 (UTC) once converted to UTC',
+    ],
   ])('refuses an event with %s, naming the path', (_case, event, path, message) => {
     expect(normalizeEvent(event, 0, now)).toEqual({ errors: [{ path, message }] });
   });

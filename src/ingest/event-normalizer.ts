@@ -28,7 +28,9 @@ export function normalizeEvent(raw: RawEvent, index: number, now: Date): Normali
       return { errors: [{ path: `${path}/${field}`, message: `is nested deeper than ${MAX_JSON_DEPTH} levels` }] };
     }
   }
-  const unstorable = firstUnstorableValue(raw, path) ?? (typeof raw.arguments === 'string' ? firstUnstorableInJsonText(raw.arguments, `${path}/arguments`) : null);
+  const unstorable =
+    firstUnstorableValue(raw, path) ??
+    (typeof raw.arguments === 'string' ? firstUnstorableInJsonText(raw.arguments, `${path}/arguments`) : null);
   if (unstorable) return { errors: [unstorable] };
   const metadata = raw.metadata === undefined ? undefined : redactSecrets(raw.metadata);
   if (metadata !== undefined && Buffer.byteLength(JSON.stringify(metadata)) > MAX_METADATA_BYTES) {

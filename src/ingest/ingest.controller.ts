@@ -15,7 +15,12 @@ export class IngestController {
   /** 202: every accepted event is durably queued; rejected ones are listed with the field at fault. */
   @Post()
   @HttpCode(202)
-  @ApiRoute({ summary: 'Report tool calls: one event or {events: [...]}; 202 once every accepted event is queued', body: EVENTS_BODY_SCHEMA, response: ACCEPTED_RESPONSE, status: 202 })
+  @ApiRoute({
+    summary: 'Report tool calls: one event or {events: [...]}; 202 once every accepted event is queued',
+    body: EVENTS_BODY_SCHEMA,
+    response: ACCEPTED_RESPONSE,
+    status: 202,
+  })
   @BodyJudgedPerItem()
   postEvents(@CurrentProject() project: AuthenticatedProject, @Body() body: unknown): Promise<IngestResult> {
     return this.ingest.ingest(project.projectId, body);

@@ -71,7 +71,8 @@ export const ACCEPTED_RESPONSE = {
 
 export const TRACES_BODY_SCHEMA = {
   type: 'object',
-  description: 'an OTLP/HTTP JSON ExportTraceServiceRequest; tool spans (gen_ai.operation.name = execute_tool, or OpenInference TOOL) become events',
+  description:
+    'an OTLP/HTTP JSON ExportTraceServiceRequest; tool spans (gen_ai.operation.name = execute_tool, or OpenInference TOOL) become events',
   properties: { resourceSpans: { type: 'array', items: { type: 'object' } } },
 } as const;
 

@@ -53,7 +53,8 @@ export class IngestService {
     const client = clientInfoOf(body);
     if (client) {
       // Events an SDK dropped never reach us; this line is the only trace that they existed.
-      if (client.dropped > 0) this.logger.warn({ projectId, client }, `${client.sdk} ${client.version} dropped ${client.dropped} events before sending`);
+      if (client.dropped > 0)
+        this.logger.warn({ projectId, client }, `${client.sdk} ${client.version} dropped ${client.dropped} events before sending`);
       result.client = client;
     }
     return result;
@@ -96,7 +97,10 @@ export class IngestService {
       if (!(error instanceof QueueUnavailableError)) throw error;
       const headers = { 'retry-after': String(QUEUE_RETRY_AFTER_SECONDS) };
       if (!error.mayHaveLanded) {
-        throw new ApiError(503, 'queue_unavailable', 'The event queue is unavailable; nothing was accepted. Retry later.', { headers, body: { accepted: 0 } });
+        throw new ApiError(503, 'queue_unavailable', 'The event queue is unavailable; nothing was accepted. Retry later.', {
+          headers,
+          body: { accepted: 0 },
+        });
       }
       // Redis did not confirm in time: the job may still land, so no count is claimed either way.
       throw new ApiError(503, 'queue_unconfirmed', UNCONFIRMED_MESSAGE, { headers });
@@ -135,6 +139,7 @@ function clientInfoOf(body: unknown): ClientInfo | undefined {
   const client = (body as { client?: unknown }).client;
   if (client === null || typeof client !== 'object') return undefined;
   const { sdk, version, dropped } = client as Record<string, unknown>;
-  if (typeof sdk !== 'string' || typeof version !== 'string' || typeof dropped !== 'number' || !Number.isInteger(dropped) || dropped < 0) return undefined;
+  if (typeof sdk !== 'string' || typeof version !== 'string' || typeof dropped !== 'number' || !Number.isInteger(dropped) || dropped < 0)
+    return undefined;
   return { sdk: sdk.slice(0, 100), version: version.slice(0, 50), dropped };
 }

@@ -25,7 +25,11 @@ describe('mapOtlpTraces', () => {
     const spans = exported.resourceSpans[0].scopeSpans[0].spans;
     expect(mapping.ignoredSpans).toBe(2);
     expect(mapping.rejected).toEqual([]);
-    expect(mapping.spanPaths).toEqual(['/resourceSpans/0/scopeSpans/0/spans/0', '/resourceSpans/0/scopeSpans/0/spans/1', '/resourceSpans/0/scopeSpans/0/spans/2']);
+    expect(mapping.spanPaths).toEqual([
+      '/resourceSpans/0/scopeSpans/0/spans/0',
+      '/resourceSpans/0/scopeSpans/0/spans/1',
+      '/resourceSpans/0/scopeSpans/0/spans/2',
+    ]);
     const [weather, factorial, add] = mapping.events;
     expect(weather).toEqual({
       id: `otel:${spans[0].traceId}:${spans[0].spanId}`,
@@ -55,7 +59,9 @@ describe('mapOtlpTraces', () => {
       status: 'error',
       arguments: { a: 'x', b: 2 },
       toolCallId: 'call_add_1',
-      error: { message: expect.stringMatching(/^Error invoking tool 'add' with kwargs \{'a': 'x', 'b': 2\} with error:\n a: Input should be/) },
+      error: {
+        message: expect.stringMatching(/^Error invoking tool 'add' with kwargs \{'a': 'x', 'b': 2\} with error:\n a: Input should be/),
+      },
     });
   });
 
@@ -78,7 +84,14 @@ describe('mapOtlpTraces', () => {
   it('reads arguments given as a kvlist, int64 as decimal strings, and keeps text that is not JSON', () => {
     const kvlist = {
       key: 'gen_ai.tool.call.arguments',
-      value: { kvlistValue: { values: [{ key: 'n', value: { intValue: '25' } }, { key: 'big', value: { intValue: '9007199254740993' } }] } },
+      value: {
+        kvlistValue: {
+          values: [
+            { key: 'n', value: { intValue: '25' } },
+            { key: 'big', value: { intValue: '9007199254740993' } },
+          ],
+        },
+      },
     };
     expect(mapOtlpTraces(bodyWithSpans(toolSpan([str('gen_ai.tool.name', 'x'), kvlist]))).events[0].arguments).toEqual({
       n: 25,
@@ -91,7 +104,9 @@ describe('mapOtlpTraces', () => {
   it('drops attribute values nested deeper than 64 levels instead of recursing without bound', () => {
     let value: unknown = { stringValue: 'leaf' };
     for (let i = 0; i < 20_000; i += 1) value = { arrayValue: { values: [value] } };
-    const [event] = mapOtlpTraces(bodyWithSpans(toolSpan([str('gen_ai.tool.name', 'x'), { key: 'gen_ai.tool.call.arguments', value }]))).events;
+    const [event] = mapOtlpTraces(
+      bodyWithSpans(toolSpan([str('gen_ai.tool.name', 'x'), { key: 'gen_ai.tool.call.arguments', value }])),
+    ).events;
     let depth = 0;
     for (let node = event.arguments; Array.isArray(node); node = node[0]) depth += 1;
     expect(depth).toBe(65);
@@ -119,7 +134,9 @@ describe('mapOtlpTraces', () => {
   });
   it('keeps NaN and the infinities, which OTLP/JSON writes as strings, as that text rather than a number JSON cannot carry', () => {
     const kv = (key: string, doubleValue: unknown) => ({ key, value: { doubleValue } });
-    const attributes = [{ key: 'input.value', value: { kvlistValue: { values: [kv('a', 'NaN'), kv('b', '-Infinity'), kv('c', 1.5), kv('d', '2.5')] } } }];
+    const attributes = [
+      { key: 'input.value', value: { kvlistValue: { values: [kv('a', 'NaN'), kv('b', '-Infinity'), kv('c', 1.5), kv('d', '2.5')] } } },
+    ];
     const [event] = mapOtlpTraces(bodyWithSpans(toolSpan(attributes))).events;
     expect(event.arguments).toEqual({ a: 'NaN', b: '-Infinity', c: 1.5, d: 2.5 });
   });

@@ -11,9 +11,20 @@ describe('mapProviderShape', () => {
 
   describe('openai', () => {
     it('parses the arguments string and keeps our other fields', () => {
-      const mapped = mapProviderShape({ openai: { toolCall: openAiCall('{"city":"Paris"}'), result: { tempC: 21 } }, agent: 'a1', durationMs: 5 }, 0);
+      const mapped = mapProviderShape(
+        { openai: { toolCall: openAiCall('{"city":"Paris"}'), result: { tempC: 21 } }, agent: 'a1', durationMs: 5 },
+        0,
+      );
       expect(mapped).toEqual({
-        event: { agent: 'a1', durationMs: 5, tool: 'get_weather', status: 'success', toolCallId: 'call_abc', arguments: { city: 'Paris' }, result: { tempC: 21 } },
+        event: {
+          agent: 'a1',
+          durationMs: 5,
+          tool: 'get_weather',
+          status: 'success',
+          toolCallId: 'call_abc',
+          arguments: { city: 'Paris' },
+          result: { tempC: 21 },
+        },
       });
     });
 
@@ -66,13 +77,20 @@ describe('mapProviderShape', () => {
     const toolUse = { type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: { city: 'Paris' } };
 
     it('maps tool_use + tool_result', () => {
-      expect(mapProviderShape({ anthropic: { toolUse, toolResult: { type: 'tool_result', tool_use_id: 'toolu_01', content: '21C' } } }, 0)).toEqual({
+      expect(
+        mapProviderShape({ anthropic: { toolUse, toolResult: { type: 'tool_result', tool_use_id: 'toolu_01', content: '21C' } } }, 0),
+      ).toEqual({
         event: { tool: 'get_weather', status: 'success', toolCallId: 'toolu_01', arguments: { city: 'Paris' }, result: '21C' },
       });
     });
 
     it('maps is_error with the text blocks of its content as the message', () => {
-      const toolResult = { type: 'tool_result', tool_use_id: 'toolu_01', is_error: true, content: [{ type: 'text', text: 'Unknown city: Pariss' }] };
+      const toolResult = {
+        type: 'tool_result',
+        tool_use_id: 'toolu_01',
+        is_error: true,
+        content: [{ type: 'text', text: 'Unknown city: Pariss' }],
+      };
       expect(mapProviderShape({ anthropic: { toolUse, toolResult } }, 0)).toMatchObject({
         event: { status: 'error', error: { message: 'Unknown city: Pariss' } },
       });
@@ -91,7 +109,13 @@ describe('mapProviderShape', () => {
     it('maps a tools/call request and its result', () => {
       const response = { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: '21C' }], isError: false } };
       expect(mapProviderShape({ mcp: { request, response } }, 0)).toEqual({
-        event: { tool: 'get_weather', status: 'success', toolCallId: '2', arguments: { location: 'New York' }, result: [{ type: 'text', text: '21C' }] },
+        event: {
+          tool: 'get_weather',
+          status: 'success',
+          toolCallId: '2',
+          arguments: { location: 'New York' },
+          result: [{ type: 'text', text: '21C' }],
+        },
       });
     });
 

@@ -164,7 +164,10 @@ function shapeErrors(errors: ErrorObject[], prefix: string): FieldError[] {
     .filter((error) => !error.schemaPath.includes('/oneOf/'))
     .map((error) =>
       error.keyword === 'oneOf'
-        ? { path: prefix + error.instancePath, message: error.params.passingSchemas ? 'must hold result or error, not both' : 'must hold result or error' }
+        ? {
+            path: prefix + error.instancePath,
+            message: error.params.passingSchemas ? 'must hold result or error, not both' : 'must hold result or error',
+          }
         : toFieldError(error, prefix),
     );
 }

@@ -38,7 +38,11 @@ describe('redactSecrets', () => {
   });
 
   it('keeps numbers and booleans under token-like keys, such as max_tokens', () => {
-    expect(redactSecrets({ max_tokens: 512, use_token: true, token: 'abc' })).toEqual({ max_tokens: 512, use_token: true, token: REDACTED });
+    expect(redactSecrets({ max_tokens: 512, use_token: true, token: 'abc' })).toEqual({
+      max_tokens: 512,
+      use_token: true,
+      token: REDACTED,
+    });
   });
 
   it('returns a value without secrets as it is and copies only the branch that holds one', () => {
@@ -60,9 +64,7 @@ describe('redactSecrets', () => {
 
 describe('redactSecretsInText', () => {
   it('redacts key-value pairs in arguments that are not valid JSON', () => {
-    expect(redactSecretsInText('{"user": "bob", "password": "hunter2", "n": 3')).toBe(
-      `{"user": "bob", "password": "${REDACTED}", "n": 3`,
-    );
+    expect(redactSecretsInText('{"user": "bob", "password": "hunter2", "n": 3')).toBe(`{"user": "bob", "password": "${REDACTED}", "n": 3`);
     expect(redactSecretsInText('api_key=abc123&q=x')).toBe(`api_key=${REDACTED}&q=x`);
   });
 });

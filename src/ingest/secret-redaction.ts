@@ -8,7 +8,8 @@ export const REDACTED = '[REDACTED]';
 // The rules are shared with both SDKs through test/fixtures/redaction-cases.json; change all three together.
 // Keys are compared lower-cased without '-', '_' and blanks: password, secret, token, api key, access/private key,
 // authorization, credential, cookie anywhere; auth or pwd at the end; pass alone.
-const SECRET_KEY = /password|passwd|passphrase|secret|token|apikey|accesskey|privatekey|authorization|credential|cookie|(?:auth|pwd)$|^pass$/;
+const SECRET_KEY =
+  /password|passwd|passphrase|secret|token|apikey|accesskey|privatekey|authorization|credential|cookie|(?:auth|pwd)$|^pass$/;
 
 // in text (arguments the model produced that are not JSON, messages): "password": "...", password=..., Bearer ...
 const SECRET_IN_TEXT =

@@ -17,7 +17,11 @@ export class TracesController {
   /** 200 as OTLP wants; tool spans are queued, other spans are ignored and counted in a response header. */
   @Post()
   @HttpCode(200)
-  @ApiRoute({ summary: 'OTLP/HTTP JSON traces: tool spans become events, other spans are counted and ignored', body: TRACES_BODY_SCHEMA, response: TRACES_RESPONSE })
+  @ApiRoute({
+    summary: 'OTLP/HTTP JSON traces: tool spans become events, other spans are counted and ignored',
+    body: TRACES_BODY_SCHEMA,
+    response: TRACES_RESPONSE,
+  })
   @BodyJudgedPerItem()
   async postTraces(
     @CurrentProject() project: AuthenticatedProject,

@@ -33,7 +33,9 @@ export class TracesService {
     const mapping = this.mapOrReject(body);
     if (mapping.events.length > MAX_EVENTS_PER_BATCH) {
       throw new ApiError(413, 'too_many_events', `A request may hold at most ${MAX_EVENTS_PER_BATCH} tool spans`, {
-        details: [{ path: '/resourceSpans', message: `must hold at most ${MAX_EVENTS_PER_BATCH} tool spans, got ${mapping.events.length}` }],
+        details: [
+          { path: '/resourceSpans', message: `must hold at most ${MAX_EVENTS_PER_BATCH} tool spans, got ${mapping.events.length}` },
+        ],
       });
     }
     const result = await this.ingest.ingestMapped(projectId, mapping.events, now);
@@ -45,7 +47,10 @@ export class TracesService {
     ];
     const rejectedSpans = mapping.rejected.length + result.rejected.length;
     const toolSpans = mapping.events.length + mapping.rejected.length;
-    this.logger.debug({ projectId, toolSpans, accepted: result.accepted, rejectedSpans, ignoredSpans: mapping.ignoredSpans }, 'otlp traces');
+    this.logger.debug(
+      { projectId, toolSpans, accepted: result.accepted, rejectedSpans, ignoredSpans: mapping.ignoredSpans },
+      'otlp traces',
+    );
     if (rejectedSpans === 0) return { response: {}, toolSpans, ignoredSpans: mapping.ignoredSpans };
     const errorMessage = problems
       .slice(0, 20)

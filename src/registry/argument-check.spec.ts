@@ -31,7 +31,12 @@ describe('checkArguments', () => {
           path: '/numbers',
           message: "'numbers' is not a parameter of this tool; the parameter is 'number' (one integer); pass the single item itself",
         },
-        { category: 'argument_mismatch', subtype: 'missing_argument', path: '/number', message: "'number' is required; it was sent as 'numbers'" },
+        {
+          category: 'argument_mismatch',
+          subtype: 'missing_argument',
+          path: '/number',
+          message: "'number' is required; it was sent as 'numbers'",
+        },
       ]),
     );
     expect(result.suggestion).toEqual({ number: 12 });
@@ -45,7 +50,14 @@ describe('checkArguments', () => {
 
   it('unwraps a one-element array under the right name, and refuses several', () => {
     expect(check({ number: [7] })).toMatchObject({
-      errors: [{ category: 'argument_mismatch', subtype: 'type_mismatch', path: '/number', message: "'number' must be integer, not an array; pass the single item itself" }],
+      errors: [
+        {
+          category: 'argument_mismatch',
+          subtype: 'type_mismatch',
+          path: '/number',
+          message: "'number' must be integer, not an array; pass the single item itself",
+        },
+      ],
       suggestion: { number: 7 },
     });
     expect(check({ number: [7, 8] })).toMatchObject({

@@ -64,7 +64,13 @@ export function checkArguments(input: ArgumentCheckInput): ArgumentCheck {
   const args = readArguments(input.arguments);
   if (!isObject(args)) {
     const message = 'arguments must be a JSON object of argument names to values';
-    return { valid: false, errors: [{ category: 'argument_mismatch', subtype: 'malformed_arguments', path: '', message }], suggestion: null, checked: true, reason: null };
+    return {
+      valid: false,
+      errors: [{ category: 'argument_mismatch', subtype: 'malformed_arguments', path: '', message }],
+      suggestion: null,
+      checked: true,
+      reason: null,
+    };
   }
   const check = input.schema.validate(args);
   if (check.status !== 'checked') return unchecked(check.status);
@@ -103,7 +109,9 @@ function resolveRenames(input: ArgumentCheckInput, args: Record<string, unknown>
     const intended =
       (learned !== undefined && free.includes(learned) ? learned : null) ??
       matchArgumentName(wrong, free) ??
-      (primary.wrongArgument === wrong && primary.intendedArgument && free.includes(primary.intendedArgument) ? primary.intendedArgument : null);
+      (primary.wrongArgument === wrong && primary.intendedArgument && free.includes(primary.intendedArgument)
+        ? primary.intendedArgument
+        : null);
     if (intended) renames.set(wrong, intended);
   }
   return renames;
@@ -139,7 +147,12 @@ function describeErrors(
   // Composite keywords (anyOf, not, ...) explain nothing their leaves do not; alone, they are all there is.
   if (errors.length === 0) {
     for (const error of ajvErrors) {
-      add({ category: 'argument_mismatch', subtype: null, path: error.instancePath, message: withName(error.instancePath, error.message ?? 'is invalid') });
+      add({
+        category: 'argument_mismatch',
+        subtype: null,
+        path: error.instancePath,
+        message: withName(error.instancePath, error.message ?? 'is invalid'),
+      });
     }
   }
   return errors;
@@ -166,9 +179,16 @@ function describeError(
     return unknownArgumentError(at, name, args, schemaJson, renames);
   }
   if (subtype === 'type_mismatch') {
-    if (at === '') return { category: 'argument_mismatch', subtype: 'malformed_arguments', path: '', message: 'arguments must be a JSON object' };
+    if (at === '')
+      return { category: 'argument_mismatch', subtype: 'malformed_arguments', path: '', message: 'arguments must be a JSON object' };
     const value = valueAt(args, at);
-    if (value === null) return { category: 'argument_mismatch', subtype: 'missing_argument', path: at, message: withName(at, 'is required (null was given)') };
+    if (value === null)
+      return {
+        category: 'argument_mismatch',
+        subtype: 'missing_argument',
+        path: at,
+        message: withName(at, 'is required (null was given)'),
+      };
     const expected = typesOfParam(error.params.type);
     if (Array.isArray(value) && isScalarTypeList(expected)) {
       return { ...base, path: at, message: withName(at, `must be ${expected.join(' or ')}, not an array${arrayAdvice(value)}`) };
@@ -230,7 +250,10 @@ export function suggestCorrection(
 
 function withName(pointer: string, message: string): string {
   if (pointer === '') return `arguments ${message}`;
-  const name = pointer.slice(pointer.lastIndexOf('/') + 1).replace(/~1/g, '/').replace(/~0/g, '~');
+  const name = pointer
+    .slice(pointer.lastIndexOf('/') + 1)
+    .replace(/~1/g, '/')
+    .replace(/~0/g, '~');
   return `'${name}' ${message}`;
 }
 

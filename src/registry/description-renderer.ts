@@ -43,5 +43,8 @@ function evidenceCount(warning: RenderableWarning): number {
 }
 
 function asOneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim().replace(/^[-*•]\s+/, '');
+  return text
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^[-*•]\s+/, '');
 }

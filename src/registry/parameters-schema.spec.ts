@@ -5,28 +5,40 @@ const check = (schema: unknown) => checkParametersSchema(schema, '/parameters');
 describe('checkParametersSchema', () => {
   it.each([
     ['a plain object schema', { type: 'object', properties: { number: { type: 'integer', maximum: 1000000 } }, required: ['number'] }],
-    ['an OpenAI strict-mode schema with nullable unions', {
-      type: 'object',
-      properties: { city: { type: 'string' }, unit: { type: ['string', 'null'], enum: ['c', 'f', null] } },
-      required: ['city', 'unit'],
-      additionalProperties: false,
-    }],
-    ['a pydantic schema with titles, defaults and anyOf', {
-      title: 'Args',
-      type: 'object',
-      properties: { n: { anyOf: [{ type: 'integer' }, { type: 'null' }], default: null, title: 'N' } },
-    }],
-    ['a zod-to-json-schema output with $schema draft-07 and local $ref', {
-      $schema: 'http://json-schema.org/draft-07/schema#',
-      type: 'object',
-      definitions: { day: { type: 'string', format: 'date' } },
-      properties: { from: { $ref: '#/definitions/day' } },
-    }],
-    ['a 2020-12 schema from an MCP server', {
-      $schema: 'https://json-schema.org/draft/2020-12/schema',
-      type: 'object',
-      properties: { pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false } },
-    }],
+    [
+      'an OpenAI strict-mode schema with nullable unions',
+      {
+        type: 'object',
+        properties: { city: { type: 'string' }, unit: { type: ['string', 'null'], enum: ['c', 'f', null] } },
+        required: ['city', 'unit'],
+        additionalProperties: false,
+      },
+    ],
+    [
+      'a pydantic schema with titles, defaults and anyOf',
+      {
+        title: 'Args',
+        type: 'object',
+        properties: { n: { anyOf: [{ type: 'integer' }, { type: 'null' }], default: null, title: 'N' } },
+      },
+    ],
+    [
+      'a zod-to-json-schema output with $schema draft-07 and local $ref',
+      {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        type: 'object',
+        definitions: { day: { type: 'string', format: 'date' } },
+        properties: { from: { $ref: '#/definitions/day' } },
+      },
+    ],
+    [
+      'a 2020-12 schema from an MCP server',
+      {
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        type: 'object',
+        properties: { pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false } },
+      },
+    ],
   ])('accepts %s', (_, schema) => {
     expect(check(schema)).toEqual([]);
   });

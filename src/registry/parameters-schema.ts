@@ -36,7 +36,10 @@ export function checkParametersSchema(schema: unknown, path: string): FieldError
   if (tooDeep) return [{ path: tooDeep, message: `nests deeper than ${MAX_SCHEMA_DEPTH} levels` }];
   const remoteRefs = findRemoteRefs(schema, path);
   if (remoteRefs.length > 0) return remoteRefs.slice(0, MAX_REPORTED_PROBLEMS);
-  const tooExpensive = measureSchemaCost(schema).problems.map((problem) => ({ path: `${path}${problem.pointer}`, message: problem.message }));
+  const tooExpensive = measureSchemaCost(schema).problems.map((problem) => ({
+    path: `${path}${problem.pointer}`,
+    message: problem.message,
+  }));
   if (tooExpensive.length > 0) return tooExpensive.slice(0, MAX_REPORTED_PROBLEMS);
 
   const json = schema as JsonObject;
@@ -70,7 +73,10 @@ function fromMetaSchemaErrors(errors: readonly ErrorObject[], path: string): Fie
     const at = `${path}${error.instancePath}`;
     if (byPath.has(at)) continue;
     const allowed = error.keyword === 'enum' ? (error.params as { allowedValues?: unknown[] }).allowedValues : undefined;
-    byPath.set(at, allowed ? `must be one of ${allowed.map((value) => JSON.stringify(value)).join(', ')}` : (error.message ?? 'is invalid'));
+    byPath.set(
+      at,
+      allowed ? `must be one of ${allowed.map((value) => JSON.stringify(value)).join(', ')}` : (error.message ?? 'is invalid'),
+    );
   }
   return [...byPath].slice(0, MAX_REPORTED_PROBLEMS).map(([at, message]) => ({ path: at, message }));
 }

@@ -28,7 +28,11 @@ export class RegistryChangesChannel implements OnModuleDestroy {
   private isSubscribed = false;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig, @Inject(ROOT_LOGGER) rootLogger: Logger) {
-    this.broadcast = new RedisBroadcast(config.redisUrl, `${config.queuePrefix}:registry-changes`, rootLogger.child({ context: 'registry-changes' }));
+    this.broadcast = new RedisBroadcast(
+      config.redisUrl,
+      `${config.queuePrefix}:registry-changes`,
+      rootLogger.child({ context: 'registry-changes' }),
+    );
   }
 
   /** The change is committed either way; if Redis misses it, other instances reset when their subscription recovers. */

@@ -25,7 +25,13 @@ const SERVED_WARNING = {
   type: 'object',
   additionalProperties: false,
   required: ['id', 'kind', 'text', 'evidence', 'status'],
-  properties: { id: { type: 'string', format: 'uuid' }, kind: { type: 'string' }, text: { type: 'string' }, evidence: EVIDENCE, status: { type: 'string', enum: ['active'] } },
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    kind: { type: 'string' },
+    text: { type: 'string' },
+    evidence: EVIDENCE,
+    status: { type: 'string', enum: ['active'] },
+  },
 } as const;
 
 /** A warning with its whole lifecycle, as the warning routes answer it. */
@@ -54,7 +60,11 @@ export const REGISTRATION_RESPONSE = {
   properties: {
     name: TOOL_NAME,
     version: VERSION,
-    status: { type: 'string', enum: ['created', 'updated', 'unchanged'], description: 'created (201): new or back from the archive; updated: a new version; unchanged: nothing an agent reads changed' },
+    status: {
+      type: 'string',
+      enum: ['created', 'updated', 'unchanged'],
+      description: 'created (201): new or back from the archive; updated: a new version; unchanged: nothing an agent reads changed',
+    },
   },
 } as const;
 
@@ -79,17 +89,25 @@ export const DESCRIPTION_RESPONSE = {
   },
 } as const;
 
-const closedTool = (properties: Record<string, object>) => ({ type: 'object', additionalProperties: false, required: Object.keys(properties), properties });
+const closedTool = (properties: Record<string, object>) => ({
+  type: 'object',
+  additionalProperties: false,
+  required: Object.keys(properties),
+  properties,
+});
 /** One listed tool in each `format`; the descriptions carry the active warnings. */
 const LISTED_TOOL = {
   anyOf: [
     closedTool({ ...DESCRIPTION_RESPONSE.properties, metadata: { type: 'object', nullable: true } }),
-    closedTool({ type: { type: 'string', enum: ['function'] }, function: closedTool({ name: TOOL_NAME, description: { type: 'string' }, parameters: JSON_SCHEMA }) }),
+    closedTool({
+      type: { type: 'string', enum: ['function'] },
+      function: closedTool({ name: TOOL_NAME, description: { type: 'string' }, parameters: JSON_SCHEMA }),
+    }),
     closedTool({ name: TOOL_NAME, description: { type: 'string' }, input_schema: JSON_SCHEMA }),
     closedTool({ name: TOOL_NAME, description: { type: 'string' }, inputSchema: JSON_SCHEMA }),
     closedTool({ name: TOOL_NAME, description: { type: 'string' }, schema: JSON_SCHEMA }),
   ],
-  description: 'raw: the description view with metadata; openai, anthropic, mcp, langchain: that framework\'s tool shape',
+  description: "raw: the description view with metadata; openai, anthropic, mcp, langchain: that framework's tool shape",
 } as const;
 
 export const TOOL_LIST_RESPONSE = {
@@ -120,8 +138,15 @@ export const VALIDATION_RESPONSE = {
       },
     },
     suggestion: { type: 'object', nullable: true, description: 'corrected arguments, when a correction is safe' },
-    checked: { type: 'boolean', description: 'false when the schema could not check the arguments: too expensive within the budget, or unusable' },
-    reason: { type: 'string', nullable: true, description: 'why the arguments were not checked ("schema too expensive: ..."); null when checked' },
+    checked: {
+      type: 'boolean',
+      description: 'false when the schema could not check the arguments: too expensive within the budget, or unusable',
+    },
+    reason: {
+      type: 'string',
+      nullable: true,
+      description: 'why the arguments were not checked ("schema too expensive: ..."); null when checked',
+    },
   },
 } as const;
 

@@ -4,7 +4,15 @@ import { ApiError, FieldError } from '../infra/http/api-error';
 import { compileQueryValidator } from '../infra/http/query-validator';
 import { checkParametersSchema } from './parameters-schema';
 import { TOOL_FORMATS, type JsonObject, type ToolDefinition, type ToolFormat } from './registry.types';
-import { checkDescription, checkMetadata, isObject, MAX_DESCRIPTION_CHARS, MAX_METADATA_BYTES, normalizeToolDefinition, TOOL_NAME_PATTERN } from './tool-definition';
+import {
+  checkDescription,
+  checkMetadata,
+  isObject,
+  MAX_DESCRIPTION_CHARS,
+  MAX_METADATA_BYTES,
+  normalizeToolDefinition,
+  TOOL_NAME_PATTERN,
+} from './tool-definition';
 
 // Request bodies and queries of the registry API, checked once at the edge; every reader throws a 400 naming each
 // bad field, or returns typed input.
@@ -49,10 +57,15 @@ export function readToolBody(name: string, body: unknown): ToolDefinition {
 
 /** The shapes readBulkBody accepts, for the OpenAPI document; each tool is normalized by normalizeToolDefinition. */
 export const BULK_BODY_SCHEMA = {
-  description: 'an array of tools or {"tools": [...]}; each tool in our shape {name, description, parameters, metadata?}, OpenAI\'s, Anthropic\'s or MCP\'s',
+  description:
+    "an array of tools or {\"tools\": [...]}; each tool in our shape {name, description, parameters, metadata?}, OpenAI's, Anthropic's or MCP's",
   oneOf: [
     { type: 'array', minItems: 1, maxItems: MAX_TOOLS_PER_BULK, items: { type: 'object' } },
-    { type: 'object', required: ['tools'], properties: { tools: { type: 'array', minItems: 1, maxItems: MAX_TOOLS_PER_BULK, items: { type: 'object' } } } },
+    {
+      type: 'object',
+      required: ['tools'],
+      properties: { tools: { type: 'array', minItems: 1, maxItems: MAX_TOOLS_PER_BULK, items: { type: 'object' } } },
+    },
   ],
 } as const;
 

@@ -136,7 +136,8 @@ export class ToolChangesService {
 
   async applyAutoWarning(projectId: string, toolName: string, input: AutoWarning, now: Date = new Date()): Promise<AutoWarningResult> {
     return this.change(projectId, toolName, (state): ToolDecision<AutoWarningResult> => {
-      if (!state || state.tool.archivedAt) return { plan: null, result: { applied: false, warningId: null, version: null, reason: 'unknown_tool' } };
+      if (!state || state.tool.archivedAt)
+        return { plan: null, result: { applied: false, warningId: null, version: null, reason: 'unknown_tool' } };
       const existing = state.warnings.find((warning) => warning.evidenceKey === input.evidenceKey);
       if (existing?.status === 'dismissed') {
         return { plan: null, result: { applied: false, warningId: existing.id, version: state.tool.version, reason: 'dismissed' } };

@@ -4,7 +4,9 @@ const parameters = { type: 'object', properties: { number: { type: 'integer' } }
 
 describe('normalizeToolDefinition', () => {
   it('reads our own shape with metadata', () => {
-    expect(normalizeToolDefinition({ name: 'prime_factors', description: 'Factorize.', parameters, metadata: { team: 'math' } }, '/tools/0')).toEqual({
+    expect(
+      normalizeToolDefinition({ name: 'prime_factors', description: 'Factorize.', parameters, metadata: { team: 'math' } }, '/tools/0'),
+    ).toEqual({
       ok: true,
       definition: { name: 'prime_factors', description: 'Factorize.', parameters, metadata: { team: 'math' } },
       parametersPath: '/tools/0/parameters',
@@ -42,7 +44,13 @@ describe('normalizeToolDefinition', () => {
 
   it('reads an MCP tool with title and annotations', () => {
     const result = normalizeToolDefinition(
-      { name: 'prime_factors', title: 'Prime factors', description: 'Factorize.', inputSchema: parameters, annotations: { readOnlyHint: true } },
+      {
+        name: 'prime_factors',
+        title: 'Prime factors',
+        description: 'Factorize.',
+        inputSchema: parameters,
+        annotations: { readOnlyHint: true },
+      },
       '/tools/3',
     );
     expect(result).toMatchObject({ ok: true, definition: { name: 'prime_factors', parameters }, parametersPath: '/tools/3/inputSchema' });

@@ -16,9 +16,7 @@ const NO_ARGUMENTS: JsonObject = { type: 'object', properties: {} };
 // Fields of our own shape; `type` and `strict` are tolerated so OpenAI Responses-style tools read as ours.
 const OWN_FIELDS = new Set(['name', 'description', 'parameters', 'metadata', 'type', 'strict']);
 
-export type NormalizedDefinition =
-  | { ok: true; definition: ToolDefinition; parametersPath: string }
-  | { ok: false; errors: FieldError[] };
+export type NormalizedDefinition = { ok: true; definition: ToolDefinition; parametersPath: string } | { ok: false; errors: FieldError[] };
 
 export function normalizeToolDefinition(item: unknown, path: string): NormalizedDefinition {
   if (!isObject(item)) return { ok: false, errors: [{ path, message: 'must be a tool definition object' }] };

@@ -49,7 +49,9 @@ export class ToolValidationService implements OnModuleInit, RegistryChangeListen
   async validate(projectId: string, name: string, rawArguments: unknown, nowMs: number = Date.now()): Promise<ArgumentCheck> {
     const tool = await this.compiledTool(projectId, name);
     const args = readArguments(rawArguments);
-    const learnedRenames = hasUndeclaredArguments(args, tool.schema) ? await this.learnedRenames(projectId, name, nowMs) : new Map<string, string>();
+    const learnedRenames = hasUndeclaredArguments(args, tool.schema)
+      ? await this.learnedRenames(projectId, name, nowMs)
+      : new Map<string, string>();
     return checkArguments({ tool: name, arguments: rawArguments, schema: tool.schema, learnedRenames });
   }
 

@@ -25,7 +25,12 @@ export class ToolWarningsController {
 
   @Post()
   @HttpCode(201)
-  @ApiRoute({ summary: 'Add a warning by hand (a new description version)', body: WARNING_BODY_SCHEMA, response: WARNING_CHANGE_RESPONSE, status: 201 })
+  @ApiRoute({
+    summary: 'Add a warning by hand (a new description version)',
+    body: WARNING_BODY_SCHEMA,
+    response: WARNING_CHANGE_RESPONSE,
+    status: 201,
+  })
   add(@CurrentProject() project: AuthenticatedProject, @Param('name') name: string, @Body() body: unknown): Promise<WarningChangeResult> {
     requireToolName(name);
     return this.toolChanges.addManualWarning(project.projectId, name, readWarningBody(body));
@@ -33,7 +38,11 @@ export class ToolWarningsController {
 
   @Post(':id/dismiss')
   @HttpCode(200)
-  @ApiRoute({ summary: 'Dismiss a warning (a new description version without it)', body: DISMISS_BODY_SCHEMA, response: WARNING_CHANGE_RESPONSE })
+  @ApiRoute({
+    summary: 'Dismiss a warning (a new description version without it)',
+    body: DISMISS_BODY_SCHEMA,
+    response: WARNING_CHANGE_RESPONSE,
+  })
   dismiss(
     @CurrentProject() project: AuthenticatedProject,
     @Param('name') name: string,
@@ -48,7 +57,11 @@ export class ToolWarningsController {
   @Post(':id/reinstate')
   @HttpCode(200)
   @ApiRoute({ summary: 'Reinstate a dismissed warning', response: WARNING_CHANGE_RESPONSE })
-  reinstate(@CurrentProject() project: AuthenticatedProject, @Param('name') name: string, @Param('id') id: string): Promise<WarningChangeResult> {
+  reinstate(
+    @CurrentProject() project: AuthenticatedProject,
+    @Param('name') name: string,
+    @Param('id') id: string,
+  ): Promise<WarningChangeResult> {
     requireToolName(name);
     return this.toolChanges.setWarningStatus(project.projectId, name, requireWarningId(id), 'active', null);
   }

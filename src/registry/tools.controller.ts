@@ -44,7 +44,12 @@ export class ToolsController {
   ) {}
 
   @Put('tools/:name')
-  @ApiRoute({ summary: 'Register or update a tool (201 when created)', body: TOOL_BODY_SCHEMA, response: REGISTRATION_RESPONSE, status: [201, 200] })
+  @ApiRoute({
+    summary: 'Register or update a tool (201 when created)',
+    body: TOOL_BODY_SCHEMA,
+    response: REGISTRATION_RESPONSE,
+    status: [201, 200],
+  })
   async register(
     @CurrentProject() project: AuthenticatedProject,
     @Param('name') name: string,
@@ -65,7 +70,11 @@ export class ToolsController {
   }
 
   @Get('tools')
-  @ApiRoute({ summary: 'Every active tool with its augmented description, in a framework\'s shape (ETag; 304 on If-None-Match)', query: LIST_QUERY_SCHEMA, response: TOOL_LIST_RESPONSE })
+  @ApiRoute({
+    summary: "Every active tool with its augmented description, in a framework's shape (ETag; 304 on If-None-Match)",
+    query: LIST_QUERY_SCHEMA,
+    response: TOOL_LIST_RESPONSE,
+  })
   async list(
     @CurrentProject() project: AuthenticatedProject,
     @Query() query: unknown,
@@ -77,7 +86,11 @@ export class ToolsController {
   }
 
   @Get('tools/:name/description')
-  @ApiRoute({ summary: 'The live description with its warnings, or a pinned version (ETag; 304 on If-None-Match)', query: DESCRIPTION_QUERY_SCHEMA, response: DESCRIPTION_RESPONSE })
+  @ApiRoute({
+    summary: 'The live description with its warnings, or a pinned version (ETag; 304 on If-None-Match)',
+    query: DESCRIPTION_QUERY_SCHEMA,
+    response: DESCRIPTION_RESPONSE,
+  })
   async description(
     @CurrentProject() project: AuthenticatedProject,
     @Param('name') name: string,
@@ -92,7 +105,11 @@ export class ToolsController {
 
   @Delete('tools/:name')
   @HttpCode(204)
-  @ApiRoute({ summary: 'Archive a tool: no longer served or validated; its events, versions and warnings stay', response: null, status: 204 })
+  @ApiRoute({
+    summary: 'Archive a tool: no longer served or validated; its events, versions and warnings stay',
+    response: null,
+    status: 204,
+  })
   async archive(@CurrentProject() project: AuthenticatedProject, @Param('name') name: string): Promise<void> {
     requireToolName(name);
     if (!(await this.toolChanges.archiveTool(project.projectId, name))) throw toolNotFound(name);
@@ -100,7 +117,11 @@ export class ToolsController {
 
   @Post('tools/:name/validate')
   @HttpCode(200)
-  @ApiRoute({ summary: 'Check arguments against the tool schema before calling it; a safe correction when there is one', body: VALIDATE_BODY_SCHEMA, response: VALIDATION_RESPONSE })
+  @ApiRoute({
+    summary: 'Check arguments against the tool schema before calling it; a safe correction when there is one',
+    body: VALIDATE_BODY_SCHEMA,
+    response: VALIDATION_RESPONSE,
+  })
   async validate(@CurrentProject() project: AuthenticatedProject, @Param('name') name: string, @Body() body: unknown) {
     requireToolName(name);
     return this.validation.validate(project.projectId, name, readValidateBody(body).arguments);

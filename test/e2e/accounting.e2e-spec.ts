@@ -44,12 +44,16 @@ async function accountingOf(t: TestApp, project: Key, acceptedIds: readonly stri
  * fails naming the counts when some event stays neither.
  */
 async function accountFor(t: TestApp, project: Key, acceptedIds: readonly string[], timeoutMs = 60_000) {
-  const accounting = await eventually(async () => {
-    const now = await accountingOf(t, project, acceptedIds);
-    const isSettled = (await isWorkerIdle(t)) && now.stored.size + now.deadLettered === acceptedIds.length;
-    if (!isSettled) throw new Error(`${acceptedIds.length} accepted, ${now.stored.size} stored, ${now.deadLettered} dead-lettered`);
-    return now;
-  }, timeoutMs, 100);
+  const accounting = await eventually(
+    async () => {
+      const now = await accountingOf(t, project, acceptedIds);
+      const isSettled = (await isWorkerIdle(t)) && now.stored.size + now.deadLettered === acceptedIds.length;
+      if (!isSettled) throw new Error(`${acceptedIds.length} accepted, ${now.stored.size} stored, ${now.deadLettered} dead-lettered`);
+      return now;
+    },
+    timeoutMs,
+    100,
+  );
   expect(accounting.listedIds.filter((id) => accounting.stored.has(id))).toEqual([]);
   return accounting;
 }
@@ -92,7 +96,9 @@ describe('finding 3: healthy events are never dead-lettered because of other eve
     const { stored, letters } = await accountFor(t, project, ids);
     expect(letters).toEqual([]);
     expect(stored.size).toBe(100);
-    const mistakes = await t.db.sql.query('SELECT argument_path, count FROM daily_mistake_rollups WHERE project_id = $1', [project.projectId]);
+    const mistakes = await t.db.sql.query('SELECT argument_path, count FROM daily_mistake_rollups WHERE project_id = $1', [
+      project.projectId,
+    ]);
     expect(mistakes.rows).toEqual([{ argument_path: `/${shared}`, count: 2 }]);
   });
 
@@ -106,7 +112,10 @@ describe('finding 3: healthy events are never dead-lettered because of other eve
     const { stored, letters } = await accountFor(t, project, ids);
     expect(letters).toEqual([]);
     expect(stored.size).toBe(23);
-    const ranges = await t.db.sql.query('SELECT success_count FROM argument_value_ranges WHERE project_id = $1 AND length(argument_path) = 500', [project.projectId]);
+    const ranges = await t.db.sql.query(
+      'SELECT success_count FROM argument_value_ranges WHERE project_id = $1 AND length(argument_path) = 500',
+      [project.projectId],
+    );
     expect(ranges.rows).toEqual([{ success_count: '3' }]);
   });
 
@@ -144,7 +153,10 @@ describe('finding 3: healthy events are never dead-lettered because of other eve
     const { stored, letters } = await accountFor(t, project, ids);
     expect(letters).toEqual([]);
     expect(stored.size).toBe(ids.length);
-    const rollup = await t.db.sql.query('SELECT sum(calls)::int AS calls, bool_and(latency_sum_ms < 1e300) AS finite FROM hourly_rollups WHERE project_id = $1', [project.projectId]);
+    const rollup = await t.db.sql.query(
+      'SELECT sum(calls)::int AS calls, bool_and(latency_sum_ms < 1e300) AS finite FROM hourly_rollups WHERE project_id = $1',
+      [project.projectId],
+    );
     expect(rollup.rows[0]).toEqual({ calls: ids.length, finite: true });
   });
 
@@ -153,7 +165,11 @@ describe('finding 3: healthy events are never dead-lettered because of other eve
     const occurredAt = new Date(Date.now() - 60_000).toISOString();
     const accepted: string[] = [];
     for (const duration of [1.7e308, Number.MAX_VALUE, 1e308]) {
-      const { ids } = await post(t, project, [anEvent({ occurredAt, durationMs: duration }), anEvent({ occurredAt }), anEvent({ occurredAt })]);
+      const { ids } = await post(t, project, [
+        anEvent({ occurredAt, durationMs: duration }),
+        anEvent({ occurredAt }),
+        anEvent({ occurredAt }),
+      ]);
       accepted.push(...ids);
       // one batch at a time, so the sum in Postgres adds to a row an earlier batch wrote
       await accountFor(t, project, accepted);
@@ -167,7 +183,11 @@ describe('finding 3: healthy events are never dead-lettered because of other eve
     const project = await freshProjectWithTool();
     const occurredAt = new Date(Date.now() - 60_000).toISOString();
     const valid = Array.from({ length: 40 }, () => anEvent({ occurredAt }));
-    const { ids, rejected } = await post(t, project, [anEvent({ occurredAt, durationMs: 1e308 }), ...valid, anEvent({ occurredAt, durationMs: 1e308 })]);
+    const { ids, rejected } = await post(t, project, [
+      anEvent({ occurredAt, durationMs: 1e308 }),
+      ...valid,
+      anEvent({ occurredAt, durationMs: 1e308 }),
+    ]);
     expect(ids.length + rejected.length).toBe(42);
     const { stored, letters } = await accountFor(t, project, ids);
     expect(letters).toEqual([]);
@@ -177,7 +197,22 @@ describe('finding 3: healthy events are never dead-lettered because of other eve
 
 describe('poison isolation by SQLSTATE class', () => {
   let t: TestApp;
-  const CODES = ['21000', '22001', '22003', '22P02', '22008', '23505', '23502', '23503', '23001', '23514', 'P0001', 'P0004', '27000', 'U0001'];
+  const CODES = [
+    '21000',
+    '22001',
+    '22003',
+    '22P02',
+    '22008',
+    '23505',
+    '23502',
+    '23503',
+    '23001',
+    '23514',
+    'P0001',
+    'P0004',
+    '27000',
+    'U0001',
+  ];
   beforeAll(async () => {
     t = await startTestApp();
     // the fault: this test database refuses events whose id names a SQLSTATE, raising exactly that one
@@ -217,7 +252,11 @@ describe('poison isolation by SQLSTATE class', () => {
     const { stored, letters } = await accountFor(t, project, ids);
     expect(stored.size).toBe(0);
     expect(letters).toHaveLength(1);
-    expect(letters[0]).toMatchObject({ events: 3, attemptsMade: t.config.jobAttempts, failedReason: expect.stringContaining('serialization failure') });
+    expect(letters[0]).toMatchObject({
+      events: 3,
+      attemptsMade: t.config.jobAttempts,
+      failedReason: expect.stringContaining('serialization failure'),
+    });
   });
 });
 
@@ -249,10 +288,15 @@ describe('finding 2: a worker that dies on a job, again and again (built app, sm
   });
 
   const sleepingBackends = async () =>
-    Number((await t.db.sql.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event = 'PgSleep'`)).rows[0].n);
+    Number(
+      (await t.db.sql.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event = 'PgSleep'`))
+        .rows[0].n,
+    );
   // a killed worker's query runs on in Postgres and holds its uncommitted rows; end it as a crash would
   const endOrphanedQueries = () =>
-    t.db.sql.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'`);
+    t.db.sql.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'`,
+    );
 
   /** True once every accepted event is stored or dead-lettered; else throws saying how far it got. */
   async function isSettled(project: Key, acceptedIds: readonly string[]): Promise<true> {
@@ -270,11 +314,15 @@ describe('finding 2: a worker that dies on a job, again and again (built app, sm
       void worker.exited.then(() => (hasExited = true));
       let outcome: 'died' | 'kill' | 'settled' | undefined;
       try {
-        outcome = await eventually(async () => {
-          if (hasExited) return 'died';
-          if (await shouldKill()) return 'kill';
-          return (await isSettled(project, acceptedIds)) && 'settled';
-        }, 90_000, 50);
+        outcome = await eventually(
+          async () => {
+            if (hasExited) return 'died';
+            if (await shouldKill()) return 'kill';
+            return (await isSettled(project, acceptedIds)) && 'settled';
+          },
+          90_000,
+          50,
+        );
       } finally {
         worker.child.kill(outcome === 'settled' ? 'SIGTERM' : 'SIGKILL');
         await worker.exited;
@@ -288,8 +336,15 @@ describe('finding 2: a worker that dies on a job, again and again (built app, sm
 
   it('dead-letters the batch a worker is killed on until the stall limit, and stores every other batch', async () => {
     const project = await t.createProject('crash-loop');
-    const { ids: doomed } = await post(t, project, [anEvent({ id: `sleepy-${randomUUID()}` }), ...Array.from({ length: 9 }, () => anEvent())]);
-    const { ids: healthy } = await post(t, project, Array.from({ length: 20 }, () => anEvent()));
+    const { ids: doomed } = await post(t, project, [
+      anEvent({ id: `sleepy-${randomUUID()}` }),
+      ...Array.from({ length: 9 }, () => anEvent()),
+    ]);
+    const { ids: healthy } = await post(
+      t,
+      project,
+      Array.from({ length: 20 }, () => anEvent()),
+    );
 
     // killed while the doomed batch sleeps and nothing else runs, so the healthy batch is never caught mid-commit
     const events = t.app.get(QueueProducer).events;
@@ -307,7 +362,11 @@ describe('finding 2: a worker that dies on a job, again and again (built app, sm
   it('counts a batch killed beside the doomed one exactly once: stored, or dead-lettered with only what is not stored', async () => {
     const project = await t.createProject('crash-beside');
     const { ids: doomed } = await post(t, project, [anEvent({ id: `sleepy-${randomUUID()}` })]);
-    const { ids: beside } = await post(t, project, Array.from({ length: 200 }, () => anEvent()));
+    const { ids: beside } = await post(
+      t,
+      project,
+      Array.from({ length: 200 }, () => anEvent()),
+    );
 
     // killed at once, whatever else runs: the other batch may die before or after its commit, each time
     await runWorkersUntilSettled(project, [...doomed, ...beside], 96, async () => (await sleepingBackends()) > 0);
@@ -322,11 +381,19 @@ describe('finding 2: a worker that dies on a job, again and again (built app, sm
     const project = await t.createProject('hostile-schema');
     // 20 levels of $ref'd anyOf: 2^20 branches, 2,097,151 Ajv errors for {"x": 1} when nothing bounds it
     const $defs: Record<string, unknown> = { l20: { type: 'string' } };
-    for (let level = 19; level >= 0; level--) $defs[`l${level}`] = { anyOf: [{ $ref: `#/$defs/l${level + 1}` }, { $ref: `#/$defs/l${level + 1}` }] };
+    for (let level = 19; level >= 0; level--)
+      $defs[`l${level}`] = { anyOf: [{ $ref: `#/$defs/l${level + 1}` }, { $ref: `#/$defs/l${level + 1}` }] };
     const parameters = { type: 'object', properties: { x: { $ref: '#/$defs/l0' } }, $defs };
     // a version that refuses such a schema at registration stores the events without it; either way none may vanish
-    await t.request('PUT', '/v1/tools/hostile', { body: { description: 'A tool with a hostile schema.', parameters }, key: project.apiKey });
-    const { ids } = await post(t, project, Array.from({ length: 11 }, (_, i) => anErrorEvent(`bad x ${i}`, { tool: 'hostile', arguments: { x: 1 } })));
+    await t.request('PUT', '/v1/tools/hostile', {
+      body: { description: 'A tool with a hostile schema.', parameters },
+      key: project.apiKey,
+    });
+    const { ids } = await post(
+      t,
+      project,
+      Array.from({ length: 11 }, (_, i) => anErrorEvent(`bad x ${i}`, { tool: 'hostile', arguments: { x: 1 } })),
+    );
     expect(ids).toHaveLength(11);
 
     const deaths = await runWorkersUntilSettled(project, ids, 64, async () => false);

@@ -28,30 +28,66 @@ describe('nightly analytics and the feedback loop', () => {
   const at = (day: string, i: number) => new Date(Date.parse(`${day}T08:00:00Z`) + i * 1000).toISOString();
   const factorialCall = (day: string, i: number, n: number, version: number) =>
     n <= 20
-      ? { id: randomUUID(), tool: 'factorial', status: 'success', arguments: { n }, result: 1, durationMs: 2, occurredAt: at(day, i), descriptionVersion: version }
+      ? {
+          id: randomUUID(),
+          tool: 'factorial',
+          status: 'success',
+          arguments: { n },
+          result: 1,
+          durationMs: 2,
+          occurredAt: at(day, i),
+          descriptionVersion: version,
+        }
       : {
-          id: randomUUID(), tool: 'factorial', status: 'error', arguments: { n }, durationMs: 1, occurredAt: at(day, i), descriptionVersion: version,
+          id: randomUUID(),
+          tool: 'factorial',
+          status: 'error',
+          arguments: { n },
+          durationMs: 1,
+          occurredAt: at(day, i),
+          descriptionVersion: version,
           error: { type: 'OverflowError', message: `Factorial calculation overflow for n = ${n}` },
         };
   const primeCall = (day: string, i: number, isMistake: boolean, version: number) =>
     isMistake
       ? {
-          id: randomUUID(), tool: 'prime_factorization', status: 'error', arguments: { numbers: [12, 15] }, occurredAt: at(day, i),
-          descriptionVersion: version, error: { type: 'ToolException', message: 'Tool execution failed' },
+          id: randomUUID(),
+          tool: 'prime_factorization',
+          status: 'error',
+          arguments: { numbers: [12, 15] },
+          occurredAt: at(day, i),
+          descriptionVersion: version,
+          error: { type: 'ToolException', message: 'Tool execution failed' },
         }
-      : { id: randomUUID(), tool: 'prime_factorization', status: 'success', arguments: { number: 12 + i }, result: [2, 2, 3], occurredAt: at(day, i), descriptionVersion: version };
+      : {
+          id: randomUUID(),
+          tool: 'prime_factorization',
+          status: 'success',
+          arguments: { number: 12 + i },
+          result: [2, 2, 3],
+          occurredAt: at(day, i),
+          descriptionVersion: version,
+        };
 
   const description = async (tool: string) => (await t.request('GET', `/v1/tools/${tool}/description`)).body;
 
   it('registers the tools', async () => {
     const factorial = await t.request('PUT', '/v1/tools/factorial', {
-      body: { description: 'Compute n! for a non-negative integer n.', parameters: { type: 'object', properties: { n: { type: 'integer', minimum: 0 } }, required: ['n'] } },
+      body: {
+        description: 'Compute n! for a non-negative integer n.',
+        parameters: { type: 'object', properties: { n: { type: 'integer', minimum: 0 } }, required: ['n'] },
+      },
     });
     expect(factorial.status).toBeLessThan(300);
     const prime = await t.request('PUT', '/v1/tools/prime_factorization', {
       body: {
         description: 'Perform prime factorization of a single integer.',
-        parameters: { type: 'object', properties: { number: { type: 'integer', maximum: 1000000 } }, required: ['number'], additionalProperties: false },
+        parameters: {
+          type: 'object',
+          properties: { number: { type: 'integer', maximum: 1000000 } },
+          required: ['number'],
+          additionalProperties: false,
+        },
       },
     });
     expect(prime.status).toBeLessThan(300);
@@ -85,9 +121,7 @@ describe('nightly analytics and the feedback loop', () => {
     expect(factorial.description).toContain("'n' above 20 fails (overflow).");
     const prime = await description('prime_factorization');
     expect(prime.version).toBe(2);
-    expect(prime.description).toContain(
-      "Do not pass 'numbers'. The parameter is 'number' (one integer); call this tool once per number.",
-    );
+    expect(prime.description).toContain("Do not pass 'numbers'. The parameter is 'number' (one integer); call this tool once per number.");
     expect(prime.warnings[0].evidence.count).toBe(10);
 
     const recommendations = await t.request('GET', '/v1/recommendations?status=applied');

@@ -21,16 +21,49 @@ describe('dashboard REST API', () => {
   const at = (day: Date, i: number) => new Date(day.getTime() + 8 * 3_600_000 + i * 1000).toISOString();
   const factorial = (day: Date, i: number, n: number, agent = 'agent-a') =>
     n <= 20
-      ? { id: randomUUID(), tool: 'factorial', status: 'success', arguments: { n }, durationMs: 2, occurredAt: at(day, i), agent, model: 'gpt-4.1' }
+      ? {
+          id: randomUUID(),
+          tool: 'factorial',
+          status: 'success',
+          arguments: { n },
+          durationMs: 2,
+          occurredAt: at(day, i),
+          agent,
+          model: 'gpt-4.1',
+        }
       : {
-          id: randomUUID(), tool: 'factorial', status: 'error', arguments: { n }, durationMs: 40, occurredAt: at(day, i), agent, model: 'gpt-4.1',
+          id: randomUUID(),
+          tool: 'factorial',
+          status: 'error',
+          arguments: { n },
+          durationMs: 40,
+          occurredAt: at(day, i),
+          agent,
+          model: 'gpt-4.1',
           error: { type: 'OverflowError', message: `Factorial calculation overflow for n = ${n}` },
         };
   const prime = (day: Date, i: number, isMistake: boolean) =>
     isMistake
-      ? { id: randomUUID(), tool: 'prime_factorization', status: 'error', arguments: { numbers: [12, 15] }, occurredAt: at(day, i), agent: 'agent-b', model: 'claude',
-          error: { type: 'TypeError', message: "prime_factorization() got an unexpected keyword argument 'numbers'" } }
-      : { id: randomUUID(), tool: 'prime_factorization', status: 'success', arguments: { number: 12 }, durationMs: 5, occurredAt: at(day, i), agent: 'agent-b', model: 'claude' };
+      ? {
+          id: randomUUID(),
+          tool: 'prime_factorization',
+          status: 'error',
+          arguments: { numbers: [12, 15] },
+          occurredAt: at(day, i),
+          agent: 'agent-b',
+          model: 'claude',
+          error: { type: 'TypeError', message: "prime_factorization() got an unexpected keyword argument 'numbers'" },
+        }
+      : {
+          id: randomUUID(),
+          tool: 'prime_factorization',
+          status: 'success',
+          arguments: { number: 12 },
+          durationMs: 5,
+          occurredAt: at(day, i),
+          agent: 'agent-b',
+          model: 'claude',
+        };
 
   async function send(events: Array<Record<string, unknown>>, key = t.apiKey) {
     const response = await t.request('POST', '/v1/events', { body: { events }, key });
@@ -52,14 +85,18 @@ describe('dashboard REST API', () => {
   beforeAll(async () => {
     t = await startTestApp();
     await t.request('PUT', '/v1/tools/factorial', {
-      body: { description: 'Compute n! for a non-negative integer n.', parameters: { type: 'object', properties: { n: { type: 'integer', minimum: 0 } }, required: ['n'] } },
+      body: {
+        description: 'Compute n! for a non-negative integer n.',
+        parameters: { type: 'object', properties: { n: { type: 'integer', minimum: 0 } }, required: ['n'] },
+      },
     });
     const events = [];
     for (let i = 0; i < 20; i++) events.push(factorial(D1, i, i));
     for (let i = 0; i < 5; i++) events.push(factorial(D1, 20 + i, 25 + i, i < 2 ? 'agent-b' : 'agent-a'));
     for (let i = 0; i < 13; i++) events.push(prime(D1, 100 + i, i < 3));
     for (let i = 0; i < 10; i++) events.push(factorial(D2, i, i < 2 ? 30 + i : i));
-    for (let i = 0; i < 5; i++) events.push({ ...factorial(today, i, i === 0 ? 40 : i), occurredAt: new Date(today.getTime() + i * 1000).toISOString() });
+    for (let i = 0; i < 5; i++)
+      events.push({ ...factorial(today, i, i === 0 ? 40 : i), occurredAt: new Date(today.getTime() + i * 1000).toISOString() });
     await send(events);
     const run = await t.request('POST', `/v1/jobs/nightly?date=${ymd(D1)}`);
     expect(run.body.status).toBe('succeeded');
@@ -76,7 +113,13 @@ describe('dashboard REST API', () => {
     it('gives one row per tool with calls, success rate, latency percentiles and errors by category', async () => {
       const response = await timed('GET /v1/stats/tools', `/v1/stats/tools?from=${FROM}&to=${TO}`);
       expect(response.status).toBe(200);
-      expect(response.body).toMatchObject({ from: `${FROM}T00:00:00.000Z`, to: `${TO}T00:00:00.000Z`, bucket: 'day', sort: 'name', nextCursor: null });
+      expect(response.body).toMatchObject({
+        from: `${FROM}T00:00:00.000Z`,
+        to: `${TO}T00:00:00.000Z`,
+        bucket: 'day',
+        sort: 'name',
+        nextCursor: null,
+      });
       const [fact, primeRow] = response.body.items;
       expect(fact).toMatchObject({ tool: 'factorial', calls: 40, errors: 8, errorsByCategory: { overflow: 8 } });
       expect(fact.successRate).toBeCloseTo(32 / 40);
@@ -90,7 +133,10 @@ describe('dashboard REST API', () => {
       const first = await t.request('GET', `/v1/stats/tools?from=${FROM}&to=${TO}&sort=success_rate&limit=1`);
       expect(first.body.items.map((r: any) => r.tool)).toEqual(['prime_factorization']);
       expect(first.body.nextCursor).toEqual(expect.any(String));
-      const second = await t.request('GET', `/v1/stats/tools?from=${FROM}&to=${TO}&sort=success_rate&limit=1&cursor=${first.body.nextCursor}`);
+      const second = await t.request(
+        'GET',
+        `/v1/stats/tools?from=${FROM}&to=${TO}&sort=success_rate&limit=1&cursor=${first.body.nextCursor}`,
+      );
       expect(second.body.items.map((r: any) => r.tool)).toEqual(['factorial']);
       expect(second.body.nextCursor).toBeNull();
       const mismatched = await t.request('GET', `/v1/stats/tools?sort=calls&cursor=${first.body.nextCursor}`);
@@ -147,7 +193,10 @@ describe('dashboard REST API', () => {
       expect(body.totals.successRate).toBeCloseTo(42 / 53);
       expect(body.previous).toMatchObject({ calls: 0, successRate: null, to: `${FROM}T00:00:00.000Z` });
       expect(body.trend).toEqual({ callsChange: null, errorsChange: null, successRateChange: null });
-      expect(body.topFailingTools.map((r: any) => [r.tool, r.errors])).toEqual([['factorial', 8], ['prime_factorization', 3]]);
+      expect(body.topFailingTools.map((r: any) => [r.tool, r.errors])).toEqual([
+        ['factorial', 8],
+        ['prime_factorization', 3],
+      ]);
       expect(body.topErrorGroups[0]).toMatchObject({ tool: 'factorial', category: 'overflow', count: 8, status: 'open' });
       expect(body.series.map((p: any) => p.calls)).toEqual([38, 0, 10, 5]);
     });
@@ -164,11 +213,19 @@ describe('dashboard REST API', () => {
   describe('error groups', () => {
     let groupId: string;
 
-    it('lists a tool\'s groups, most recently seen first', async () => {
+    it("lists a tool's groups, most recently seen first", async () => {
       const response = await timed('GET /v1/tools/:name/error-groups', '/v1/tools/factorial/error-groups');
       expect(response.status).toBe(200);
       expect(response.body.items).toHaveLength(1);
-      expect(response.body.items[0]).toMatchObject({ tool: 'factorial', category: 'overflow', count: 8, argumentPath: '/n', status: 'open', minOffendingValue: 25, maxOffendingValue: 40 });
+      expect(response.body.items[0]).toMatchObject({
+        tool: 'factorial',
+        category: 'overflow',
+        count: 8,
+        argumentPath: '/n',
+        status: 'open',
+        minOffendingValue: 25,
+        maxOffendingValue: 40,
+      });
       groupId = response.body.items[0].id;
       expect((await t.request('GET', '/v1/tools/factorial/error-groups?status=resolved')).body.items).toEqual([]);
     });
@@ -186,7 +243,10 @@ describe('dashboard REST API', () => {
     });
 
     it('lets a human resolve a group, and marks it regressed when it recurs', async () => {
-      const patched = await timed('PATCH /v1/error-groups/:id', `/v1/error-groups/${groupId}`, { method: 'PATCH', body: { status: 'resolved' } });
+      const patched = await timed('PATCH /v1/error-groups/:id', `/v1/error-groups/${groupId}`, {
+        method: 'PATCH',
+        body: { status: 'resolved' },
+      });
       expect(patched.status).toBe(200);
       expect(patched.body.status).toBe('resolved');
       await send([{ ...factorial(today, 50, 99), occurredAt: new Date(today.getTime() + 50_000).toISOString() }]);
@@ -212,7 +272,7 @@ describe('dashboard REST API', () => {
       }
     });
 
-    it('answers 404 for an unknown id, and for another project\'s group', async () => {
+    it("answers 404 for an unknown id, and for another project's group", async () => {
       const other = await t.createProject(`other-${randomUUID().slice(0, 6)}`);
       expect((await t.request('GET', `/v1/error-groups/${groupId}`, { key: other.apiKey })).status).toBe(404);
       expect((await t.request('PATCH', `/v1/error-groups/${groupId}`, { key: other.apiKey, body: { status: 'open' } })).status).toBe(404);
@@ -232,7 +292,10 @@ describe('dashboard REST API', () => {
       expect(response.body.items[response.body.items.length - 1].description).toContain('Compute n!');
       const paged = await t.request('GET', '/v1/tools/factorial/version-history?limit=1');
       expect(paged.body.items).toHaveLength(1);
-      if (versions.length > 1) expect((await t.request('GET', `/v1/tools/factorial/version-history?cursor=${paged.body.nextCursor}`)).body.items[0].version).toBe(versions[1]);
+      if (versions.length > 1)
+        expect((await t.request('GET', `/v1/tools/factorial/version-history?cursor=${paged.body.nextCursor}`)).body.items[0].version).toBe(
+          versions[1],
+        );
     });
 
     it('answers 404 for a tool the project does not have', async () => {
@@ -248,7 +311,7 @@ describe('dashboard REST API', () => {
     expect((await t.request('GET', '/v1/events?model=claude&limit=200')).body.items.length).toBe(13);
   });
 
-  it('never shows another project this project\'s numbers', async () => {
+  it("never shows another project this project's numbers", async () => {
     const other = await t.createProject(`other-${randomUUID().slice(0, 6)}`);
     const overview = await t.request('GET', `/v1/stats/overview?from=${FROM}&to=${TO}`, { key: other.apiKey });
     expect(overview.body.totals.calls).toBe(0);

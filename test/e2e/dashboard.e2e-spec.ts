@@ -9,7 +9,8 @@ import { eventually, startTestApp, TestApp } from '../support/test-app';
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(__dirname, '..', 'artifacts');
 const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) reportSkip(`the dashboard browser test (test/e2e/dashboard.e2e-spec.ts): ${CHROMIUM} is missing (apt-get install -y chromium)`);
+if (!hasChromium)
+  reportSkip(`the dashboard browser test (test/e2e/dashboard.e2e-spec.ts): ${CHROMIUM} is missing (apt-get install -y chromium)`);
 
 const DAY_MS = 86_400_000;
 const today = new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS);
@@ -26,9 +27,14 @@ const ymd = (date: Date) => date.toISOString().slice(0, 10);
 
   beforeAll(async () => {
     t = await startTestApp();
-    await t.request('PUT', '/v1/policy', { body: { autoApply: false, minOccurrences: 5, minShare: 0.05, autoApplyKinds: [], autoRetire: false } });
+    await t.request('PUT', '/v1/policy', {
+      body: { autoApply: false, minOccurrences: 5, minShare: 0.05, autoApplyKinds: [], autoRetire: false },
+    });
     await t.request('PUT', '/v1/tools/prime_factorization', {
-      body: { description: 'Perform prime factorization of a single integer.', parameters: { type: 'object', properties: { number: { type: 'integer' } }, required: ['number'], additionalProperties: false } },
+      body: {
+        description: 'Perform prime factorization of a single integer.',
+        parameters: { type: 'object', properties: { number: { type: 'integer' } }, required: ['number'], additionalProperties: false },
+      },
     });
     const events = [];
     for (let d = 1; d <= 6; d++) {
@@ -38,24 +44,49 @@ const ymd = (date: Date) => date.toISOString().slice(0, 10);
         const occurredAt = new Date(day.getTime() + 9 * 3_600_000 + i * 60_000).toISOString();
         events.push(
           isMistake
-            ? { id: randomUUID(), tool: 'prime_factorization', status: 'error', arguments: { numbers: [12, 15] }, occurredAt, durationMs: 3,
-                error: { type: 'TypeError', message: "prime_factorization() got an unexpected keyword argument 'numbers'" } }
-            : { id: randomUUID(), tool: 'prime_factorization', status: 'success', arguments: { number: 12 + i }, occurredAt, durationMs: 2 + (i % 7) },
+            ? {
+                id: randomUUID(),
+                tool: 'prime_factorization',
+                status: 'error',
+                arguments: { numbers: [12, 15] },
+                occurredAt,
+                durationMs: 3,
+                error: { type: 'TypeError', message: "prime_factorization() got an unexpected keyword argument 'numbers'" },
+              }
+            : {
+                id: randomUUID(),
+                tool: 'prime_factorization',
+                status: 'success',
+                arguments: { number: 12 + i },
+                occurredAt,
+                durationMs: 2 + (i % 7),
+              },
         );
         events.push(
           i % 9 === 0
-            ? { id: randomUUID(), tool: 'factorial', status: 'error', arguments: { n: 30 + i }, occurredAt, durationMs: 1, error: { type: 'OverflowError', message: `overflow for n = ${30 + i}` } }
+            ? {
+                id: randomUUID(),
+                tool: 'factorial',
+                status: 'error',
+                arguments: { n: 30 + i },
+                occurredAt,
+                durationMs: 1,
+                error: { type: 'OverflowError', message: `overflow for n = ${30 + i}` },
+              }
             : { id: randomUUID(), tool: 'factorial', status: 'success', arguments: { n: i % 20 }, occurredAt, durationMs: 1 + (i % 3) },
         );
       }
     }
-    for (let i = 0; i < events.length; i += 500) expect((await t.request('POST', '/v1/events', { body: { events: events.slice(i, i + 500) } })).status).toBe(202);
+    for (let i = 0; i < events.length; i += 500)
+      expect((await t.request('POST', '/v1/events', { body: { events: events.slice(i, i + 500) } })).status).toBe(202);
     await eventually(async () => {
       const { rows } = await t.db.sql.query('SELECT count(*)::int AS n FROM events');
       return rows[0].n === events.length ? true : undefined;
     }, 20_000);
     for (let d = 6; d >= 1; d--) {
-      expect((await t.request('POST', `/v1/jobs/nightly?date=${ymd(new Date(today.getTime() - d * DAY_MS))}`)).body.status).toBe('succeeded');
+      expect((await t.request('POST', `/v1/jobs/nightly?date=${ymd(new Date(today.getTime() - d * DAY_MS))}`)).body.status).toBe(
+        'succeeded',
+      );
     }
 
     const { chromium } = await import('playwright-core');
@@ -64,7 +95,16 @@ const ymd = (date: Date) => date.toISOString().slice(0, 10);
     browser = await chromium.launchPersistentContext(userDataDir, {
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
       viewport: { width: 1360, height: 1000 },
     });
     page = browser.pages()[0] ?? (await browser.newPage());
@@ -137,7 +177,10 @@ const ymd = (date: Date) => date.toISOString().slice(0, 10);
   it('works under its Content-Security-Policy: coloured category dots, nothing refused, and so does /docs', async () => {
     await page.click('a[data-nav="overview"]');
     await page.waitForSelector('[data-testid="tools-table"] .dot[data-category]');
-    const dotColour = await page.locator('[data-testid="tools-table"] .dot[data-category]').first().evaluate('(dot) => getComputedStyle(dot).backgroundColor');
+    const dotColour = await page
+      .locator('[data-testid="tools-table"] .dot[data-category]')
+      .first()
+      .evaluate('(dot) => getComputedStyle(dot).backgroundColor');
     expect(dotColour).not.toBe('rgba(0, 0, 0, 0)');
     await page.goto(`${t.baseUrl}/docs`);
     await page.waitForSelector('.swagger-ui .info .title');

@@ -51,12 +51,16 @@ async function allEntries(t: TestApp, project: Key) {
 
 /** Waits until the project's dead letters and dropped ones add up to `count`, answering the first page then. */
 async function waitForEntries(t: TestApp, project: Key, count: number, timeoutMs = 120_000) {
-  return eventually(async () => {
-    const { body } = await list(t, project);
-    const seen = body.items.length === 0 ? 0 : (body.total ?? body.items.length) + (body.dropped ?? 0) + (body.expired ?? 0);
-    if (seen < count) throw new Error(`${seen} of ${count} dead letters so far`);
-    return body;
-  }, timeoutMs, 200);
+  return eventually(
+    async () => {
+      const { body } = await list(t, project);
+      const seen = body.items.length === 0 ? 0 : (body.total ?? body.items.length) + (body.dropped ?? 0) + (body.expired ?? 0);
+      if (seen < count) throw new Error(`${seen} of ${count} dead letters so far`);
+      return body;
+    },
+    timeoutMs,
+    200,
+  );
 }
 
 describe('finding 7: dead letters per project, capped', () => {
@@ -80,7 +84,11 @@ describe('finding 7: dead letters per project, capped', () => {
 
     const victimList = await list(t, victim);
     expect(victimList.body.items).toHaveLength(1);
-    expect(victimList.body.items[0]).toMatchObject({ events: 1, eventIds: [victimEventId], failedReason: expect.stringContaining('injected poison') });
+    expect(victimList.body.items[0]).toMatchObject({
+      events: 1,
+      eventIds: [victimEventId],
+      failedReason: expect.stringContaining('injected poison'),
+    });
 
     // every page is the flooder's own, newest first, and together they are the 1000 entries kept
     const entries = await allEntries(t, flooder);
@@ -128,10 +136,14 @@ describe('finding 7: dead letters kept for a limited time', () => {
     await waitForEntries(t, project, 1);
     expect((await deadLetterKeys(project)).length).toBeGreaterThan(0);
 
-    const afterRetention = await eventually(async () => {
-      const { body } = await list(t, project);
-      return body.items.length === 0 ? body : undefined;
-    }, 45_000, 250);
+    const afterRetention = await eventually(
+      async () => {
+        const { body } = await list(t, project);
+        return body.items.length === 0 ? body : undefined;
+      },
+      45_000,
+      250,
+    );
     expect(Date.now() - parkedAt).toBeGreaterThanOrEqual(RETENTION_MS - 1000);
     expect(afterRetention).toMatchObject({ total: 0, expired: 1 });
     // nothing stays behind in Redis: every key of the project expires on its own
@@ -174,13 +186,18 @@ describe('finding 7: a replay is claimed by one request', () => {
     return body.items[0].id;
   }
 
-  const replayJobs = async () => (await t.app.get(QueueProducer).events.getJobs(['waiting', 'active', 'completed', 'failed', 'delayed'])).filter((job) => job.id?.startsWith('replay-'));
+  const replayJobs = async () =>
+    (await t.app.get(QueueProducer).events.getJobs(['waiting', 'active', 'completed', 'failed', 'delayed'])).filter((job) =>
+      job.id?.startsWith('replay-'),
+    );
 
   it('answers 30 concurrent replays of one entry with exactly one 202 and 409s, and queues one job (the probe queued 30)', async () => {
     const project = await t.createProject('replay-race');
     const id = await oneDeadLetter(project);
     const before = (await replayJobs()).length;
-    const responses = await Promise.all(Array.from({ length: 30 }, () => t.request('POST', `/v1/admin/dead-letters/${id}/replay`, { key: project.apiKey })));
+    const responses = await Promise.all(
+      Array.from({ length: 30 }, () => t.request('POST', `/v1/admin/dead-letters/${id}/replay`, { key: project.apiKey })),
+    );
     const statuses = responses.map((response) => response.status).sort();
     expect(statuses).toEqual([202, ...Array(29).fill(409)]);
     const accepted = responses.find((response) => response.status === 202)!;
@@ -202,7 +219,9 @@ describe('finding 7: a replay is claimed by one request', () => {
       const second = await t.request('POST', `/v1/admin/dead-letters/${id}/replay`, { key: project.apiKey });
       expect(second.status).toBe(409);
       expect(second.body).toMatchObject({ error: { code: 'already_replayed' }, replayedAs: first.body.replayedAs });
-      await eventually(async () => ((await t.request('GET', `/v1/events/${eventId}`, { key: project.apiKey })).status === 200 ? true : undefined));
+      await eventually(async () =>
+        (await t.request('GET', `/v1/events/${eventId}`, { key: project.apiKey })).status === 200 ? true : undefined,
+      );
       expect((await list(t, project)).body.items).toEqual([]);
     } finally {
       await t.db.sql.query('ALTER TABLE events ENABLE TRIGGER refuse_poison');
@@ -235,7 +254,10 @@ describe('finding 7: the dead-letter routes when Redis is frozen', () => {
   });
 
   it('answers the list and a replay with 503 and Retry-After within 3 s', async () => {
-    for (const [method, path] of [['GET', '/v1/admin/dead-letters'], ['POST', `/v1/admin/dead-letters/${randomUUID()}-failed/replay`]]) {
+    for (const [method, path] of [
+      ['GET', '/v1/admin/dead-letters'],
+      ['POST', `/v1/admin/dead-letters/${randomUUID()}-failed/replay`],
+    ]) {
       const startedAt = performance.now();
       const response = await t.request(method, path);
       expect(performance.now() - startedAt).toBeLessThan(3000);

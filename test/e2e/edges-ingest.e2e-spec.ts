@@ -4,7 +4,8 @@ import { startTestApp, TestApp } from '../support/test-app';
 // Issue 13, findings 4 and 9 (ingest): what Postgres would refuse later is refused now, per event and naming the
 // field; the other events of the request are accepted and stored; nothing is changed without a word.
 
-const rejectedPaths = (body: { rejected: Array<{ errors: Array<{ path: string }> }> }) => body.rejected.flatMap((r) => r.errors.map((e) => e.path));
+const rejectedPaths = (body: { rejected: Array<{ errors: Array<{ path: string }> }> }) =>
+  body.rejected.flatMap((r) => r.errors.map((e) => e.path));
 
 describe('ingest edges', () => {
   let t: TestApp;
@@ -21,21 +22,22 @@ describe('ingest edges', () => {
   }
 
   describe('finding 4: an instant Postgres cannot store is refused, not accepted and then lost', () => {
-    it.each([
-      ['0000-01-01T00:00:00Z'],
-      ['9999-12-31T23:59:59-01:00'],
-      ['0001-01-01T00:30:00+01:00'],
-      ['1969-12-31T23:59:59Z'],
-    ])('refuses occurredAt %s for that event only, and stores the others', async (occurredAt) => {
-      const { response, first, last } = await postBetweenGoodOnes(anEvent({ occurredAt }));
-      expect(response.status).toBe(202);
-      expect(response.body.ids).toEqual([first.id, last.id]);
-      expect(response.body.rejected).toEqual([
-        { index: 1, errors: [{ path: '/events/1/occurredAt', message: 'must be between 1970-01-01 and 9999-12-31 (UTC) once converted to UTC' }] },
-      ]);
-      await t.storedEvent(first.id as string);
-      await t.storedEvent(last.id as string);
-    });
+    it.each([['0000-01-01T00:00:00Z'], ['9999-12-31T23:59:59-01:00'], ['0001-01-01T00:30:00+01:00'], ['1969-12-31T23:59:59Z']])(
+      'refuses occurredAt %s for that event only, and stores the others',
+      async (occurredAt) => {
+        const { response, first, last } = await postBetweenGoodOnes(anEvent({ occurredAt }));
+        expect(response.status).toBe(202);
+        expect(response.body.ids).toEqual([first.id, last.id]);
+        expect(response.body.rejected).toEqual([
+          {
+            index: 1,
+            errors: [{ path: '/events/1/occurredAt', message: 'must be between 1970-01-01 and 9999-12-31 (UTC) once converted to UTC' }],
+          },
+        ]);
+        await t.storedEvent(first.id as string);
+        await t.storedEvent(last.id as string);
+      },
+    );
 
     it('accepts and stores the outermost instants it promises', async () => {
       const early = anEvent({ occurredAt: '1970-01-01T00:00:00Z' });
@@ -94,14 +96,21 @@ describe('ingest edges', () => {
       };
       const traces = await t.request('POST', '/v1/traces', { body: { resourceSpans: [{ scopeSpans: [{ spans: [span] }] }] } });
       expect(traces.status).toBe(200);
-      expect(traces.body.partialSuccess).toMatchObject({ rejectedSpans: 1, errorMessage: expect.stringContaining('/arguments/n must be a finite number') });
+      expect(traces.body.partialSuccess).toMatchObject({
+        rejectedSpans: 1,
+        errorMessage: expect.stringContaining('/arguments/n must be a finite number'),
+      });
     });
   });
 
   describe('finding 9: ids and text the store would change are refused, so no two events collide', () => {
     it('refuses ids that differ only by a NUL or a lone surrogate, and stores the third as it was sent', async () => {
       const base = `dup-${Date.now()}`;
-      const events = [anEvent({ id: `${base}\u0000` }), anEvent({ id: `${base}\ud800` }), anEvent({ id: `${base}\uFFFD`, arguments: { which: 'third' } })];
+      const events = [
+        anEvent({ id: `${base}\u0000` }),
+        anEvent({ id: `${base}\ud800` }),
+        anEvent({ id: `${base}\uFFFD`, arguments: { which: 'third' } }),
+      ];
       const response = await t.request('POST', '/v1/events', { body: { events } });
       expect(response.status).toBe(202);
       expect(response.body.ids).toEqual([`${base}\uFFFD`]);
@@ -114,7 +123,11 @@ describe('ingest edges', () => {
 
     it.each([
       ['a NUL in the tool name', { tool: 'calc\u0000' }, '/events/1/tool'],
-      ['a lone surrogate in an error message', { status: 'error', result: undefined, error: { message: 'bad \udc00' } }, '/events/1/error/message'],
+      [
+        'a lone surrogate in an error message',
+        { status: 'error', result: undefined, error: { message: 'bad \udc00' } },
+        '/events/1/error/message',
+      ],
       ['a NUL in an argument name', { arguments: { 'a\u0000b': 1 } }, '/events/1/arguments/a\\u0000b'],
     ])('refuses %s for that event only', async (_case, overrides, path) => {
       const { response, first } = await postBetweenGoodOnes(anEvent(overrides));
@@ -127,7 +140,10 @@ describe('ingest edges', () => {
   describe('finding 9: a __proto__ key never costs the whole request', () => {
     it('stores an event whose arguments hold a __proto__ key, as plain data, beside the others', async () => {
       const [good, odd] = [anEvent(), anEvent()];
-      const rawBody = JSON.stringify({ events: [good, { ...odd, arguments: { PROTO: { polluted: true }, n: 1 } }] }).replace('"PROTO"', '"__proto__"');
+      const rawBody = JSON.stringify({ events: [good, { ...odd, arguments: { PROTO: { polluted: true }, n: 1 } }] }).replace(
+        '"PROTO"',
+        '"__proto__"',
+      );
       const response = await t.request('POST', '/v1/events', { rawBody, headers: { 'content-type': 'application/json' } });
       expect(response.status).toBe(202);
       expect(response.body).toMatchObject({ accepted: 2, rejected: [] });

@@ -58,8 +58,16 @@ describe('finding 5: the nightly job', () => {
       expect((await t.request('POST', '/v1/jobs/nightly')).status).toBe(409);
       await nightly.runForAllProjects(new Date(`${daysAgo(1)}T00:00:00.000Z`), 'schedule', 300);
       const runs = await t.request('GET', '/v1/jobs');
-      expect(runs.body.items[0]).toMatchObject({ date: daysAgo(1), trigger: 'schedule', status: 'skipped', error: expect.stringMatching(/held its lock/) });
-      expect(errors).toHaveBeenCalledWith(expect.objectContaining({ projectId: t.projectId, trigger: 'schedule' }), expect.stringMatching(/skipped/));
+      expect(runs.body.items[0]).toMatchObject({
+        date: daysAgo(1),
+        trigger: 'schedule',
+        status: 'skipped',
+        error: expect.stringMatching(/held its lock/),
+      });
+      expect(errors).toHaveBeenCalledWith(
+        expect.objectContaining({ projectId: t.projectId, trigger: 'schedule' }),
+        expect.stringMatching(/skipped/),
+      );
     } finally {
       errors.mockRestore();
       await holder.end();

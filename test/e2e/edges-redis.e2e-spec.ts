@@ -77,10 +77,15 @@ describe('finding 6: a frozen Redis', () => {
     const slowOrBroken: string[] = [];
     for (const route of registeredRoutes(t.app)) {
       const [method, template] = route.split(' ');
-      const path = template.replace('{name}', 'calc').replace(/\{[^}]+\}/g, randomUUID()).replace('*', 'index.html');
+      const path = template
+        .replace('{name}', 'calc')
+        .replace(/\{[^}]+\}/g, randomUUID())
+        .replace('*', 'index.html');
       const response = await timed(() => t.request(method, path, { body: bodyFor(method, template) }));
       if (response.elapsedMs >= DEADLINE_MS || !isFine(response)) {
-        slowOrBroken.push(`${route} -> ${response.status} after ${Math.round(response.elapsedMs)} ms ${JSON.stringify(response.body).slice(0, 120)}`);
+        slowOrBroken.push(
+          `${route} -> ${response.status} after ${Math.round(response.elapsedMs)} ms ${JSON.stringify(response.body).slice(0, 120)}`,
+        );
       }
     }
     expect(slowOrBroken).toEqual([]);

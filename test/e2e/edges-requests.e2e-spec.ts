@@ -13,7 +13,9 @@ describe('request edges', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp();
-    await t.request('PUT', '/v1/tools/calc', { body: { description: 'calc', parameters: { type: 'object', properties: { n: { type: 'integer' } } } } });
+    await t.request('PUT', '/v1/tools/calc', {
+      body: { description: 'calc', parameters: { type: 'object', properties: { n: { type: 'integer' } } } },
+    });
   });
   afterAll(() => t.close());
 
@@ -32,7 +34,10 @@ describe('request edges', () => {
     ])('GET %s answers 400 naming %s', async (path, pointer) => {
       const response = await t.request('GET', path);
       expect(response.status).toBe(400);
-      expect(response.body.error.details).toContainEqual({ path: pointer, message: expect.stringMatching(/must not contain the NUL character/) });
+      expect(response.body.error.details).toContainEqual({
+        path: pointer,
+        message: expect.stringMatching(/must not contain the NUL character/),
+      });
     });
 
     it('answers 400 naming the parameter on every route the app serves, whatever its method', async () => {
@@ -46,7 +51,8 @@ describe('request edges', () => {
         const pointer = names.length > 0 ? `/params/${names[0]}` : '/query/q';
         const response = await t.request(method, path, { body: method === 'GET' || method === 'DELETE' ? undefined : {} });
         const named = response.body?.error?.details?.some((detail: { path: string }) => detail.path === pointer);
-        if (response.status !== 400 || !named) wrong.push(`${method} ${path} -> ${response.status} ${JSON.stringify(response.body).slice(0, 160)}`);
+        if (response.status !== 400 || !named)
+          wrong.push(`${method} ${path} -> ${response.status} ${JSON.stringify(response.body).slice(0, 160)}`);
       }
       expect(wrong).toEqual([]);
     });
@@ -56,8 +62,18 @@ describe('request edges', () => {
     const json = { 'content-type': 'application/json' };
     it.each([
       ['PUT', '/v1/tools/nul_text', JSON.stringify({ description: 'a\u0000b', parameters: { type: 'object' } }), '/description'],
-      ['PUT', '/v1/tools/big_number', '{"description": "d", "parameters": {"type": "object", "properties": {"n": {"type": "number", "maximum": 1e309}}}}', '/parameters/properties/n/maximum'],
-      ['POST', '/v1/tools:bulk', JSON.stringify({ tools: [{ name: 'lone', description: 'd \ud800', parameters: { type: 'object' } }] }), '/tools/0/description'],
+      [
+        'PUT',
+        '/v1/tools/big_number',
+        '{"description": "d", "parameters": {"type": "object", "properties": {"n": {"type": "number", "maximum": 1e309}}}}',
+        '/parameters/properties/n/maximum',
+      ],
+      [
+        'POST',
+        '/v1/tools:bulk',
+        JSON.stringify({ tools: [{ name: 'lone', description: 'd \ud800', parameters: { type: 'object' } }] }),
+        '/tools/0/description',
+      ],
       ['POST', '/v1/tools/calc/warnings', JSON.stringify({ text: 'Never pass \u0000.' }), '/text'],
       ['POST', '/v1/tools/calc/validate', JSON.stringify({ arguments: { 'n\u0000': 1 } }), '/arguments/n\\u0000'],
     ])('%s %s', async (method, path, rawBody, pointer) => {
@@ -93,7 +109,12 @@ describe('request edges', () => {
 
   describe('finding 9: parameters named like Object.prototype members are judged by the arguments', () => {
     beforeAll(async () => {
-      const parameters = { type: 'object', properties: { toString: { type: 'string' }, constructor: { type: 'integer' } }, required: ['toString'], additionalProperties: false };
+      const parameters = {
+        type: 'object',
+        properties: { toString: { type: 'string' }, constructor: { type: 'integer' } },
+        required: ['toString'],
+        additionalProperties: false,
+      };
       expect((await t.request('PUT', '/v1/tools/proto_names', { body: { description: 'd', parameters } })).status).toBeLessThan(300);
     });
     const validate = (args: unknown) => t.request('POST', '/v1/tools/proto_names/validate', { body: { arguments: args } });
@@ -169,7 +190,11 @@ describe('finding 10: wrong keys', () => {
     const statuses: number[] = [];
     for (let i = 0; i < 8; i++) statuses.push((await t.request('GET', '/v1/tools', { key: `tc_guess_${i}` })).status);
     expect(statuses.filter((status) => status === 429).length).toBeGreaterThan(0);
-    const limited = await t.request('POST', '/v1/events', { key: 'tc_guess_more', body: { tool: 't', status: 'success' }, headers: { 'x-forwarded-for': '203.0.113.9' } });
+    const limited = await t.request('POST', '/v1/events', {
+      key: 'tc_guess_more',
+      body: { tool: 't', status: 'success' },
+      headers: { 'x-forwarded-for': '203.0.113.9' },
+    });
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(limited.body.error.code).toBe('too_many_unknown_keys');

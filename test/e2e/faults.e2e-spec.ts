@@ -84,10 +84,14 @@ describe('Redis unreachable', () => {
 
     proxy.restore();
     // a client that honours Retry-After sends the same events again
-    const resent = await eventually(async () => {
-      const response = await t.request('POST', '/v1/events', { body: { events: during } });
-      return response.status === 202 ? response : undefined;
-    }, 20_000, 250);
+    const resent = await eventually(
+      async () => {
+        const response = await t.request('POST', '/v1/events', { body: { events: during } });
+        return response.status === 202 ? response : undefined;
+      },
+      20_000,
+      250,
+    );
     expect(resent.body.accepted).toBe(5);
     await eventually(async () => ((await countEvents(t)) === 6 ? true : undefined), 20_000);
     const { rows } = await t.db.sql.query(`SELECT count(*)::int AS n FROM events WHERE id LIKE 'during-%'`);
@@ -96,8 +100,15 @@ describe('Redis unreachable', () => {
 
   it('the SDK keeps its buffer through the outage and delivers everything once Redis is back', async () => {
     const tc = new Toolcoach({
-      baseUrl: t.baseUrl, apiKey: t.apiKey, cacheDir: false, flushOnExit: false, flushIntervalMs: 100,
-      initialBackoffMs: 100, maxBackoffMs: 1000, maxAttempts: 100, logger: { warn: () => undefined },
+      baseUrl: t.baseUrl,
+      apiKey: t.apiKey,
+      cacheDir: false,
+      flushOnExit: false,
+      flushIntervalMs: 100,
+      initialBackoffMs: 100,
+      maxBackoffMs: 1000,
+      maxAttempts: 100,
+      logger: { warn: () => undefined },
     });
     const { rows: before } = await t.db.sql.query(`SELECT count(*)::int AS n FROM events`);
     proxy.cut();

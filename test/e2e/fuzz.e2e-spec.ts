@@ -39,7 +39,19 @@ const REGRESSIONS: Array<[string, FuzzRequest]> = [
 // lone surrogates cannot be percent-encoded; broken escapes like %E2%82 are sent on purpose elsewhere
 const encodePart = (part: string) => encodeURIComponent(part.toWellFormed());
 
-const nastyKey = fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '', ' ', '\u0000', 'tool', 'status', 'events');
+const nastyKey = fc.constantFrom(
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  '',
+  ' ',
+  '\u0000',
+  'tool',
+  'status',
+  'events',
+);
 const nastyString = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.constantFrom('NaN', 'Infinity', '-Infinity', '1e999', '-0', '0x10', 'null', 'undefined', '\u0000', '\ud800', '\uffff', '💥'.repeat(3)),
@@ -66,7 +78,10 @@ const eventLike = fc.record(
     result: nastyJson,
     error: fc.oneof(fc.record({ message: nastyString, type: nastyString }, { requiredKeys: [] }), nastyJson),
     durationMs: fc.oneof(nastyNumber, nastyString),
-    occurredAt: fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), nastyString),
+    occurredAt: fc.oneof(
+      fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+      nastyString,
+    ),
     descriptionVersion: fc.oneof(nastyNumber, nastyString),
     metadata: nastyJson,
   },
@@ -74,31 +89,105 @@ const eventLike = fc.record(
 );
 
 const deepNesting = fc.integer({ min: 50, max: 5000 }).map((depth) => '['.repeat(depth) + ']'.repeat(depth));
-const invalidUtf8 = fc.uint8Array({ minLength: 1, maxLength: 64 }).map((bytes) => Buffer.concat([Buffer.from('{"tool":"'), Buffer.from([0xff, 0xfe, ...bytes]), Buffer.from('","status":"success"}')]));
+const invalidUtf8 = fc
+  .uint8Array({ minLength: 1, maxLength: 64 })
+  .map((bytes) => Buffer.concat([Buffer.from('{"tool":"'), Buffer.from([0xff, 0xfe, ...bytes]), Buffer.from('","status":"success"}')]));
 
-const body = fc.oneof(
-  eventLike.map((e) => JSON.stringify(e)),
-  fc.array(eventLike, { maxLength: 5 }).map((events) => JSON.stringify({ events })),
-  nastyJson.map((v) => JSON.stringify(v) ?? ''),
-  fc.constantFrom('', ' ', 'null', '{', '{"events": [', '{"__proto__": {"polluted": true}, "tool": "x", "status": "success"}', '{"constructor": {"prototype": {"polluted": true}}}'),
-  deepNesting,
-  fc.string({ maxLength: 200 }),
-).map((text) => (typeof text === 'string' ? Buffer.from(text) : text));
+const body = fc
+  .oneof(
+    eventLike.map((e) => JSON.stringify(e)),
+    fc.array(eventLike, { maxLength: 5 }).map((events) => JSON.stringify({ events })),
+    nastyJson.map((v) => JSON.stringify(v) ?? ''),
+    fc.constantFrom(
+      '',
+      ' ',
+      'null',
+      '{',
+      '{"events": [',
+      '{"__proto__": {"polluted": true}, "tool": "x", "status": "success"}',
+      '{"constructor": {"prototype": {"polluted": true}}}',
+    ),
+    deepNesting,
+    fc.string({ maxLength: 200 }),
+  )
+  .map((text) => (typeof text === 'string' ? Buffer.from(text) : text));
 
 // OTLP/JSON-shaped bodies whose attribute values are hostile
 const otlpLike = fc
-  .array(fc.record({ key: fc.oneof(fc.constantFrom('gen_ai.operation.name', 'gen_ai.tool.name', 'gen_ai.tool.call.arguments', 'error.type', 'openinference.span.kind', 'tool.name', 'input.value'), fc.string({ maxLength: 20 })), value: fc.oneof(fc.record({ stringValue: fc.oneof(fc.constantFrom('execute_tool', 'TOOL'), nastyString) }), fc.record({ intValue: nastyString }), nastyJson) }), { maxLength: 6 })
+  .array(
+    fc.record({
+      key: fc.oneof(
+        fc.constantFrom(
+          'gen_ai.operation.name',
+          'gen_ai.tool.name',
+          'gen_ai.tool.call.arguments',
+          'error.type',
+          'openinference.span.kind',
+          'tool.name',
+          'input.value',
+        ),
+        fc.string({ maxLength: 20 }),
+      ),
+      value: fc.oneof(
+        fc.record({ stringValue: fc.oneof(fc.constantFrom('execute_tool', 'TOOL'), nastyString) }),
+        fc.record({ intValue: nastyString }),
+        nastyJson,
+      ),
+    }),
+    { maxLength: 6 },
+  )
   .chain((attributes) =>
-    fc.record({ traceId: nastyString, spanId: nastyString, startTimeUnixNano: fc.oneof(nastyString, nastyNumber), endTimeUnixNano: fc.oneof(nastyString, nastyNumber), status: nastyJson }).map((span) =>
-      Buffer.from(JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ spans: [{ ...span, name: 'execute_tool x', attributes }] }] }] })),
-    ),
+    fc
+      .record({
+        traceId: nastyString,
+        spanId: nastyString,
+        startTimeUnixNano: fc.oneof(nastyString, nastyNumber),
+        endTimeUnixNano: fc.oneof(nastyString, nastyNumber),
+        status: nastyJson,
+      })
+      .map((span) =>
+        Buffer.from(
+          JSON.stringify({
+            resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ spans: [{ ...span, name: 'execute_tool x', attributes }] }] }],
+          }),
+        ),
+      ),
   );
 
 const anyBody = fc.oneof({ weight: 5, arbitrary: body }, { weight: 1, arbitrary: invalidUtf8 });
-const contentType = fc.constantFrom('application/json', 'application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', 'application/octet-stream', '');
-const toolName = fc.oneof(fc.constantFrom('calc', 'a'.repeat(250), '..', '%2F', '__proto__', 'constructor', '%00', '%E2%82'), fc.string({ maxLength: 20 }).map(encodePart));
+const contentType = fc.constantFrom(
+  'application/json',
+  'application/json',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/json; charset=utf-16',
+  'application/octet-stream',
+  '',
+);
+const toolName = fc.oneof(
+  fc.constantFrom('calc', 'a'.repeat(250), '..', '%2F', '__proto__', 'constructor', '%00', '%E2%82'),
+  fc.string({ maxLength: 20 }).map(encodePart),
+);
 const queryValue = fc.oneof(nastyString, nastyNumber.map(String)).map(encodePart);
-const queryName = fc.constantFrom('tool', 'status', 'category', 'from', 'to', 'cursor', 'limit', 'format', 'version', 'date', 'sort', 'bucket', 'agent', 'model', '__proto__', 'x');
+const queryName = fc.constantFrom(
+  'tool',
+  'status',
+  'category',
+  'from',
+  'to',
+  'cursor',
+  'limit',
+  'format',
+  'version',
+  'date',
+  'sort',
+  'bucket',
+  'agent',
+  'model',
+  '__proto__',
+  'x',
+);
 const query = fc.array(fc.tuple(queryName, queryValue), { maxLength: 4 }).map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join('&'));
 
 const request = fc.oneof(
@@ -111,7 +200,18 @@ const request = fc.oneof(
     method: fc.constant('GET'),
     path: fc
       .tuple(
-        fc.constantFrom('/v1/events', '/v1/jobs', '/v1/recommendations', '/v1/tools', '/v1/tools/calc/description', '/v1/stats/overview', '/v1/stats/tools', '/v1/tools/calc/stats', '/v1/tools/calc/error-groups', '/v1/admin/dead-letters'),
+        fc.constantFrom(
+          '/v1/events',
+          '/v1/jobs',
+          '/v1/recommendations',
+          '/v1/tools',
+          '/v1/tools/calc/description',
+          '/v1/stats/overview',
+          '/v1/stats/tools',
+          '/v1/tools/calc/stats',
+          '/v1/tools/calc/error-groups',
+          '/v1/admin/dead-letters',
+        ),
         query,
       )
       .map(([p, q]) => `${p}?${q}`),
@@ -124,7 +224,9 @@ describe('hostile input', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp({ RATE_LIMIT_REQUESTS: '0' });
-    await t.request('PUT', '/v1/tools/calc', { body: { description: 'calc', parameters: { type: 'object', properties: { n: { type: 'integer' } } } } });
+    await t.request('PUT', '/v1/tools/calc', {
+      body: { description: 'calc', parameters: { type: 'object', properties: { n: { type: 'integer' } } } },
+    });
   });
   afterAll(() => t.close());
 
@@ -170,7 +272,10 @@ describe('hostile input', () => {
     expect((await t.request('GET', '/healthz', { key: null })).status).toBe(200);
     // what the fuzz got accepted, the worker stored: once the queue is drained, nothing was dead-lettered
     const events = t.app.get(QueueProducer).events;
-    await eventually(async () => ((await events.getJobCountByTypes('waiting', 'active', 'delayed', 'prioritized')) === 0 ? true : undefined), 60_000);
+    await eventually(
+      async () => ((await events.getJobCountByTypes('waiting', 'active', 'delayed', 'prioritized')) === 0 ? true : undefined),
+      60_000,
+    );
     const letters = await t.request('GET', '/v1/admin/dead-letters');
     expect(letters.body.items).toEqual([]);
   }, 600_000);

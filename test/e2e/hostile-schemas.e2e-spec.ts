@@ -37,7 +37,12 @@ function nestedArrays(depth: number): unknown {
 const stringProperty = (pattern: string) => ({ type: 'object', properties: { n: { type: 'string', pattern } } });
 
 const PATTERN_CASES: Array<{ name: string; schema: Record<string, unknown>; args: Record<string, unknown>; path: string }> = [
-  { name: 'the probe ^\\d*\\d*\\d*\\d*\\d*\\d*\\d*\\d*$ on 64 digits and a !', schema: stringProperty('^\\d*\\d*\\d*\\d*\\d*\\d*\\d*\\d*$'), args: { n: `${'1'.repeat(64)}!` }, path: '/n' },
+  {
+    name: 'the probe ^\\d*\\d*\\d*\\d*\\d*\\d*\\d*\\d*$ on 64 digits and a !',
+    schema: stringProperty('^\\d*\\d*\\d*\\d*\\d*\\d*\\d*\\d*$'),
+    args: { n: `${'1'.repeat(64)}!` },
+    path: '/n',
+  },
   { name: 'the probe ^(a+){1,100}$', schema: stringProperty('^(a+){1,100}$'), args: { n: `${'a'.repeat(64)}!` }, path: '/n' },
   { name: '^(\\d+)*$', schema: stringProperty('^(\\d+)*$'), args: { n: `${'1'.repeat(64)}!` }, path: '/n' },
   { name: '(x|x)*y', schema: stringProperty('(x|x)*y'), args: { n: 'x'.repeat(30_000) }, path: '/n' },
@@ -65,14 +70,26 @@ const SCHEMA_CASES: Array<{ name: string; schema: Record<string, unknown>; args:
     schema: {
       type: 'object',
       properties: { x: { $ref: '#/$defs/tree' } },
-      $defs: { tree: { anyOf: [{ type: 'integer' }, { type: 'array', items: { $ref: '#/$defs/tree' } }, { type: 'array', items: { $ref: '#/$defs/tree' }, minItems: 1 }] } },
+      $defs: {
+        tree: {
+          anyOf: [
+            { type: 'integer' },
+            { type: 'array', items: { $ref: '#/$defs/tree' } },
+            { type: 'array', items: { $ref: '#/$defs/tree' }, minItems: 1 },
+          ],
+        },
+      },
     },
     args: { x: nestedArrays(40) },
     refusedAt: /^\/parameters\/\$defs\/tree/,
   },
   {
     name: 'a $ref that refers to itself without descending',
-    schema: { type: 'object', properties: { x: { $ref: '#/$defs/loop' } }, $defs: { loop: { anyOf: [{ $ref: '#/$defs/loop' }, { type: 'string' }] } } },
+    schema: {
+      type: 'object',
+      properties: { x: { $ref: '#/$defs/loop' } },
+      $defs: { loop: { anyOf: [{ $ref: '#/$defs/loop' }, { type: 'string' }] } },
+    },
     args: { x: 1 },
     refusedAt: /^\/parameters\/\$defs\/loop\/anyOf\/0\/\$ref$/,
   },
@@ -97,7 +114,8 @@ describe('hostile schemas (issue 13, findings 1 and 2)', () => {
   });
   afterAll(() => t.close());
 
-  const register = (name: string, parameters: unknown) => t.request('PUT', `/v1/tools/${name}`, { body: { description: 'A hostile tool.', parameters } });
+  const register = (name: string, parameters: unknown) =>
+    t.request('PUT', `/v1/tools/${name}`, { body: { description: 'A hostile tool.', parameters } });
 
   /** As a schema registered before these checks: registered harmless, then replaced in the database. */
   const storeUnchecked = (name: string, parameters: Record<string, unknown>) => storeBypassingChecks(t, name, parameters);
@@ -140,71 +158,84 @@ describe('hostile schemas (issue 13, findings 1 and 2)', () => {
   };
 
   describe('user patterns run in linear time (finding 1)', () => {
-    describe.each(PATTERN_CASES.map((hostile, index) => ({ ...hostile, tool: `pattern_${index}` })))('$name', ({ tool, schema, args, path }) => {
-      // Linear is not free: a pattern with nested repetition can still spend the budget building its automaton.
-      const expectPatternAnswer = (body: { checked: boolean }) =>
-        expect(body).toEqual(
-          body.checked
-            ? expect.objectContaining({ valid: false, errors: [expect.objectContaining({ path, subtype: expect.any(String) })] })
-            : expect.objectContaining({ valid: true, reason: expect.stringMatching(/^schema too expensive/) }),
-        );
+    describe.each(PATTERN_CASES.map((hostile, index) => ({ ...hostile, tool: `pattern_${index}` })))(
+      '$name',
+      ({ tool, schema, args, path }) => {
+        // Linear is not free: a pattern with nested repetition can still spend the budget building its automaton.
+        const expectPatternAnswer = (body: { checked: boolean }) =>
+          expect(body).toEqual(
+            body.checked
+              ? expect.objectContaining({ valid: false, errors: [expect.objectContaining({ path, subtype: expect.any(String) })] })
+              : expect.objectContaining({ valid: true, reason: expect.stringMatching(/^schema too expensive/) }),
+          );
 
-      it('is accepted; validate answers hostile input within the budget and the worker stores the event', async () => {
-        expect((await register(tool, schema)).status).toBe(201);
-        expectPatternAnswer(await answeredWithinBudget(tool, args));
-        const event = await storedErrorEvent(tool, args, 'invalid input');
-        expect(event.evidence).toMatch(/^(schema|schema_too_expensive)$/);
-        if (event.evidence === 'schema') expect(event.category).toMatch(/^(out_of_range|argument_mismatch)$/);
-      });
+        it('is accepted; validate answers hostile input within the budget and the worker stores the event', async () => {
+          expect((await register(tool, schema)).status).toBe(201);
+          expectPatternAnswer(await answeredWithinBudget(tool, args));
+          const event = await storedErrorEvent(tool, args, 'invalid input');
+          expect(event.evidence).toMatch(/^(schema|schema_too_expensive)$/);
+          if (event.evidence === 'schema') expect(event.category).toMatch(/^(out_of_range|argument_mismatch)$/);
+        });
 
-      it('stored before this change: validate and the worker treat it the same', async () => {
-        await storeUnchecked(`${tool}_stored`, schema);
-        expectPatternAnswer(await answeredWithinBudget(`${tool}_stored`, args));
-        expect((await storedErrorEvent(`${tool}_stored`, args, 'invalid input')).evidence).toMatch(/^(schema|schema_too_expensive)$/);
-      });
-    });
+        it('stored before this change: validate and the worker treat it the same', async () => {
+          await storeUnchecked(`${tool}_stored`, schema);
+          expectPatternAnswer(await answeredWithinBudget(`${tool}_stored`, args));
+          expect((await storedErrorEvent(`${tool}_stored`, args, 'invalid input')).evidence).toMatch(/^(schema|schema_too_expensive)$/);
+        });
+      },
+    );
 
     it('refuses a pattern the linear-time engine cannot run, naming where it is', async () => {
       const response = await register('pattern_lookbehind', { type: 'object', properties: { n: { type: 'string', pattern: '(?<!x)y' } } });
       expect(response.status).toBe(400);
-      expect(response.body.error.details).toEqual([{ path: '/parameters/properties/n/pattern', message: expect.stringContaining('lookahead or lookbehind') }]);
+      expect(response.body.error.details).toEqual([
+        { path: '/parameters/properties/n/pattern', message: expect.stringContaining('lookahead or lookbehind') },
+      ]);
     });
   });
 
   describe('validation of user schemas is bounded (finding 2)', () => {
-    describe.each(SCHEMA_CASES.map((hostile, index) => ({ ...hostile, tool: `schema_${index}` })))('$name', ({ tool, schema, args, refusedAt }) => {
-      const expectTooExpensiveWithinBudget = async (name: string) => {
-        expect(await answeredWithinBudget(name, args)).toEqual({
-          valid: true,
-          errors: [],
-          suggestion: null,
-          checked: false,
-          reason: expect.stringMatching(/^schema too expensive/),
+    describe.each(SCHEMA_CASES.map((hostile, index) => ({ ...hostile, tool: `schema_${index}` })))(
+      '$name',
+      ({ tool, schema, args, refusedAt }) => {
+        const expectTooExpensiveWithinBudget = async (name: string) => {
+          expect(await answeredWithinBudget(name, args)).toEqual({
+            valid: true,
+            errors: [],
+            suggestion: null,
+            checked: false,
+            reason: expect.stringMatching(/^schema too expensive/),
+          });
+          // the schema is now known to be too expensive: the next requests do not pay the budget again
+          const again = await validate(name, args);
+          expect(again.body.checked).toBe(false);
+          expect(again.ms).toBeLessThan(await validateBoundMs(args));
+        };
+
+        it('is refused at registration naming the path, or validate answers within the budget', async () => {
+          const registered = await register(tool, schema);
+          if (refusedAt) {
+            expect(registered.status).toBe(400);
+            expect(registered.body.error.details[0]).toEqual({ path: expect.stringMatching(refusedAt), message: expect.any(String) });
+            return;
+          }
+          expect(registered.status).toBe(201);
+          await expectTooExpensiveWithinBudget(tool);
         });
-        // the schema is now known to be too expensive: the next requests do not pay the budget again
-        const again = await validate(name, args);
-        expect(again.body.checked).toBe(false);
-        expect(again.ms).toBeLessThan(await validateBoundMs(args));
-      };
 
-      it('is refused at registration naming the path, or validate answers within the budget', async () => {
-        const registered = await register(tool, schema);
-        if (refusedAt) {
-          expect(registered.status).toBe(400);
-          expect(registered.body.error.details[0]).toEqual({ path: expect.stringMatching(refusedAt), message: expect.any(String) });
-          return;
-        }
-        expect(registered.status).toBe(201);
-        await expectTooExpensiveWithinBudget(tool);
-      });
-
-      it('stored before this change: validate answers within the budget, saying so, and the worker stores the event with the message evidence', async () => {
-        await storeUnchecked(`${tool}_stored`, schema);
-        await expectTooExpensiveWithinBudget(`${tool}_stored`);
-        const event = await storedErrorEvent(`${tool}_stored`, { ...args, extra: 1 }, UNKNOWN_KEYWORD_MESSAGE);
-        expect(event).toMatchObject({ evidence: 'schema_too_expensive', category: 'argument_mismatch', subtype: 'unknown_argument', wrongArgument: 'extra' });
-      });
-    });
+        it('stored before this change: validate answers within the budget, saying so, and the worker stores the event with the message evidence', async () => {
+          await storeUnchecked(`${tool}_stored`, schema);
+          await expectTooExpensiveWithinBudget(`${tool}_stored`);
+          const event = await storedErrorEvent(`${tool}_stored`, { ...args, extra: 1 }, UNKNOWN_KEYWORD_MESSAGE);
+          expect(event).toMatchObject({
+            evidence: 'schema_too_expensive',
+            category: 'argument_mismatch',
+            subtype: 'unknown_argument',
+            wrongArgument: 'extra',
+          });
+        });
+      },
+    );
   });
 });
 
@@ -234,7 +265,11 @@ describe('a process with hostile schemas stored before this change', () => {
     await queue.pause();
     for (let b = 0; b < 50; b++) {
       const batch = Array.from({ length: 100 }, (_, i) =>
-        anErrorEvent(UNKNOWN_KEYWORD_MESSAGE, { id: `evt-${randomUUID()}`, tool: i % 2 ? 'fanout' : 'digits', arguments: { ...(i % 2 ? hostileArgs.fanout : hostileArgs.digits), extra: 1 } }),
+        anErrorEvent(UNKNOWN_KEYWORD_MESSAGE, {
+          id: `evt-${randomUUID()}`,
+          tool: i % 2 ? 'fanout' : 'digits',
+          arguments: { ...(i % 2 ? hostileArgs.fanout : hostileArgs.digits), extra: 1 },
+        }),
       );
       expect((await t.request('POST', '/v1/events', { body: { events: batch } })).status).toBe(202);
     }
@@ -257,7 +292,13 @@ describe('a process with hostile schemas stored before this change', () => {
     });
     const url = `http://127.0.0.1:${port}`;
     const headers = { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json' };
-    const validateLoop = (name: string, tool: string, args: unknown) => ({ name, method: 'POST', path: `/v1/tools/${tool}/validate`, body: JSON.stringify({ arguments: args }), intervalMs: 10 });
+    const validateLoop = (name: string, tool: string, args: unknown) => ({
+      name,
+      method: 'POST',
+      path: `/v1/tools/${tool}/validate`,
+      body: JSON.stringify({ arguments: args }),
+      intervalMs: 10,
+    });
     try {
       await eventually(async () => ((await fetch(`${url}/healthz`).catch(() => null))?.ok ? true : undefined), 20_000).catch((error) => {
         throw new Error(`${error.message}; the app printed:\n${app.output().slice(-2000)}`);
@@ -276,14 +317,20 @@ describe('a process with hostile schemas stored before this change', () => {
       ];
       const latencies = await probeLatencies(url, headers, loops, async () => {
         await queue.resume();
-        await eventually(async () => {
-          const { rows } = await t.db.sql.query('SELECT count(*)::int AS n FROM events');
-          return rows[0].n === 5003 ? true : undefined;
-        }, 60_000, 100);
+        await eventually(
+          async () => {
+            const { rows } = await t.db.sql.query('SELECT count(*)::int AS n FROM events');
+            return rows[0].n === 5003 ? true : undefined;
+          },
+          60_000,
+          100,
+        );
       });
       clearInterval(sampleRss);
 
-      const { rows } = await t.db.sql.query('SELECT tool, evidence, count(*)::int AS n FROM events GROUP BY tool, evidence ORDER BY tool, evidence');
+      const { rows } = await t.db.sql.query(
+        'SELECT tool, evidence, count(*)::int AS n FROM events GROUP BY tool, evidence ORDER BY tool, evidence',
+      );
       expect(rows).toEqual([
         { tool: 'digits', evidence: 'schema', n: 2500 },
         { tool: 'fanout', evidence: 'schema_too_expensive', n: 2500 },
@@ -293,13 +340,18 @@ describe('a process with hostile schemas stored before this change', () => {
       const healthzMs = latencies.healthz.map((sample) => sample.ms);
       const validateMs = Object.keys(hostileArgs).flatMap((tool) => latencies[`validate ${tool}`].map((sample) => sample.ms));
       // the HTTP overhead under this load is what the same request costs with a schema that checks nothing
-      const validateBoundMs = Math.max(...latencies['validate baseline'].map((sample) => sample.ms)) + ARGUMENT_VALIDATION_BUDGET_MS + JITTER_MS;
+      const validateBoundMs =
+        Math.max(...latencies['validate baseline'].map((sample) => sample.ms)) + ARGUMENT_VALIDATION_BUDGET_MS + JITTER_MS;
       console.log(
         `hostile load: /healthz ${healthzMs.length} requests, p50 ${quantile(healthzMs, 0.5)} max ${quantile(healthzMs, 1)} ms; ` +
           `validate ${validateMs.length} requests, p50 ${quantile(validateMs, 0.5)} max ${quantile(validateMs, 1)} ms ` +
           `(bound ${validateBoundMs.toFixed(1)} ms); RSS max ${quantile(rssMb, 1)} MB`,
       );
-      expect(Object.values(latencies).flat().filter((sample) => sample.status !== 200)).toEqual([]);
+      expect(
+        Object.values(latencies)
+          .flat()
+          .filter((sample) => sample.status !== 200),
+      ).toEqual([]);
       expect(healthzMs.length).toBeGreaterThan(10);
       expect(Math.max(...healthzMs)).toBeLessThan(100);
       expect(Math.max(...validateMs)).toBeLessThan(validateBoundMs);
@@ -341,15 +393,16 @@ async function probeLatencies(
 }
 
 async function storeBypassingChecks(t: TestApp, name: string, parameters: Record<string, unknown>): Promise<void> {
-  const registered = await t.request('PUT', `/v1/tools/${name}`, { body: { description: 'A hostile tool.', parameters: { type: 'object' } } });
+  const registered = await t.request('PUT', `/v1/tools/${name}`, {
+    body: { description: 'A hostile tool.', parameters: { type: 'object' } },
+  });
   expect(registered.status).toBe(201);
   const json = JSON.stringify(parameters);
   await t.db.sql.query('UPDATE tools SET parameters = $1::jsonb WHERE project_id = $2 AND name = $3', [json, t.projectId, name]);
-  await t.db.sql.query('UPDATE tool_versions v SET parameters = $1::jsonb FROM tools t WHERE v.tool_id = t.id AND t.project_id = $2 AND t.name = $3', [
-    json,
-    t.projectId,
-    name,
-  ]);
+  await t.db.sql.query(
+    'UPDATE tool_versions v SET parameters = $1::jsonb FROM tools t WHERE v.tool_id = t.id AND t.project_id = $2 AND t.name = $3',
+    [json, t.projectId, name],
+  );
 }
 
 function residentSetMb(pid: number): number {

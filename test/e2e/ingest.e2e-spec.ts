@@ -37,9 +37,7 @@ describe('POST /v1/events', () => {
       const response = await t.request('POST', '/v1/events', { body: { tool: 'x' } });
       expect(response.status).toBe(400);
       expect(response.body.accepted).toBe(0);
-      expect(response.body.rejected).toEqual([
-        { index: 0, errors: [{ path: '/events/0/status', message: 'is required' }] },
-      ]);
+      expect(response.body.rejected).toEqual([{ index: 0, errors: [{ path: '/events/0/status', message: 'is required' }] }]);
     });
 
     it('requires error when status is error, naming the field', async () => {
@@ -115,18 +113,15 @@ describe('POST /v1/events', () => {
     });
 
     it('uses the registered JSON Schema as the strongest evidence: wrong argument name, intended name, array for scalar', async () => {
-      await t.db.sql.query(
-        `INSERT INTO tools (project_id, name, description, parameters) VALUES ($1, 'prime_factors', 'Factorize', $2)`,
-        [
-          t.projectId,
-          JSON.stringify({
-            type: 'object',
-            properties: { number: { type: 'integer', maximum: 1000000 } },
-            required: ['number'],
-            additionalProperties: false,
-          }),
-        ],
-      );
+      await t.db.sql.query(`INSERT INTO tools (project_id, name, description, parameters) VALUES ($1, 'prime_factors', 'Factorize', $2)`, [
+        t.projectId,
+        JSON.stringify({
+          type: 'object',
+          properties: { number: { type: 'integer', maximum: 1000000 } },
+          required: ['number'],
+          additionalProperties: false,
+        }),
+      ]);
       const event = anErrorEvent('Tool execution failed', { tool: 'prime_factors', arguments: { numbers: [12, 18] } });
       await t.request('POST', '/v1/events', { body: event });
       const stored = await storedEvent(event.id as string);

@@ -83,13 +83,21 @@ describe('POST /v1/events with provider-native shapes', () => {
   });
 
   it('stores MCP tools/call results: isError and a JSON-RPC unknown-tool error', async () => {
-    const request = (name: string, id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: { location: 'New York' } } });
+    const request = (name: string, id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name, arguments: { location: 'New York' } },
+    });
     const response = await t.request('POST', '/v1/events', {
       body: {
         events: [
           {
             id: 'mcp-ok',
-            mcp: { request: request('get_weather', 1), response: { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: '21C' }] } } },
+            mcp: {
+              request: request('get_weather', 1),
+              response: { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: '21C' }] } },
+            },
           },
           {
             id: 'mcp-unknown',

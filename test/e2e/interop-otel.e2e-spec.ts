@@ -20,7 +20,9 @@ interface ExportOutcome {
 
 /** Runs the real OpenTelemetry SDK + OTLP/HTTP JSON exporter against `url` (see the script for why in a child). */
 async function exportAgentSpans(url: string, apiKey: string): Promise<ExportOutcome> {
-  const { stdout } = await promisify(execFile)(process.execPath, [join(FIXTURES, 'export-tool-spans.js'), url, apiKey], { timeout: 20_000 });
+  const { stdout } = await promisify(execFile)(process.execPath, [join(FIXTURES, 'export-tool-spans.js'), url, apiKey], {
+    timeout: 20_000,
+  });
   return JSON.parse(stdout) as ExportOutcome;
 }
 
@@ -90,7 +92,8 @@ describe('POST /v1/traces (OTLP/HTTP JSON)', () => {
     body.resourceSpans[0].scopeSpans[0].spans.forEach((span: { traceId: string; attributes: any[] }) => {
       span.traceId = 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
       for (const attribute of span.attributes) {
-        if (attribute.key === 'gen_ai.tool.name' && attribute.value.stringValue === 'get_weather') attribute.value.stringValue = 'retried_tool';
+        if (attribute.key === 'gen_ai.tool.name' && attribute.value.stringValue === 'get_weather')
+          attribute.value.stringValue = 'retried_tool';
       }
     });
     expect((await t.request('POST', '/v1/traces', { body })).status).toBe(200);

@@ -12,7 +12,12 @@ const NOT_API = [/^\/docs(\/|$)/, /^\/openapi\.(json|yaml)$/, /^\/dashboard(\/|$
 const TOOL = 'prime_factorization';
 const PRIME_TOOL = {
   description: 'Perform prime factorization of a single integer.',
-  parameters: { type: 'object', properties: { number: { type: 'integer', maximum: 1000000 } }, required: ['number'], additionalProperties: false },
+  parameters: {
+    type: 'object',
+    properties: { number: { type: 'integer', maximum: 1000000 } },
+    required: ['number'],
+    additionalProperties: false,
+  },
 };
 
 describe('OpenAPI document', () => {
@@ -48,7 +53,10 @@ describe('OpenAPI document', () => {
   ): Promise<TestResponse> {
     const [method, template] = route.split(' ');
     const path = template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(options.params?.[name] ?? ''));
-    const response = await t.request(method, options.query ? `${path}?${options.query}` : path, { body: options.body, key: isPublic(route) ? null : undefined });
+    const response = await t.request(method, options.query ? `${path}?${options.query}` : path, {
+      body: options.body,
+      key: isPublic(route) ? null : undefined,
+    });
     contract.check(route, response);
     return response;
   }
@@ -106,9 +114,13 @@ describe('OpenAPI document', () => {
     const route = 'POST /v1/tools/{name}/validate';
     expect(contract.accepts(route, 200, { valid: true, errors: [], suggestion: null, checked: true, reason: null })).toBe(true);
     expect(contract.accepts(route, 200, { valid: false, findings: [] })).toBe(false);
-    expect(contract.accepts(route, 200, { valid: true, errors: [], suggestion: null, checked: true, reason: null, undocumented: 1 })).toBe(false);
+    expect(contract.accepts(route, 200, { valid: true, errors: [], suggestion: null, checked: true, reason: null, undocumented: 1 })).toBe(
+      false,
+    );
     expect(contract.accepts('GET /v1/policy', 200, { autoApply: true, minOccurrences: 5, minShare: 0.05, autoApplyKinds: [] })).toBe(false);
-    expect(() => contract.check('DELETE /v1/tools/{name}', { status: 200, headers: new Headers(), body: null })).toThrow(/answered 200, documented 204/);
+    expect(() => contract.check('DELETE /v1/tools/{name}', { status: 200, headers: new Headers(), body: null })).toThrow(
+      /answered 200, documented 204/,
+    );
   });
 
   it('answers the registry routes as documented', async () => {
@@ -119,7 +131,14 @@ describe('OpenAPI document', () => {
     const bulk = await exercise('POST /v1/tools:bulk', {
       body: {
         tools: [
-          { type: 'function', function: { name: 'get_weather', description: 'Weather of a city.', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
+          {
+            type: 'function',
+            function: {
+              name: 'get_weather',
+              description: 'Weather of a city.',
+              parameters: { type: 'object', properties: { city: { type: 'string' } } },
+            },
+          },
           { name: 'scratch', description: 'A tool this test archives.', input_schema: { type: 'object' } },
         ],
       },
@@ -133,9 +152,14 @@ describe('OpenAPI document', () => {
     const check = await exercise('POST /v1/tools/{name}/validate', { params: { name: TOOL }, body: { arguments: { numbr: 12 } } });
     expect(check.body).toMatchObject({ valid: false, suggestion: { number: 12 } });
     expect(check.body.errors.length).toBeGreaterThan(0);
-    expect((await exercise('POST /v1/tools/{name}/validate', { params: { name: TOOL }, body: { arguments: '{"number": 12}' } })).body.valid).toBe(true);
+    expect(
+      (await exercise('POST /v1/tools/{name}/validate', { params: { name: TOOL }, body: { arguments: '{"number": 12}' } })).body.valid,
+    ).toBe(true);
 
-    const added = await exercise('POST /v1/tools/{name}/warnings', { params: { name: 'get_weather' }, body: { text: 'Pass a city name, not coordinates.' } });
+    const added = await exercise('POST /v1/tools/{name}/warnings', {
+      params: { name: 'get_weather' },
+      body: { text: 'Pass a city name, not coordinates.' },
+    });
     const warning = { name: 'get_weather', id: added.body.warning.id };
     await exercise('GET /v1/tools/{name}/warnings', { params: { name: 'get_weather' } });
     await exercise('POST /v1/tools/{name}/warnings/{id}/dismiss', { params: warning, body: { reason: 'covered by the schema' } });
@@ -145,10 +169,27 @@ describe('OpenAPI document', () => {
 
   it('answers the ingest routes as documented, and the stored events as the dashboard reads them', async () => {
     const full = anErrorEvent('Tool execution failed', {
-      tool: TOOL, arguments: { numbers: [1] }, occurredAt: at(100), descriptionVersion: 1, agent: 'planner', model: 'gpt-x', framework: 'langchain',
-      sessionId: 's1', traceId: 't1', runId: 'r1', toolCallId: 'c1', prompt: 'factor 12', metadata: { team: 'core' }, durationMs: 3,
+      tool: TOOL,
+      arguments: { numbers: [1] },
+      occurredAt: at(100),
+      descriptionVersion: 1,
+      agent: 'planner',
+      model: 'gpt-x',
+      framework: 'langchain',
+      sessionId: 's1',
+      traceId: 't1',
+      runId: 'r1',
+      toolCallId: 'c1',
+      prompt: 'factor 12',
+      metadata: { team: 'core' },
+      durationMs: 3,
     });
-    const provider = { openai: { toolCall: { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }, result: { tempC: 3 } } };
+    const provider = {
+      openai: {
+        toolCall: { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
+        result: { tempC: 3 },
+      },
+    };
     const events = [...primeCalls(), full, provider, { tool: '', status: 'success' }];
     const accepted = await exercise('POST /v1/events', { body: { events, client: { sdk: 'toolcoach-ts', version: '0.1.0', dropped: 0 } } });
     expect(accepted.body).toMatchObject({ accepted: 42, rejected: [{ index: 42 }], client: { sdk: 'toolcoach-ts' } });
@@ -156,10 +197,22 @@ describe('OpenAPI document', () => {
 
     const exec = { key: 'gen_ai.operation.name', value: { stringValue: 'execute_tool' } };
     const span = (id: string, attributes: unknown[]) => ({
-      traceId: 'a'.repeat(32), spanId: id.padEnd(16, '0'), name: id, attributes,
-      startTimeUnixNano: `${occurredAt.getTime()}000000`, endTimeUnixNano: `${occurredAt.getTime() + 1}000000`,
+      traceId: 'a'.repeat(32),
+      spanId: id.padEnd(16, '0'),
+      name: id,
+      attributes,
+      startTimeUnixNano: `${occurredAt.getTime()}000000`,
+      endTimeUnixNano: `${occurredAt.getTime() + 1}000000`,
     });
-    const traces = { resourceSpans: [{ scopeSpans: [{ spans: [span('b1', [exec, { key: 'gen_ai.tool.name', value: { stringValue: 'get_weather' } }]), span('b2', [exec])] }] }] };
+    const traces = {
+      resourceSpans: [
+        {
+          scopeSpans: [
+            { spans: [span('b1', [exec, { key: 'gen_ai.tool.name', value: { stringValue: 'get_weather' } }]), span('b2', [exec])] },
+          ],
+        },
+      ],
+    };
     expect((await exercise('POST /v1/traces', { body: traces })).body.partialSuccess.rejectedSpans).toBe(1);
     await waitUntilStored(44);
 
@@ -192,7 +245,9 @@ describe('OpenAPI document', () => {
     const groups = await exercise('GET /v1/tools/{name}/error-groups', { params: { name: TOOL } });
     const [group] = groups.body.items;
     await exercise('GET /v1/error-groups/{id}', { params: { id: group.id } });
-    expect((await exercise('PATCH /v1/error-groups/{id}', { params: { id: group.id }, body: { status: 'resolved' } })).body.status).toBe('resolved');
+    expect((await exercise('PATCH /v1/error-groups/{id}', { params: { id: group.id }, body: { status: 'resolved' } })).body.status).toBe(
+      'resolved',
+    );
     const versions = await exercise('GET /v1/tools/{name}/version-history', { params: { name: TOOL } });
     expect(versions.body.items.length).toBeGreaterThan(1);
   });

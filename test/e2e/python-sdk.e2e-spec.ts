@@ -64,7 +64,10 @@ describeWithPython('Python SDK (sdk-python) against the running app', () => {
         ' a: Input should be a valid integer, unable to parse string as an integer\n' +
         ' Please fix the error and try again.',
     );
-    expect(events.find((e) => e.toolCallId === 'call_missing')).toMatchObject({ category: 'argument_mismatch', subtype: 'missing_argument' });
+    expect(events.find((e) => e.toolCallId === 'call_missing')).toMatchObject({
+      category: 'argument_mismatch',
+      subtype: 'missing_argument',
+    });
     expect(events.find((e) => e.toolCallId === 'call_ok')).toMatchObject({ status: 'success', result: '3' });
   });
 

@@ -41,7 +41,11 @@ describe('tool registry', () => {
       expect((await put('factorize_b', { ...primeFactors, description: 'Factorize one integer.' })).body.version).toBe(2);
       const wider = { ...primeFactorsSchema, properties: { number: { type: 'integer', maximum: 10 ** 9 } } };
       expect((await put('factorize_b', { description: 'Factorize one integer.', parameters: wider })).body.version).toBe(3);
-      const withMetadata = await put('factorize_b', { description: 'Factorize one integer.', parameters: wider, metadata: { team: 'math' } });
+      const withMetadata = await put('factorize_b', {
+        description: 'Factorize one integer.',
+        parameters: wider,
+        metadata: { team: 'math' },
+      });
       expect(withMetadata.body).toEqual({ name: 'factorize_b', version: 3, status: 'unchanged' });
     });
 
@@ -56,9 +60,17 @@ describe('tool registry', () => {
     });
 
     it('rejects unknown keywords, remote $refs and non-object schemas, each at its path', async () => {
-      const unknownKeyword = await put('bad_schema', { description: 'x', parameters: { type: 'object', properties: { n: { type: 'integer', example: 3 } } } });
-      expect(unknownKeyword.body.error.details).toEqual([{ path: '/parameters/properties/n/example', message: 'unknown keyword: "example"' }]);
-      const remote = await put('bad_schema', { description: 'x', parameters: { type: 'object', properties: { n: { $ref: 'https://evil.example/s.json' } } } });
+      const unknownKeyword = await put('bad_schema', {
+        description: 'x',
+        parameters: { type: 'object', properties: { n: { type: 'integer', example: 3 } } },
+      });
+      expect(unknownKeyword.body.error.details).toEqual([
+        { path: '/parameters/properties/n/example', message: 'unknown keyword: "example"' },
+      ]);
+      const remote = await put('bad_schema', {
+        description: 'x',
+        parameters: { type: 'object', properties: { n: { $ref: 'https://evil.example/s.json' } } },
+      });
       expect(remote.body.error.details[0].path).toBe('/parameters/properties/n/$ref');
       const notObject = await put('bad_schema', { description: 'x', parameters: { type: 'array' } });
       expect(notObject.body.error.details[0].path).toBe('/parameters/type');
@@ -66,10 +78,15 @@ describe('tool registry', () => {
     });
 
     it('runs a pattern that backtracks in JavaScript in linear time, and refuses one the linear engine cannot run, naming where it is', async () => {
-      const email = (pattern: string) => ({ description: 'x', parameters: { type: 'object', properties: { email: { type: 'string', pattern } } } });
+      const email = (pattern: string) => ({
+        description: 'x',
+        parameters: { type: 'object', properties: { email: { type: 'string', pattern } } },
+      });
       expect((await put('regex_tool', email('^([a-zA-Z0-9]+)*@example\\.com$'))).status).toBeLessThan(300);
       const startedAt = performance.now();
-      const checked = await t.request('POST', '/v1/tools/regex_tool/validate', { body: { arguments: { email: `${'a'.repeat(50_000)}!` } } });
+      const checked = await t.request('POST', '/v1/tools/regex_tool/validate', {
+        body: { arguments: { email: `${'a'.repeat(50_000)}!` } },
+      });
       expect(performance.now() - startedAt).toBeLessThan(1000);
       expect(checked.body).toMatchObject({ valid: false, checked: true, errors: [{ path: '/email', subtype: 'invalid_format' }] });
       const lookahead = await put('regex_tool', email('^(?=.*@)[a-z@.]+$'));
@@ -132,7 +149,12 @@ describe('tool registry', () => {
     });
 
     it('rejects a tool registered twice in one request and a body that is not a list', async () => {
-      const twice = await t.request('POST', '/v1/tools:bulk', { body: [{ name: 'dup', parameters }, { name: 'dup', parameters }] });
+      const twice = await t.request('POST', '/v1/tools:bulk', {
+        body: [
+          { name: 'dup', parameters },
+          { name: 'dup', parameters },
+        ],
+      });
       expect(twice.body.error.details).toEqual([{ path: '/1', message: 'registers "dup" again (first at index 0)' }]);
       expect((await t.request('POST', '/v1/tools:bulk', { body: { name: 'x' } })).status).toBe(400);
     });
@@ -228,7 +250,9 @@ describe('tool registry', () => {
         },
       ]);
 
-      const dismissed = await t.request('POST', `/v1/tools/prime_factors_w/warnings/${warningId}/dismiss`, { body: { reason: 'fixed in code' } });
+      const dismissed = await t.request('POST', `/v1/tools/prime_factors_w/warnings/${warningId}/dismiss`, {
+        body: { reason: 'fixed in code' },
+      });
       expect(dismissed.body).toMatchObject({ version: 3, warning: { status: 'dismissed', dismissedReason: 'fixed in code' } });
       expect((await describeTool('prime_factors_w')).body.description).toBe(primeFactors.description);
 
@@ -300,7 +324,10 @@ describe('tool registry', () => {
         version: 4,
         reason: 'dismissed',
       });
-      expect(await registry.applyAutoWarning(t.projectId, 'not_registered', auto(1))).toMatchObject({ applied: false, reason: 'unknown_tool' });
+      expect(await registry.applyAutoWarning(t.projectId, 'not_registered', auto(1))).toMatchObject({
+        applied: false,
+        reason: 'unknown_tool',
+      });
       expect(await registry.findToolSchema(t.projectId, 'prime_factors_auto')).toEqual({
         name: 'prime_factors_auto',
         version: 4,
@@ -336,7 +363,9 @@ describe('tool registry', () => {
     it('says to call once per item and suggests nothing for several items where a scalar belongs', async () => {
       const response = await validate({ numbers: [12, 15] });
       expect(response.body.suggestion).toBeNull();
-      expect(response.body.errors.find((error: any) => error.subtype === 'unknown_argument').message).toContain('call this tool once per item');
+      expect(response.body.errors.find((error: any) => error.subtype === 'unknown_argument').message).toContain(
+        'call this tool once per item',
+      );
     });
 
     it('returns every error with its category', async () => {
@@ -445,8 +474,12 @@ describe('tool registry', () => {
 
     it('drops the cached tool list and compiled schema on the other instance too', async () => {
       await put('shared_list', primeFactors);
-      expect((await second.request('GET', '/v1/tools?format=openai')).body.tools.map((tool: any) => tool.function.name)).toContain('shared_list');
-      expect((await second.request('POST', '/v1/tools/shared_list/validate', { body: { arguments: { number: 5 } } })).body.valid).toBe(true);
+      expect((await second.request('GET', '/v1/tools?format=openai')).body.tools.map((tool: any) => tool.function.name)).toContain(
+        'shared_list',
+      );
+      expect((await second.request('POST', '/v1/tools/shared_list/validate', { body: { arguments: { number: 5 } } })).body.valid).toBe(
+        true,
+      );
       await t.request('DELETE', '/v1/tools/shared_list');
       await eventually(async () => {
         const response = await second.request('GET', '/v1/tools?format=openai');

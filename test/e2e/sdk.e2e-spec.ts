@@ -48,7 +48,15 @@ function factorize(value: number): number[] {
 
 it('reports every tool call of a LangChain.js agent, categorized, with the description version it loaded', async () => {
   // a generous start-up budget: this test is about the loop, and CI runs other suites beside it on two cores
-  const tc = new Toolcoach({ baseUrl: app.baseUrl, apiKey: app.apiKey, flushIntervalMs: 50, startupTimeoutMs: 15_000, cacheDir, flushOnExit: false, logger: { warn() {} } });
+  const tc = new Toolcoach({
+    baseUrl: app.baseUrl,
+    apiKey: app.apiKey,
+    flushIntervalMs: 50,
+    startupTimeoutMs: 15_000,
+    cacheDir,
+    flushOnExit: false,
+    logger: { warn() {} },
+  });
   const tools = await tc.loadTools(mathTools());
   expect(tc.descriptionSource).toBe('server');
   const version = tc.descriptionVersionOf('prime_factorization');
@@ -76,16 +84,36 @@ it('reports every tool call of a LangChain.js agent, categorized, with the descr
     return items.length === 4 && items.every((e) => e.category !== undefined) ? items : undefined;
   }, 15_000);
   const byCall = Object.fromEntries(stored.map((e) => [e.toolCallId, e]));
-  expect(byCall['call-numbers']).toMatchObject({ tool: 'prime_factorization', status: 'error', category: 'argument_mismatch', agent: 'math-agent', framework: 'langchainjs', descriptionVersion: version });
+  expect(byCall['call-numbers']).toMatchObject({
+    tool: 'prime_factorization',
+    status: 'error',
+    category: 'argument_mismatch',
+    agent: 'math-agent',
+    framework: 'langchainjs',
+    descriptionVersion: version,
+  });
   expect(byCall['call-overflow']).toMatchObject({ tool: 'factorial', status: 'error', category: 'overflow', arguments: { n: 100 } });
   expect(byCall['call-unknown']).toMatchObject({ tool: 'prime_factors', status: 'error', category: 'unknown_tool' });
-  expect(byCall['call-ok']).toMatchObject({ tool: 'prime_factorization', status: 'success', category: null, descriptionVersion: version, result: '[2,2,2,3,3,5]' });
+  expect(byCall['call-ok']).toMatchObject({
+    tool: 'prime_factorization',
+    status: 'success',
+    category: null,
+    descriptionVersion: version,
+    result: '[2,2,2,3,3,5]',
+  });
   expect(byCall['call-ok'].runId).toEqual(expect.any(String));
 });
 
 it('starts an agent with the tools as given when the server cannot be reached, without throwing', async () => {
   const warnings: string[] = [];
-  const tc = new Toolcoach({ baseUrl: 'http://127.0.0.1:9', apiKey: app.apiKey, startupTimeoutMs: 300, cacheDir: false, flushOnExit: false, logger: { warn: (m) => warnings.push(m) } });
+  const tc = new Toolcoach({
+    baseUrl: 'http://127.0.0.1:9',
+    apiKey: app.apiKey,
+    startupTimeoutMs: 300,
+    cacheDir: false,
+    flushOnExit: false,
+    logger: { warn: (m) => warnings.push(m) },
+  });
   const tools = await tc.loadTools(mathTools());
   expect(tools.map((t) => t.description)).toEqual(['Returns the prime factors of one integer.', 'Returns n! for an integer n.']);
   expect(warnings).toHaveLength(1);

@@ -23,11 +23,9 @@ describe('SIGTERM under load', () => {
       RATE_LIMIT_REQUESTS: '0',
     });
     const url = `http://127.0.0.1:${port}`;
-    await eventually(async () => ((await fetch(`${url}/healthz`).catch(() => null))?.ok ? true : undefined), 20_000).catch(
-      (error) => {
-        throw new Error(`${error.message}; the app printed:\n${app.output().slice(-2000)}`);
-      },
-    );
+    await eventually(async () => ((await fetch(`${url}/healthz`).catch(() => null))?.ok ? true : undefined), 20_000).catch((error) => {
+      throw new Error(`${error.message}; the app printed:\n${app.output().slice(-2000)}`);
+    });
 
     let accepted = 0;
     let refused = 0;
@@ -57,10 +55,14 @@ describe('SIGTERM under load', () => {
     await Promise.all(senders);
     expect(accepted).toBeGreaterThan(0);
 
-    await eventually(async () => {
-      const { rows } = await t.db.sql.query('SELECT count(*)::int AS n FROM events');
-      return rows[0].n === accepted ? true : undefined;
-    }, 60_000, 200);
+    await eventually(
+      async () => {
+        const { rows } = await t.db.sql.query('SELECT count(*)::int AS n FROM events');
+        return rows[0].n === accepted ? true : undefined;
+      },
+      60_000,
+      200,
+    );
     const { rows } = await t.db.sql.query('SELECT sum(calls)::int AS calls FROM hourly_rollups');
     expect(rows[0].calls).toBe(accepted);
   }, 120_000);

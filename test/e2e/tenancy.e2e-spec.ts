@@ -18,13 +18,18 @@ describe('tenancy and secrets', () => {
     const { rows } = await t.db.sql.query('SELECT key_hash, key_prefix FROM api_keys');
     const hash = createHash('sha256').update(t.apiKey).digest('hex');
     expect(rows.map((r) => r.key_hash)).toContain(hash);
-    const { rows: clear } = await t.db.sql.query('SELECT count(*)::int AS n FROM api_keys WHERE key_hash = $1 OR key_prefix = $1', [t.apiKey]);
+    const { rows: clear } = await t.db.sql.query('SELECT count(*)::int AS n FROM api_keys WHERE key_hash = $1 OR key_prefix = $1', [
+      t.apiKey,
+    ]);
     expect(clear[0].n).toBe(0);
   });
 
   it('refuses a revoked key at once on every replica, even one that had it cached', async () => {
     const projects = t.app.get(ProjectService);
-    const key = await projects.createKeyForProject((await t.db.sql.query('SELECT name FROM projects WHERE id = $1', [t.projectId])).rows[0].name, 'to-revoke');
+    const key = await projects.createKeyForProject(
+      (await t.db.sql.query('SELECT name FROM projects WHERE id = $1', [t.projectId])).rows[0].name,
+      'to-revoke',
+    );
     expect((await replica.request('GET', '/v1/events', { key })).status).toBe(200);
     expect((await t.request('GET', '/v1/events', { key })).status).toBe(200);
     expect(await projects.revokeApiKey(key)).toBe(true);

@@ -70,7 +70,8 @@ describe('text from events in learned warnings', () => {
     liveDescription = (await t.request('GET', '/v1/tools/lookup/description')).body.description;
   });
 
-  const find = (fragment: string) => recommendations.find((r) => JSON.stringify(r.evidence).includes(JSON.stringify(fragment).slice(1, -1)));
+  const find = (fragment: string) =>
+    recommendations.find((r) => JSON.stringify(r.evidence).includes(JSON.stringify(fragment).slice(1, -1)));
 
   it('keeps a warning about an argument named like HTML (the probe) proposed for a human, never in the live description', () => {
     const recommendation = find(hostileName);

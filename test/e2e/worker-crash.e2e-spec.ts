@@ -38,10 +38,14 @@ describe('a worker killed with SIGKILL mid-batch', () => {
       WORKER_LOCK_DURATION_MS: '1500',
     };
     const first = spawnApp(workerEnv);
-    const storedBeforeKill = await eventually(async () => {
-      const n = await count('SELECT count(*) AS n FROM events');
-      return n >= EVENTS_PER_BATCH * 3 ? n : undefined;
-    }, 60_000, 5);
+    const storedBeforeKill = await eventually(
+      async () => {
+        const n = await count('SELECT count(*) AS n FROM events');
+        return n >= EVENTS_PER_BATCH * 3 ? n : undefined;
+      },
+      60_000,
+      5,
+    );
     first.child.kill('SIGKILL');
     await first.exited;
     expect(storedBeforeKill).toBeLessThan(TOTAL);

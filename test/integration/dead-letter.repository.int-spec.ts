@@ -21,7 +21,15 @@ function letter(id: string, options: { events?: number; payloadBytes?: number; p
   return {
     projectId,
     batch: { projectId, receivedAt: T0.toISOString(), events },
-    summary: { id, originalJobId: `job-${id}`, events: events.length, eventIds: events.map((e) => e.id), failedReason: 'boom', attemptsMade: 1, failedAt: T0.toISOString() },
+    summary: {
+      id,
+      originalJobId: `job-${id}`,
+      events: events.length,
+      eventIds: events.map((e) => e.id),
+      failedReason: 'boom',
+      attemptsMade: 1,
+      failedAt: T0.toISOString(),
+    },
   };
 }
 

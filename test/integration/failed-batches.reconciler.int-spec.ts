@@ -25,7 +25,12 @@ describe('FailedBatchesReconciler', () => {
     t = await startTestApp({ ROLES: 'api' });
     producer = t.app.get(QueueProducer);
     deadLetters = t.app.get(DeadLetterService);
-    reconciler = new FailedBatchesReconciler(producer, deadLetters, new CategorizeRepository(t.app.get(PrismaService)), t.app.get(ROOT_LOGGER));
+    reconciler = new FailedBatchesReconciler(
+      producer,
+      deadLetters,
+      new CategorizeRepository(t.app.get(PrismaService)),
+      t.app.get(ROOT_LOGGER),
+    );
   });
   afterAll(() => t.close());
 
@@ -46,7 +51,10 @@ describe('FailedBatchesReconciler', () => {
 
   async function failByThrowawayWorker<T>(jobId: string): Promise<Job<T>> {
     const connection = new Redis(t.config.redisUrl, { maxRetriesPerRequest: null });
-    const worker = new Worker(QueueName.Events, async () => Promise.reject(new Error('injected failure')), { connection, prefix: t.config.queuePrefix });
+    const worker = new Worker(QueueName.Events, async () => Promise.reject(new Error('injected failure')), {
+      connection,
+      prefix: t.config.queuePrefix,
+    });
     try {
       return await eventually(async () => {
         const job = await producer.events.getJob(jobId);
@@ -88,7 +96,10 @@ describe('FailedBatchesReconciler', () => {
     const whole = batch(2);
     const storedIds = [partly.events[0].id, ...whole.events.map((e) => e.id)];
     for (const id of storedIds) {
-      await t.db.sql.query(`INSERT INTO events (project_id, id, tool, status, occurred_at, received_at) VALUES ($1, $2, 't', 'success', now(), now())`, [t.projectId, id]);
+      await t.db.sql.query(
+        `INSERT INTO events (project_id, id, tool, status, occurred_at, received_at) VALUES ($1, $2, 't', 'success', now(), now())`,
+        [t.projectId, id],
+      );
     }
     const partlyJob = await failedJob(partly);
     const wholeJob = await failedJob(whole);
@@ -124,7 +135,13 @@ describe('FailedBatchesReconciler', () => {
     expect(await reconciler.reconcile()).toMatchObject({ legacy: 1 });
     expect(await producer.deadLetters.getJob('old-job-1-refused')).toBeUndefined();
     const moved = (await entries()).find((entry) => entry.id === 'old-job-1-refused');
-    expect(moved).toMatchObject({ originalJobId: 'old-job-1', events: 2, attemptsMade: 8, failedAt: legacy.failedAt, failedReason: legacy.failedReason });
+    expect(moved).toMatchObject({
+      originalJobId: 'old-job-1',
+      events: 2,
+      attemptsMade: 8,
+      failedAt: legacy.failedAt,
+      failedReason: legacy.failedReason,
+    });
     expect((await deadLetters.replay(t.projectId, 'old-job-1-refused')).outcome).toBe('replayed');
   });
 

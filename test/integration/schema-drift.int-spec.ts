@@ -89,7 +89,10 @@ describe('migrated database matches prisma/schema.prisma', () => {
     const { rows } = await db.sql.query(
       `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,
     );
-    const actual = rows.map((r) => r.table_name).filter((t) => t !== '_prisma_migrations').sort();
+    const actual = rows
+      .map((r) => r.table_name)
+      .filter((t) => t !== '_prisma_migrations')
+      .sort();
     expect(actual).toEqual(dmmf.models.map(tableOf).sort());
   });
 
@@ -104,7 +107,10 @@ describe('migrated database matches prisma/schema.prisma', () => {
         model.fields
           .filter((field) => field.kind === 'scalar' || field.kind === 'enum')
           // Prisma creates scalar lists without NOT NULL
-          .map((field) => `${tableOf(model)}.${columnOf(field)}: ${expectedType(field)}${field.isRequired && !field.isList ? ' NOT NULL' : ''}`),
+          .map(
+            (field) =>
+              `${tableOf(model)}.${columnOf(field)}: ${expectedType(field)}${field.isRequired && !field.isList ? ' NOT NULL' : ''}`,
+          ),
       )
       .sort();
     expect(actual).toEqual(expected);

@@ -54,10 +54,12 @@ describe('database errors as @prisma/adapter-pg reports them', () => {
   it('classifies an unreachable database as worth retrying', async () => {
     const unreachable = new PrismaClient({ adapter: new PrismaPg({ connectionString: 'postgresql://postgres@127.0.0.1:1/none' }) });
     try {
-      const error = await unreachable.$transaction((tx) => tx.$executeRawUnsafe('SELECT 1')).then(
-        () => new Error('connected to port 1'),
-        (failure: unknown) => failure,
-      );
+      const error = await unreachable
+        .$transaction((tx) => tx.$executeRawUnsafe('SELECT 1'))
+        .then(
+          () => new Error('connected to port 1'),
+          (failure: unknown) => failure,
+        );
       expect(classifyWriteFailure(error)).toMatchObject({ isPoison: false, sqlState: null });
     } finally {
       await unreachable.$disconnect();

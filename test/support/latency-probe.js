@@ -24,7 +24,10 @@ process.stdin.on('end', async () => {
 function start(config) {
   // The first fetch of a process loads its HTTP client, and each loop needs a connection of its own: neither is part
   // of any request's latency.
-  const warmUp = () => fetch(config.url + '/healthz').then((response) => response.arrayBuffer()).catch(() => undefined);
+  const warmUp = () =>
+    fetch(config.url + '/healthz')
+      .then((response) => response.arrayBuffer())
+      .catch(() => undefined);
   const warmedUp = warmUp().then(() => Promise.all(config.loops.map(warmUp)));
   loops = config.loops.map(async (loop) => {
     const samples = (results[loop.name] = []);

@@ -81,12 +81,15 @@ export class OpenApiContract {
     }
     const schema = match[1].content?.['application/json']?.schema;
     if (!schema) {
-      if (response.body !== null) throw new Error(`${route} documents no body for ${response.status} but answered ${preview(response.body)}`);
+      if (response.body !== null)
+        throw new Error(`${route} documents no body for ${response.status} but answered ${preview(response.body)}`);
     } else {
       const validate = this.validatorOf(schema);
       if (!validate(response.body)) {
         const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
-        throw new Error(`${route} answered a body its documented schema refuses:\n  ${problems.join('\n  ')}\nbody: ${preview(response.body)}`);
+        throw new Error(
+          `${route} answered a body its documented schema refuses:\n  ${problems.join('\n  ')}\nbody: ${preview(response.body)}`,
+        );
       }
     }
     this.checkedRoutes.add(route);

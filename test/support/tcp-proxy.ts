@@ -10,7 +10,10 @@ export class TcpProxy {
   private isCut = false;
   port = 0;
 
-  constructor(private readonly targetPort: number, private readonly targetHost = '127.0.0.1') {}
+  constructor(
+    private readonly targetPort: number,
+    private readonly targetHost = '127.0.0.1',
+  ) {}
 
   async start(): Promise<number> {
     this.server = createServer((client) => {

@@ -15,7 +15,11 @@ export interface TestApp {
   /** API key of a fresh project created for this test file. */
   apiKey: string;
   projectId: string;
-  request(method: string, path: string, options?: { body?: unknown; rawBody?: string; headers?: Record<string, string>; key?: string | null }): Promise<TestResponse>;
+  request(
+    method: string,
+    path: string,
+    options?: { body?: unknown; rawBody?: string; headers?: Record<string, string>; key?: string | null },
+  ): Promise<TestResponse>;
   createProject(name: string): Promise<{ projectId: string; apiKey: string }>;
   /** The stored event with this id, once the worker has stored (and categorized) it. */
   storedEvent(id: string): Promise<any>;

@@ -27,14 +27,22 @@ export class HealthController {
    * a Redis that answers but refuses writes cannot queue an event either).
    */
   @Get('readyz')
-  @ApiRoute({ summary: 'Postgres answers and Redis takes writes (503 naming the one that does not)', response: READINESS_RESPONSE, isPublic: true })
+  @ApiRoute({
+    summary: 'Postgres answers and Redis takes writes (503 naming the one that does not)',
+    response: READINESS_RESPONSE,
+    isPublic: true,
+  })
   async ready(@Res({ passthrough: true }) reply: FastifyReply) {
     const [postgres, redisProblem] = await Promise.all([this.isPostgresReachable(), this.producer.findRedisProblem()]);
     const isReady = postgres && redisProblem === null;
     reply.status(isReady ? 200 : 503);
     if (!isReady) reply.header('retry-after', String(READINESS_RETRY_AFTER_SECONDS));
     const checks = { postgres: up(postgres), redis: up(redisProblem === null) };
-    return { status: isReady ? 'ready' : 'unavailable', checks, ...(redisProblem ? { problems: { redis: redisProblem.slice(0, 300) } } : {}) };
+    return {
+      status: isReady ? 'ready' : 'unavailable',
+      checks,
+      ...(redisProblem ? { problems: { redis: redisProblem.slice(0, 300) } } : {}),
+    };
   }
 
   private async isPostgresReachable(): Promise<boolean> {

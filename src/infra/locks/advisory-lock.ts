@@ -21,10 +21,7 @@ export class AdvisoryLocks {
     client.on('error', () => undefined);
     await client.connect();
     try {
-      const { rows } = await client.query<{ locked: boolean }>(
-        'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked',
-        [name],
-      );
+      const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked', [name]);
       if (!rows[0].locked) {
         await client.end();
         return null;

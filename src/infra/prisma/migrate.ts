@@ -74,9 +74,7 @@ export async function migrate(databaseUrl: string, log: (message: string) => voi
         continue;
       }
       if (previous) {
-        throw new Error(
-          `migration ${migration.name} failed earlier and was not rolled back; fix the database, then mark it rolled back`,
-        );
+        throw new Error(`migration ${migration.name} failed earlier and was not rolled back; fix the database, then mark it rolled back`);
       }
       await applyMigration(client, migration);
       result.applied.push(migration.name);
@@ -104,8 +102,5 @@ async function applyMigration(client: Client, migration: MigrationFile): Promise
     await client.query('UPDATE "_prisma_migrations" SET logs = $2 WHERE id = $1', [id, String(error)]);
     throw new Error(`migration ${migration.name} failed: ${(error as Error).message}`);
   }
-  await client.query(
-    'UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1',
-    [id],
-  );
+  await client.query('UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1', [id]);
 }

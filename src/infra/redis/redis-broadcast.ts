@@ -33,7 +33,10 @@ export class RedisBroadcast {
     try {
       // the first publish waits for the connection to open; one retry and a short timeout still fail fast when Redis
       // is gone or frozen, and the caller's change is committed either way
-      this.publisher ??= createProducerConnection(this.redisUrl, { enableOfflineQueue: true, commandTimeout: PUBLISH_TIMEOUT_MS }).on('error', () => undefined);
+      this.publisher ??= createProducerConnection(this.redisUrl, { enableOfflineQueue: true, commandTimeout: PUBLISH_TIMEOUT_MS }).on(
+        'error',
+        () => undefined,
+      );
       await this.publisher.publish(this.channel, message);
       return true;
     } catch (error) {

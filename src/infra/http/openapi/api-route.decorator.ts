@@ -35,14 +35,20 @@ export function ApiRoute(contract: RouteContract): MethodDecorator {
 }
 
 function successResponse(status: number, schema: JsonSchema | null) {
-  return schema ? ApiResponse({ status, description: 'Success', schema: asSchema(schema) }) : ApiResponse({ status, description: 'Success, no body' });
+  return schema
+    ? ApiResponse({ status, description: 'Success', schema: asSchema(schema) })
+    : ApiResponse({ status, description: 'Success, no body' });
 }
 
 /** What any route behind the API key can answer besides its own errors. */
 const KEYED_ROUTE_ERRORS = [
   ApiResponse({ status: 400, description: 'Invalid input; `details` names each bad field', schema: asSchema(ERROR_RESPONSE) }),
   ApiResponse({ status: 401, description: 'Missing, unknown or revoked API key', schema: asSchema(ERROR_RESPONSE) }),
-  ApiResponse({ status: 429, description: "Over the key's rate limit, or too many unknown keys from this address", schema: asSchema(ERROR_RESPONSE) }),
+  ApiResponse({
+    status: 429,
+    description: "Over the key's rate limit, or too many unknown keys from this address",
+    schema: asSchema(ERROR_RESPONSE),
+  }),
 ];
 
 /** Our schemas are plain JSON Schema objects; @nestjs/swagger types them as its own SchemaObject. */

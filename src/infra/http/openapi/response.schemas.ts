@@ -15,7 +15,11 @@ export const ANY_JSON = { description: 'any JSON value' } as const;
 /** Counts keyed by a name that grows with the data (categories, ...): an open object of integers. */
 export const COUNTS = { type: 'object', additionalProperties: { type: 'integer', minimum: 0 } } as const;
 
-export const NEXT_CURSOR = { type: 'string', nullable: true, description: 'pass back as `cursor` for the next page; null on the last' } as const;
+export const NEXT_CURSOR = {
+  type: 'string',
+  nullable: true,
+  description: 'pass back as `cursor` for the next page; null on the last',
+} as const;
 
 /** `{items, nextCursor}`: one page of a keyset-paginated list. */
 export function pageOf(item: JsonSchema, extraProperties: Record<string, JsonSchema> = {}) {
@@ -45,7 +49,10 @@ export const ERROR_RESPONSE = {
             type: 'object',
             additionalProperties: false,
             required: ['path', 'message'],
-            properties: { path: { type: 'string', description: 'JSON Pointer into the body, or /query/<name>' }, message: { type: 'string' } },
+            properties: {
+              path: { type: 'string', description: 'JSON Pointer into the body, or /query/<name>' },
+              message: { type: 'string' },
+            },
           },
         },
       },

@@ -12,7 +12,12 @@ const DEAD_LETTER = {
     id: { type: 'string', description: 'pass to POST /v1/admin/dead-letters/{id}/replay' },
     originalJobId: { type: 'string' },
     events: { ...COUNT, description: 'how many events the entry holds' },
-    eventIds: { type: 'array', maxItems: MAX_LISTED_EVENT_IDS, items: { type: 'string' }, description: `the first ${MAX_LISTED_EVENT_IDS}` },
+    eventIds: {
+      type: 'array',
+      maxItems: MAX_LISTED_EVENT_IDS,
+      items: { type: 'string' },
+      description: `the first ${MAX_LISTED_EVENT_IDS}`,
+    },
     failedReason: { type: 'string', maxLength: 2000 },
     attemptsMade: COUNT,
     failedAt: DATE_TIME,

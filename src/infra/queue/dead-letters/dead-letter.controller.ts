@@ -51,13 +51,18 @@ export class DeadLetterController {
 
   @Post(':id/replay')
   @HttpCode(202)
-  @ApiRoute({ summary: 'Put a dead letter back on the events queue (409 when it is or was already replayed)', status: 202, response: REPLAY_RESPONSE })
+  @ApiRoute({
+    summary: 'Put a dead letter back on the events queue (409 when it is or was already replayed)',
+    status: 202,
+    response: REPLAY_RESPONSE,
+  })
   async replay(@CurrentProject() project: AuthenticatedProject, @Param('id') id: string) {
     if (!DEAD_LETTER_ID.test(id)) throw notFound(id);
     const result = await answerUnavailable(() => this.deadLetters.replay(project.projectId, id));
     if (result.outcome === 'replayed') return { replayedAs: result.replayedAs };
     if (result.outcome === 'missing') throw notFound(id);
-    if (result.outcome === 'in-progress') throw new ApiError(409, 'replay_in_progress', `Dead letter ${id} is being replayed by another request`);
+    if (result.outcome === 'in-progress')
+      throw new ApiError(409, 'replay_in_progress', `Dead letter ${id} is being replayed by another request`);
     throw new ApiError(409, 'already_replayed', `Dead letter ${id} was already replayed as ${result.replayedAs}`, {
       body: { replayedAs: result.replayedAs },
     });

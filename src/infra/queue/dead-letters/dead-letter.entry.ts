@@ -60,7 +60,10 @@ export function deadLetterOfFailedJob(job: FailedJob, now: Date): DeadLetter {
  */
 export function deadLetterOfRefusedEvents(jobId: string, batch: CategorizeBatchPayload, refused: RefusedEvent[], now: Date): DeadLetter {
   const events = refused.map((r) => r.event);
-  const eventsHash = createHash('sha256').update(events.map((e) => e.id).join('\u0000')).digest('hex').slice(0, 12);
+  const eventsHash = createHash('sha256')
+    .update(events.map((e) => e.id).join('\u0000'))
+    .digest('hex')
+    .slice(0, 12);
   const reasons = [...new Set(refused.map((r) => r.reason))];
   return {
     projectId: batch.projectId,

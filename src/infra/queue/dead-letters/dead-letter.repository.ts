@@ -28,7 +28,13 @@ export type ReplayClaim =
 
 interface DeadLetterCommands {
   parkDeadLetter(ids: string, summaries: string, sizes: string, counters: string, ...argv: string[]): Promise<number>;
-  pageDeadLetters(ids: string, summaries: string, sizes: string, counters: string, ...argv: string[]): Promise<[number, string, string, string[]]>;
+  pageDeadLetters(
+    ids: string,
+    summaries: string,
+    sizes: string,
+    counters: string,
+    ...argv: string[]
+  ): Promise<[number, string, string, string[]]>;
   claimDeadLetter(ids: string, ...argv: string[]): Promise<string[]>;
   finishDeadLetterReplay(ids: string, summaries: string, sizes: string, counters: string, ...argv: string[]): Promise<number>;
   releaseDeadLetterClaim(...argv: string[]): Promise<number>;
@@ -102,7 +108,13 @@ export class DeadLetterRepository implements OnModuleDestroy {
 
   /** Atomically hands the entry to exactly one replay (`token` identifies it until finishReplay or releaseClaim). */
   async claim(projectId: string, id: string, token: string): Promise<ReplayClaim> {
-    const [outcome, value] = await this.redis.claimDeadLetter(this.key(projectId, 'ids'), id, token, String(CLAIM_MS), this.base(projectId));
+    const [outcome, value] = await this.redis.claimDeadLetter(
+      this.key(projectId, 'ids'),
+      id,
+      token,
+      String(CLAIM_MS),
+      this.base(projectId),
+    );
     if (outcome === 'ok') return { outcome: 'claimed', batch: JSON.parse(value) as CategorizeBatchPayload };
     if (outcome === 'claimed') return { outcome: 'in-progress' };
     if (outcome === 'replayed') return { outcome: 'replayed', replayedAs: value };
@@ -110,7 +122,14 @@ export class DeadLetterRepository implements OnModuleDestroy {
   }
 
   async finishReplay(projectId: string, id: string, token: string, replayedAs: string): Promise<void> {
-    await this.redis.finishDeadLetterReplay(...this.entryKeys(projectId), id, token, replayedAs, String(this.retentionMs), this.base(projectId));
+    await this.redis.finishDeadLetterReplay(
+      ...this.entryKeys(projectId),
+      id,
+      token,
+      replayedAs,
+      String(this.retentionMs),
+      this.base(projectId),
+    );
   }
 
   async releaseClaim(projectId: string, id: string, token: string): Promise<void> {
