@@ -1,6 +1,7 @@
 // Lint rules that catch what review keeps catching: `any`, unused names, promises nobody awaits. Formatting is
 // Prettier's job (npm run format), so no stylistic rules here.
 import js from '@eslint/js';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -20,7 +21,11 @@ export default tseslint.config(
   {
     files: ['**/*.ts'],
     languageOptions: {
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        // prisma.config.ts is read by the Prisma CLI only, so no tsconfig includes it
+        projectService: { allowDefaultProject: ['prisma.config.ts'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
@@ -31,5 +36,28 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
     },
+  },
+  {
+    // the SDK's tests are type-checked by sdk/tsconfig.spec.json (sdk/tsconfig.json builds only sdk/src)
+    files: ['sdk/test/**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: false, project: './sdk/tsconfig.spec.json', tsconfigRootDir: import.meta.dirname },
+    },
+  },
+  {
+    // scripts, bench and test helpers in plain JavaScript run on Node: .js is CommonJS (package.json has no "type"),
+    // .mjs is an ES module
+    files: ['**/*.js', '**/*.mjs'],
+    languageOptions: { globals: globals.node },
+  },
+  {
+    files: ['**/*.js'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    // the dashboard page is a classic browser script next to uPlot's IIFE build
+    files: ['public/dashboard/**/*.js'],
+    languageOptions: { sourceType: 'script', globals: { ...globals.browser, uPlot: 'readonly' } },
   },
 );
