@@ -37,7 +37,12 @@ function mathTools() {
 
 function factorize(value) {
   const factors = [];
-  for (let d = 2; value > 1; d++) while (value % d === 0) (factors.push(d), (value /= d));
+  for (let d = 2; value > 1; d++) {
+    while (value % d === 0) {
+      factors.push(d);
+      value /= d;
+    }
+  }
   return factors;
 }
 

@@ -59,4 +59,5 @@ async function announceRevocation(redisUrl: string, queuePrefix: string, keyHash
   broadcast.close();
 }
 
-main(process.argv.slice(2)).then((code) => process.exit(code));
+// a rejection (a bad environment) stays unhandled on purpose: Node prints it and exits non-zero
+void main(process.argv.slice(2)).then((code) => process.exit(code));

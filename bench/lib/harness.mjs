@@ -294,7 +294,7 @@ export async function api(url, pathname, { method = 'GET', body, headers = {} } 
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
-  let json = null;
+  let json;
   try {
     json = text ? JSON.parse(text) : null;
   } catch {

@@ -89,9 +89,9 @@ function unwrapOnce(text: string, typeNames: Set<string>): Unwrapped | null {
   const fixMistakes = withoutClosingSentence(text, 'Please fix your mistakes');
   if (fixMistakes !== null) return { text: fixMistakes.replace(/^Error: /, '') };
   // MCP Python FastMCP: "Error executing tool <name>: <e>"; MCP TypeScript SDK input validation wrapper.
-  const fastMcp = /^Error executing tool [\w.\-]{1,128}: ([\s\S]*)$/.exec(text);
+  const fastMcp = /^Error executing tool [\w.-]{1,128}: ([\s\S]*)$/.exec(text);
   if (fastMcp) return { text: fastMcp[1], hasLocLines: true };
-  const mcpValidation = /^(?:MCP error -?\d{1,6}: )?Input validation error: Invalid arguments for tool [\w.\-]{1,128}: ([\s\S]*)$/.exec(
+  const mcpValidation = /^(?:MCP error -?\d{1,6}: )?Input validation error: Invalid arguments for tool [\w.-]{1,128}: ([\s\S]*)$/.exec(
     text,
   );
   if (mcpValidation) return { text: `Invalid arguments: ${mcpValidation[1]}` };
@@ -487,7 +487,7 @@ function readLocLines(text: string, types: readonly string[]): Finding[] {
   const lines = text.split('\n').slice(0, MAX_CLAUSES);
   const findings: Finding[] = [];
   for (const line of lines) {
-    const match = /^\s{0,8}([A-Za-z_][\w.\-]{0,200}): (.{1,2000})$/.exec(line);
+    const match = /^\s{0,8}([A-Za-z_][\w.-]{0,200}): (.{1,2000})$/.exec(line);
     if (!match || /(?:Error|Exception|Warning)$/.test(match[1])) continue;
     const found = classifyClause({ text: match[2], path: locToPointer(match[1]) }, types);
     // Only argument-shaped findings count as a loc report; "Error: connection refused" is not one.
@@ -534,7 +534,7 @@ function buildFinding(rule: MessageRule, match: RegExpExecArray | [], clause: Cl
   const argumentPath = pathFor(subtype, named, clause) ?? pathNamedIn(clause.text);
   const finding: Finding = { category, subtype, argumentPath, statedValue };
   if (subtype === 'unknown_argument' && (named || argumentPath)) finding.wrongArgument = named ?? lastName(argumentPath);
-  const suggested = groups.expected ?? /\b[Dd]id you mean:? ['"`]?([A-Za-z_][\w.\-]{0,63})/.exec(clause.text)?.[1];
+  const suggested = groups.expected ?? /\b[Dd]id you mean:? ['"`]?([A-Za-z_][\w.-]{0,63})/.exec(clause.text)?.[1];
   if (suggested && subtype === 'unknown_argument') finding.intendedArgument = suggested;
   if (subtype === 'type_mismatch') {
     finding.isArrayForScalar =

@@ -1,4 +1,4 @@
-import { eventually, startTestApp, TestApp } from '../support/test-app';
+import { startTestApp, TestApp } from '../support/test-app';
 
 // POST /v1/events with tool calls in their providers' own shapes (see src/ingest/provider-shapes.ts).
 describe('POST /v1/events with provider-native shapes', () => {

@@ -42,7 +42,12 @@ function mathTools() {
 
 function factorize(value: number): number[] {
   const factors: number[] = [];
-  for (let d = 2; value > 1; d++) while (value % d === 0) (factors.push(d), (value /= d));
+  for (let d = 2; value > 1; d++) {
+    while (value % d === 0) {
+      factors.push(d);
+      value /= d;
+    }
+  }
   return factors;
 }
 

@@ -34,7 +34,7 @@ function start(config) {
     await warmedUp;
     while (isRunning) {
       const startedAt = performance.now();
-      let status = 0;
+      let status;
       try {
         const response = await fetch(config.url + loop.path, { method: loop.method, headers: config.headers, body: loop.body });
         await response.arrayBuffer();

@@ -100,7 +100,7 @@ async function applyMigration(client: Client, migration: MigrationFile): Promise
   } catch (error) {
     await client.query('ROLLBACK');
     await client.query('UPDATE "_prisma_migrations" SET logs = $2 WHERE id = $1', [id, String(error)]);
-    throw new Error(`migration ${migration.name} failed: ${(error as Error).message}`);
+    throw new Error(`migration ${migration.name} failed: ${(error as Error).message}`, { cause: error });
   }
   await client.query('UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1', [id]);
 }
