@@ -3,6 +3,7 @@
  * well, each with the evidence behind it. Pure: data in, drafts out.
  */
 
+import type { ErrorGroupRow } from '../categorize';
 import { quoteValue, UntrustedFragments } from './untrusted-text';
 
 export const RECOMMENDATION_KINDS = [
@@ -17,21 +18,8 @@ export const RECOMMENDATION_KINDS = [
 ] as const;
 export type RecommendationKind = (typeof RECOMMENDATION_KINDS)[number];
 
-export interface GroupEvidence {
-  id: string;
-  category: string;
-  subtype: string | null;
-  argumentPath: string | null;
-  messageTemplate: string;
-  count: number;
-  firstSeen: Date;
-  lastSeen: Date;
-  sampleEventIds: string[];
-  intendedArgument: string | null;
-  arrayForScalarCount: number;
-  minOffendingValue: number | null;
-  maxOffendingValue: number | null;
-}
+/** An error group the worker stored: the evidence a recommendation is drawn from. */
+export type GroupEvidence = ErrorGroupRow;
 
 export interface ArgumentRange {
   argumentPath: string;

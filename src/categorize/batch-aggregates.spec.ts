@@ -130,6 +130,16 @@ describe('aggregateBatch evidence for the nightly job', () => {
     expect(argumentRanges).toEqual([{ tool: 't', argumentPath: '/n', successCount: 2, minValue: 3, maxValue: 20 }]);
   });
 
+  it('ranges at most the first 20 numeric arguments of one event, so an odd event bounds its own work', () => {
+    const args = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`n${String(i).padStart(2, '0')}`, i]));
+    const { argumentRanges } = aggregateBatch([row({ id: 'a', arguments: args })]);
+    expect(argumentRanges.map((r) => r.argumentPath)).toEqual(
+      Object.keys(args)
+        .slice(0, 20)
+        .map((name) => `/${name}`),
+    );
+  });
+
   it('counts calls per description version and day, with 0 for calls that did not report one', () => {
     const { versions } = aggregateBatch([
       row({ id: 'a', descriptionVersion: 2 }),
