@@ -4,8 +4,8 @@ import { Logger } from 'pino';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { ROOT_LOGGER } from '../infra/logging/logging.module';
-import { QueueName } from '../infra/queue/queue.names';
-import { NightlyRunPayload } from '../infra/queue/queue.payloads';
+import { payloadOf } from '../infra/queue/queue.jobs';
+import { JobName, QueueName } from '../infra/queue/queue.names';
 import { RunningWorker, startQueueWorker } from '../infra/queue/queue-worker';
 import { parseDay } from './analytics-day';
 import { NightlyService } from './nightly.service';
@@ -25,16 +25,17 @@ export class NightlyProcessor implements OnApplicationBootstrap, BeforeApplicati
   }
 
   onApplicationBootstrap() {
-    this.worker = startQueueWorker(this.config, this.logger, QueueName.Analytics, (job: Job<NightlyRunPayload>) => this.process(job), {
+    this.worker = startQueueWorker(this.config, this.logger, QueueName.Analytics, (job: Job<unknown>) => this.process(job), {
       concurrency: 1,
       // a day of analytics may take minutes on a large project
       lockDuration: 5 * 60_000,
     });
   }
 
-  async process(job: Job<NightlyRunPayload>) {
-    const day = parseDay(job.data.day);
-    if (!day) throw new UnrecoverableError(`invalid day ${job.data.day}`);
+  async process(job: Job<unknown>) {
+    const payload = payloadOf(JobName.NightlyRun, job);
+    const day = parseDay(payload.day);
+    if (!day) throw new UnrecoverableError(`invalid day ${payload.day}`);
     await this.nightly.runForAllProjects(day, 'schedule');
   }
 

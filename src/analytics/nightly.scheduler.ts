@@ -5,6 +5,7 @@ import { Logger } from 'pino';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { ROOT_LOGGER } from '../infra/logging/logging.module';
+import { JobName } from '../infra/queue/queue.names';
 import { QueueProducer } from '../infra/queue/queue.producer';
 import { formatDay, previousDay } from './analytics-day';
 
@@ -39,7 +40,8 @@ export class NightlyScheduler implements OnApplicationBootstrap {
   async enqueueNightly(now: Date): Promise<void> {
     const day = formatDay(previousDay(now));
     try {
-      await this.producer.enqueueNightlyRun({ day });
+      // the job id is the day, so every scheduler replica enqueuing the same night adds one job between them
+      await this.producer.enqueue(JobName.NightlyRun, { day }, `nightly-${day}`);
       this.logger.info({ day }, 'nightly job enqueued');
     } catch (error) {
       this.logger.error({ day, err: (error as Error).message }, 'could not enqueue the nightly job');

@@ -1,11 +1,11 @@
 import { Inject, Injectable, OnApplicationBootstrap, BeforeApplicationShutdown } from '@nestjs/common';
-import { Job, UnrecoverableError } from 'bullmq';
+import { Job } from 'bullmq';
 import { Logger } from 'pino';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { ROOT_LOGGER } from '../infra/logging/logging.module';
 import { JobName, QueueName } from '../infra/queue/queue.names';
-import { CategorizeBatchPayload } from '../infra/queue/queue.payloads';
+import { payloadOf } from '../infra/queue/queue.jobs';
 import { RunningWorker, startQueueWorker } from '../infra/queue/queue-worker';
 import { CategorizeService } from './categorize.service';
 import { FailedBatchesReconciler } from './failed-batches.reconciler';
@@ -33,7 +33,7 @@ export class CategorizeProcessor implements OnApplicationBootstrap, BeforeApplic
       this.config,
       this.logger,
       QueueName.Events,
-      (job: Job<CategorizeBatchPayload>) => this.process(job),
+      (job: Job<unknown>) => this.process(job),
       {
         concurrency: this.config.workerConcurrency,
         lockDuration: this.config.workerLockDurationMs,
@@ -47,11 +47,11 @@ export class CategorizeProcessor implements OnApplicationBootstrap, BeforeApplic
     this.logger.info({ concurrency: this.config.workerConcurrency }, 'categorize worker started');
   }
 
-  async process(job: Job<CategorizeBatchPayload>) {
-    if (job.name !== JobName.CategorizeBatch) throw new UnrecoverableError(`unknown job name ${job.name}`);
+  async process(job: Job<unknown>) {
+    const batch = payloadOf(JobName.CategorizeBatch, job);
     const startedAt = Date.now();
     try {
-      const outcome = await this.categorize.categorizeBatch(job.data, job.id!);
+      const outcome = await this.categorize.categorizeBatch(batch, job.id!);
       this.logger.debug({ jobId: job.id, ...outcome, ms: Date.now() - startedAt }, 'batch stored');
       return outcome;
     } catch (error) {

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { ApiError, FieldError } from '../infra/http/api-error';
 import { AcceptedEvent } from '../infra/queue/queue.payloads';
 import { ROOT_LOGGER } from '../infra/logging/logging.module';
+import { JobName } from '../infra/queue/queue.names';
 import { QueueProducer, QueueUnavailableError } from '../infra/queue/queue.producer';
 import { eventErrors, MAX_EVENTS_PER_BATCH } from './event.schemas';
 import { normalizeEvent } from './event-normalizer';
@@ -88,11 +89,7 @@ export class IngestService {
 
   private async enqueue(projectId: string, accepted: AcceptedEvent[], now: Date): Promise<void> {
     try {
-      await this.producer.enqueueCategorizeBatch(randomUUID(), {
-        projectId,
-        receivedAt: now.toISOString(),
-        events: accepted,
-      });
+      await this.producer.enqueue(JobName.CategorizeBatch, { projectId, receivedAt: now.toISOString(), events: accepted }, randomUUID());
     } catch (error) {
       if (!(error instanceof QueueUnavailableError)) throw error;
       const headers = { 'retry-after': String(QUEUE_RETRY_AFTER_SECONDS) };

@@ -45,7 +45,7 @@ describe('FailedBatchesReconciler', () => {
     // replays of earlier tests wait on the queue of this worker-less app; the throwaway worker must fail this job only
     await producer.events.drain();
     const jobId = randomUUID();
-    await producer.enqueueCategorizeBatch(jobId, payload);
+    await producer.enqueue(JobName.CategorizeBatch, payload, jobId);
     return failByThrowawayWorker(jobId);
   }
 

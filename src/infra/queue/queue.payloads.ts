@@ -45,7 +45,7 @@ export interface NightlyRunPayload {
   day: string;
 }
 
-/** One type map from job name to payload: producers and processors agree through it. */
+/** One type map from job name to payload: producers and processors agree through it (and through queue.jobs.ts). */
 export interface JobPayloads {
   [JobName.CategorizeBatch]: CategorizeBatchPayload;
   [JobName.NightlyRun]: NightlyRunPayload;

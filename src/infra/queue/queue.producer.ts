@@ -5,7 +5,8 @@ import { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import { createProducerConnection } from '../redis/redis-connections';
 import { JobName, QueueName } from './queue.names';
-import { CategorizeBatchPayload, JobPayloads, NightlyRunPayload } from './queue.payloads';
+import { JOBS } from './queue.jobs';
+import { JobPayloads } from './queue.payloads';
 
 export class QueueUnavailableError extends Error {
   /**
@@ -20,16 +21,6 @@ export class QueueUnavailableError extends Error {
   }
 }
 
-/** Default job options per queue: retries with exponential backoff; finished jobs are trimmed, failed ones kept. */
-export function eventsJobOptions(attempts: number) {
-  return {
-    attempts,
-    backoff: { type: 'exponential' as const, delay: 500 },
-    removeOnComplete: { age: 3600, count: 10000 },
-    removeOnFail: false,
-  };
-}
-
 /** Short enough that a request waiting on a frozen Redis still answers 503 within 3 s, rate limit check included. */
 const ENQUEUE_TIMEOUT_MS = 2000;
 const READINESS_TIMEOUT_MS = 1000;
@@ -38,50 +29,43 @@ const READINESS_TIMEOUT_MS = 1000;
 @Injectable()
 export class QueueProducer implements OnModuleDestroy {
   private readonly connection: Redis;
-  private readonly eventsQueue: Queue;
-  private readonly deadLetterQueue: Queue;
-  private readonly analyticsQueue: Queue;
+  private readonly queues: Record<QueueName, Queue>;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.connection = createProducerConnection(config.redisUrl);
     // An unreachable Redis is reported per request (503), not as an unhandled 'error' event.
     this.connection.on('error', () => undefined);
     const options = { connection: this.connection, prefix: config.queuePrefix };
-    this.eventsQueue = new Queue(QueueName.Events, options);
-    this.deadLetterQueue = new Queue(QueueName.DeadLetter, options);
-    this.analyticsQueue = new Queue(QueueName.Analytics, options);
-    for (const queue of [this.eventsQueue, this.deadLetterQueue, this.analyticsQueue]) queue.on('error', () => undefined);
+    this.queues = {
+      [QueueName.Events]: new Queue(QueueName.Events, options),
+      [QueueName.Analytics]: new Queue(QueueName.Analytics, options),
+      [QueueName.DeadLetter]: new Queue(QueueName.DeadLetter, options),
+    };
+    for (const queue of Object.values(this.queues)) queue.on('error', () => undefined);
   }
 
-  /** Resolves once Redis has the job; rejects with QueueUnavailableError when it cannot be queued. */
-  async enqueueCategorizeBatch(jobId: string, payload: CategorizeBatchPayload): Promise<void> {
-    await this.add(JobName.CategorizeBatch, jobId, payload);
-  }
-
-  /** The job id is the day, so every scheduler replica enqueuing the same night adds one job between them. */
-  async enqueueNightlyRun(payload: NightlyRunPayload): Promise<void> {
-    await this.withTimeout(
-      this.analyticsQueue.add(JobName.NightlyRun, payload, {
-        jobId: `nightly-${payload.day}`,
-        attempts: 3,
-        backoff: { type: 'exponential', delay: 60_000 },
-        removeOnComplete: { age: 7 * 86400 },
-        removeOnFail: false,
-      }),
-    );
+  /**
+   * Puts a job on its queue with the options of its row in JOBS. Resolves once Redis has the job; rejects with
+   * QueueUnavailableError when it cannot be queued. A job id Redis already holds adds nothing (BullMQ keeps the first),
+   * which is what makes deterministic ids idempotent.
+   */
+  async enqueue<N extends JobName>(name: N, payload: JobPayloads[N], jobId: string): Promise<void> {
+    if (this.connection.status !== 'ready') throw new QueueUnavailableError(`redis is ${this.connection.status}`, false);
+    const job = JOBS[name];
+    await this.withTimeout(this.queues[job.queue].add(name, payload, { ...job.options(this.config), jobId }));
   }
 
   get events(): Queue {
-    return this.eventsQueue;
+    return this.queues[QueueName.Events];
   }
 
   /** The queue older versions dead-lettered into; FailedBatchesReconciler (categorize) drains it into the dead-letter store. */
   get deadLetters(): Queue {
-    return this.deadLetterQueue;
+    return this.queues[QueueName.DeadLetter];
   }
 
   get analytics(): Queue {
-    return this.analyticsQueue;
+    return this.queues[QueueName.Analytics];
   }
 
   /**
@@ -96,11 +80,6 @@ export class QueueProducer implements OnModuleDestroy {
     } catch (error) {
       return error instanceof QueueUnavailableError ? error.message : String(error);
     }
-  }
-
-  private async add<N extends JobName>(name: N, jobId: string, payload: JobPayloads[N]): Promise<void> {
-    if (this.connection.status !== 'ready') throw new QueueUnavailableError(`redis is ${this.connection.status}`, false);
-    await this.withTimeout(this.eventsQueue.add(name, payload, { ...eventsJobOptions(this.config.jobAttempts), jobId }));
   }
 
   private async withTimeout<T>(promise: Promise<T>, timeoutMs = ENQUEUE_TIMEOUT_MS): Promise<T> {
@@ -119,7 +98,7 @@ export class QueueProducer implements OnModuleDestroy {
   }
 
   async onModuleDestroy() {
-    await Promise.allSettled([this.eventsQueue.close(), this.deadLetterQueue.close(), this.analyticsQueue.close()]);
+    await Promise.allSettled(Object.values(this.queues).map((queue) => queue.close()));
     this.connection.disconnect();
   }
 }

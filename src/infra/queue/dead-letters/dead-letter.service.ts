@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Logger } from 'pino';
 import { ROOT_LOGGER } from '../../logging/logging.module';
+import { JobName } from '../queue.names';
 import { CategorizeBatchPayload, DeadLetterPayload } from '../queue.payloads';
 import { QueueProducer } from '../queue.producer';
 import {
@@ -85,7 +86,7 @@ export class DeadLetterService {
     if (claim.outcome === 'replayed') return { outcome: 'already-replayed', replayedAs: claim.replayedAs };
     const replayedAs = `replay-${token}`;
     try {
-      await this.producer.enqueueCategorizeBatch(replayedAs, claim.batch);
+      await this.producer.enqueue(JobName.CategorizeBatch, claim.batch, replayedAs);
     } catch (error) {
       // not awaited: the answer must not wait on a Redis that just failed; an unreleased claim lapses after 30 s
       void this.repository.releaseClaim(projectId, id, token).catch(() => undefined);

@@ -1,0 +1,84 @@
+import { UnrecoverableError, type JobsOptions } from 'bullmq';
+import { AppConfig } from '../../config/config';
+import { ajvFor } from '../validation/ajv-factory';
+import { JobName, QueueName } from './queue.names';
+import { JobPayloads } from './queue.payloads';
+
+// What each job is: the queue it goes on, the JSON Schema its payload meets and the options it is added with. The
+// producer adds by this table and the processors check `job.data` against the same schema at run time, because a
+// payload in Redis may have been written by another version of the code (or by hand) and a payload that can never
+// succeed must fail at once (UnrecoverableError -> dead letter) instead of retrying.
+
+export interface JobDefinition {
+  queue: QueueName;
+  /** Checks the envelope a processor relies on; the events inside a batch were validated in full at ingest. */
+  payloadSchema: Record<string, unknown>;
+  options: (config: AppConfig) => Omit<JobsOptions, 'jobId'>;
+}
+
+const DAY_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
+
+const CATEGORIZE_BATCH_SCHEMA = {
+  type: 'object',
+  required: ['projectId', 'receivedAt', 'events'],
+  properties: {
+    projectId: { type: 'string', minLength: 1 },
+    receivedAt: { type: 'string', format: 'date-time' },
+    events: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        required: ['id', 'tool', 'status', 'occurredAt'],
+        properties: {
+          id: { type: 'string', minLength: 1 },
+          tool: { type: 'string', minLength: 1 },
+          status: { enum: ['success', 'error'] },
+          occurredAt: { type: 'string' },
+        },
+      },
+    },
+  },
+};
+
+export const JOBS: { [N in JobName]: JobDefinition } = {
+  [JobName.CategorizeBatch]: {
+    queue: QueueName.Events,
+    payloadSchema: CATEGORIZE_BATCH_SCHEMA,
+    // retries with exponential backoff; finished jobs are trimmed, failed ones kept for the dead-letter reconciler
+    options: (config) => ({
+      attempts: config.jobAttempts,
+      backoff: { type: 'exponential', delay: 500 },
+      removeOnComplete: { age: 3600, count: 10000 },
+      removeOnFail: false,
+    }),
+  },
+  [JobName.NightlyRun]: {
+    queue: QueueName.Analytics,
+    payloadSchema: {
+      type: 'object',
+      required: ['day'],
+      properties: { day: { type: 'string', pattern: DAY_PATTERN } },
+    },
+    options: () => ({
+      attempts: 3,
+      backoff: { type: 'exponential', delay: 60_000 },
+      removeOnComplete: { age: 7 * 86400 },
+      removeOnFail: false,
+    }),
+  },
+};
+
+const validators = new Map(Object.values(JobName).map((name) => [name, ajvFor('body').compile(JOBS[name].payloadSchema)] as const));
+
+/**
+ * The job's payload, typed. A job of another name or with a payload its schema refuses can never succeed: it throws
+ * UnrecoverableError, so BullMQ fails it at once (and a failed batch is dead-lettered) instead of retrying it.
+ */
+export function payloadOf<N extends JobName>(name: N, job: { name: string; data: unknown }): JobPayloads[N] {
+  if (job.name !== name) throw new UnrecoverableError(`unknown job name ${job.name}`);
+  const validate = validators.get(name)!;
+  if (validate(job.data)) return job.data as JobPayloads[N];
+  const problems = (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? 'is invalid'}`);
+  throw new UnrecoverableError(`invalid ${name} payload: ${problems.join('; ')}`);
+}
