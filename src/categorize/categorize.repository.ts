@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../infra/prisma/prisma.service';
 import {
   ArgumentRangeDelta,
+  BatchAggregates,
   ErrorGroupDelta,
   HourlyErrorRollupDelta,
   HourlyRollupDelta,
@@ -10,52 +12,92 @@ import {
 } from './batch-aggregates';
 import { StoredEventRow } from './stored-event';
 
-type Transaction = Parameters<Parameters<PrismaService['$transaction']>[0]>[0];
-
-/** One upsert statement ($1 is the project id) and its parameters from $2 on. */
-type Upsert = [sql: string, params: unknown[]];
-
-export interface BatchAggregates {
-  groups: ErrorGroupDelta[];
-  hourly: HourlyRollupDelta[];
-  hourlyErrors: HourlyErrorRollupDelta[];
-  argumentRanges: ArgumentRangeDelta[];
-  versions: VersionRollupDelta[];
-  mistakes: MistakeRollupDelta[];
-}
-
 const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
 // Rows come in column form (see column-text.ts), so no key is cut here: two keys equal after a cut would make one
 // INSERT ... ON CONFLICT DO UPDATE propose a row twice. Int counters saturate at 2^31 - 1 instead of overflowing:
 // a full counter must not make every later batch of its tool fail.
 
-// Hot path: one multi-row statement per table (unnest of column arrays), all in one transaction per batch.
-const INSERT_EVENTS = `
+// Hot path: one multi-row statement per table, each column bound as one array and unnested, so a statement has the
+// same few parameters however many rows a batch holds (Postgres allows 65,535). All in one transaction per batch.
+
+interface StoredEventId {
+  id: string;
+}
+
+/** Inserts the events the project has not stored yet; returns the ids of those it inserted. */
+function insertEvents(projectId: string, rows: readonly StoredEventRow[]): Prisma.Sql {
+  const column = <T>(pick: (row: StoredEventRow) => T) => rows.map(pick);
+  return Prisma.sql`
 INSERT INTO events (project_id, id, tool, status, arguments, result, error_type, error_message, error_stack,
   duration_ms, occurred_at, received_at, agent, model, framework, session_id, trace_id, run_id, tool_call_id,
   description_version, prompt, metadata, category, subtype, argument_path, fingerprint, error_group_id, evidence,
   wrong_argument, intended_argument, offending_value, array_for_scalar)
-SELECT $1::uuid, u.* FROM unnest(
-  $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::jsonb[], $7::text[], $8::text[], $9::text[],
-  $10::float8[], $11::timestamptz[], $12::timestamptz[], $13::text[], $14::text[], $15::text[], $16::text[],
-  $17::text[], $18::text[], $19::text[], $20::int[], $21::text[], $22::jsonb[], $23::text[], $24::text[],
-  $25::text[], $26::text[], $27::uuid[], $28::text[], $29::text[], $30::text[], $31::float8[], $32::boolean[]
+SELECT ${projectId}::uuid, u.* FROM unnest(
+  ${column((r) => r.id)}::text[],
+  ${column((r) => r.tool)}::text[],
+  ${column((r) => r.status)}::text[],
+  ${column((r) => json(r.arguments))}::jsonb[],
+  ${column((r) => json(r.result))}::jsonb[],
+  ${column((r) => r.errorType)}::text[],
+  ${column((r) => r.errorMessage)}::text[],
+  ${column((r) => r.errorStack)}::text[],
+  ${column((r) => r.durationMs)}::float8[],
+  ${column((r) => r.occurredAt.toISOString())}::timestamptz[],
+  ${column((r) => r.receivedAt.toISOString())}::timestamptz[],
+  ${column((r) => r.agent)}::text[],
+  ${column((r) => r.model)}::text[],
+  ${column((r) => r.framework)}::text[],
+  ${column((r) => r.sessionId)}::text[],
+  ${column((r) => r.traceId)}::text[],
+  ${column((r) => r.runId)}::text[],
+  ${column((r) => r.toolCallId)}::text[],
+  ${column((r) => r.descriptionVersion)}::int[],
+  ${column((r) => r.prompt)}::text[],
+  ${column((r) => json(r.metadata))}::jsonb[],
+  ${column((r) => r.diagnosis?.category ?? null)}::text[],
+  ${column((r) => r.diagnosis?.subtype ?? null)}::text[],
+  ${column((r) => r.diagnosis?.argumentPath ?? null)}::text[],
+  ${column((r) => r.diagnosis?.fingerprint ?? null)}::text[],
+  ${column((r) => r.diagnosis?.errorGroupId ?? null)}::uuid[],
+  ${column((r) => r.diagnosis?.evidence ?? null)}::text[],
+  ${column((r) => r.diagnosis?.wrongArgument ?? null)}::text[],
+  ${column((r) => r.diagnosis?.intendedArgument ?? null)}::text[],
+  ${column((r) => r.diagnosis?.offendingValue ?? null)}::float8[],
+  ${column((r) => r.diagnosis?.arrayForScalar ?? false)}::boolean[]
 ) AS u
 ON CONFLICT (project_id, id) DO NOTHING
 RETURNING id`;
+}
 
-const UPSERT_ERROR_GROUPS = `
+function upsertErrorGroups(projectId: string, groups: readonly ErrorGroupDelta[]): Prisma.Sql | null {
+  if (groups.length === 0) return null;
+  const column = <T>(pick: (group: ErrorGroupDelta) => T) => groups.map(pick);
+  return Prisma.sql`
 INSERT INTO error_groups AS g (id, project_id, fingerprint, tool, category, subtype, argument_path, message_template,
   count, first_seen, last_seen, sample_event_ids, intended_argument, array_for_scalar_count, min_offending_value,
   max_offending_value)
-SELECT u.id, $1::uuid, u.fingerprint, u.tool, u.category, u.subtype, u.argument_path, u.message_template, u.count,
-  u.first_seen, u.last_seen, ARRAY(SELECT jsonb_array_elements_text(u.samples)), u.intended, u.array_count, u.min_value,
-  u.max_value
-FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::bigint[],
-  $10::timestamptz[], $11::timestamptz[], $12::jsonb[], $13::text[], $14::bigint[], $15::float8[], $16::float8[])
-  AS u(id, fingerprint, tool, category, subtype, argument_path, message_template, count, first_seen, last_seen, samples,
-    intended, array_count, min_value, max_value)
+SELECT u.id, ${projectId}::uuid, u.fingerprint, u.tool, u.category, u.subtype, u.argument_path, u.message_template,
+  u.count, u.first_seen, u.last_seen, ARRAY(SELECT jsonb_array_elements_text(u.samples)), u.intended, u.array_count,
+  u.min_value, u.max_value
+FROM unnest(
+  ${column((g) => g.id)}::uuid[],
+  ${column((g) => g.fingerprint)}::text[],
+  ${column((g) => g.tool)}::text[],
+  ${column((g) => g.category)}::text[],
+  ${column((g) => g.subtype)}::text[],
+  ${column((g) => g.argumentPath)}::text[],
+  ${column((g) => g.messageTemplate)}::text[],
+  ${column((g) => g.count)}::bigint[],
+  ${column((g) => g.firstSeen.toISOString())}::timestamptz[],
+  ${column((g) => g.lastSeen.toISOString())}::timestamptz[],
+  ${column((g) => JSON.stringify(g.sampleEventIds))}::jsonb[],
+  ${column((g) => g.intendedArgument)}::text[],
+  ${column((g) => g.arrayForScalarCount)}::bigint[],
+  ${column((g) => g.minOffendingValue)}::float8[],
+  ${column((g) => g.maxOffendingValue)}::float8[]
+) AS u(id, fingerprint, tool, category, subtype, argument_path, message_template, count, first_seen, last_seen, samples,
+  intended, array_count, min_value, max_value)
 ON CONFLICT (project_id, fingerprint) DO UPDATE SET
   count = g.count + excluded.count,
   first_seen = LEAST(g.first_seen, excluded.first_seen),
@@ -67,13 +109,24 @@ ON CONFLICT (project_id, fingerprint) DO UPDATE SET
   max_offending_value = GREATEST(g.max_offending_value, excluded.max_offending_value),
   -- a group a human resolved that occurs again has regressed (Sentry's lifecycle)
   status = CASE WHEN g.status = 'resolved' THEN 'regressed' ELSE g.status END`;
+}
 
-const UPSERT_HOURLY_ROLLUPS = `
+function upsertHourlyRollups(projectId: string, rollups: readonly HourlyRollupDelta[]): Prisma.Sql | null {
+  if (rollups.length === 0) return null;
+  const column = <T>(pick: (rollup: HourlyRollupDelta) => T) => rollups.map(pick);
+  return Prisma.sql`
 INSERT INTO hourly_rollups AS r (project_id, tool, hour, calls, errors, latency_count, latency_sum_ms, latency_buckets)
-SELECT $1::uuid, u.tool, u.hour, u.calls, u.errors, u.latency_count, u.latency_sum_ms,
+SELECT ${projectId}::uuid, u.tool, u.hour, u.calls, u.errors, u.latency_count, u.latency_sum_ms,
   ARRAY(SELECT (jsonb_array_elements_text(u.buckets))::int)
-FROM unnest($2::text[], $3::timestamptz[], $4::int[], $5::int[], $6::int[], $7::float8[], $8::jsonb[])
-  AS u(tool, hour, calls, errors, latency_count, latency_sum_ms, buckets)
+FROM unnest(
+  ${column((r) => r.tool)}::text[],
+  ${column((r) => r.hour.toISOString())}::timestamptz[],
+  ${column((r) => r.calls)}::int[],
+  ${column((r) => r.errors)}::int[],
+  ${column((r) => r.latencyCount)}::int[],
+  ${column((r) => r.latencySumMs)}::float8[],
+  ${column((r) => JSON.stringify(r.latencyBuckets))}::jsonb[]
+) AS u(tool, hour, calls, errors, latency_count, latency_sum_ms, buckets)
 ON CONFLICT (project_id, tool, hour) DO UPDATE SET
   calls = LEAST(r.calls::bigint + excluded.calls, 2147483647),
   errors = LEAST(r.errors::bigint + excluded.errors, 2147483647),
@@ -82,38 +135,89 @@ ON CONFLICT (project_id, tool, hour) DO UPDATE SET
   latency_buckets = ARRAY(
     SELECT LEAST(COALESCE(b.old, 0)::bigint + COALESCE(b.new, 0), 2147483647)
     FROM unnest(r.latency_buckets, excluded.latency_buckets) WITH ORDINALITY AS b(old, new, n) ORDER BY b.n)`;
+}
 
-const UPSERT_HOURLY_ERROR_ROLLUPS = `
+function upsertHourlyErrorRollups(projectId: string, rollups: readonly HourlyErrorRollupDelta[]): Prisma.Sql | null {
+  if (rollups.length === 0) return null;
+  const column = <T>(pick: (rollup: HourlyErrorRollupDelta) => T) => rollups.map(pick);
+  return Prisma.sql`
 INSERT INTO hourly_error_rollups AS r (project_id, tool, hour, category, subtype, count)
-SELECT $1::uuid, u.tool, u.hour, u.category, u.subtype, u.count
-FROM unnest($2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::int[]) AS u(tool, hour, category, subtype, count)
+SELECT ${projectId}::uuid, u.tool, u.hour, u.category, u.subtype, u.count
+FROM unnest(
+  ${column((r) => r.tool)}::text[],
+  ${column((r) => r.hour.toISOString())}::timestamptz[],
+  ${column((r) => r.category)}::text[],
+  ${column((r) => r.subtype)}::text[],
+  ${column((r) => r.count)}::int[]
+) AS u(tool, hour, category, subtype, count)
 ON CONFLICT (project_id, tool, hour, category, subtype) DO UPDATE SET count = LEAST(r.count::bigint + excluded.count, 2147483647)`;
+}
 
-const UPSERT_ARGUMENT_RANGES = `
+function upsertArgumentRanges(projectId: string, ranges: readonly ArgumentRangeDelta[]): Prisma.Sql | null {
+  if (ranges.length === 0) return null;
+  const column = <T>(pick: (range: ArgumentRangeDelta) => T) => ranges.map(pick);
+  return Prisma.sql`
 INSERT INTO argument_value_ranges AS r (project_id, tool, argument_path, success_count, min_value, max_value)
-SELECT $1::uuid, u.tool, u.argument_path, u.success_count, u.min_value, u.max_value
-FROM unnest($2::text[], $3::text[], $4::bigint[], $5::float8[], $6::float8[])
-  AS u(tool, argument_path, success_count, min_value, max_value)
+SELECT ${projectId}::uuid, u.tool, u.argument_path, u.success_count, u.min_value, u.max_value
+FROM unnest(
+  ${column((r) => r.tool)}::text[],
+  ${column((r) => r.argumentPath)}::text[],
+  ${column((r) => r.successCount)}::bigint[],
+  ${column((r) => r.minValue)}::float8[],
+  ${column((r) => r.maxValue)}::float8[]
+) AS u(tool, argument_path, success_count, min_value, max_value)
 ON CONFLICT (project_id, tool, argument_path) DO UPDATE SET
   success_count = r.success_count + excluded.success_count,
   min_value = LEAST(r.min_value, excluded.min_value),
   max_value = GREATEST(r.max_value, excluded.max_value)`;
+}
 
-const UPSERT_VERSION_ROLLUPS = `
+function upsertVersionRollups(projectId: string, rollups: readonly VersionRollupDelta[]): Prisma.Sql | null {
+  if (rollups.length === 0) return null;
+  const column = <T>(pick: (rollup: VersionRollupDelta) => T) => rollups.map(pick);
+  return Prisma.sql`
 INSERT INTO daily_version_rollups AS r (project_id, tool, day, description_version, calls, errors)
-SELECT $1::uuid, u.tool, u.day, u.version, u.calls, u.errors
-FROM unnest($2::text[], $3::date[], $4::int[], $5::int[], $6::int[]) AS u(tool, day, version, calls, errors)
+SELECT ${projectId}::uuid, u.tool, u.day, u.version, u.calls, u.errors
+FROM unnest(
+  ${column((r) => r.tool)}::text[],
+  ${column((r) => r.day)}::date[],
+  ${column((r) => r.descriptionVersion)}::int[],
+  ${column((r) => r.calls)}::int[],
+  ${column((r) => r.errors)}::int[]
+) AS u(tool, day, version, calls, errors)
 ON CONFLICT (project_id, tool, day, description_version) DO UPDATE SET
   calls = LEAST(r.calls::bigint + excluded.calls, 2147483647),
   errors = LEAST(r.errors::bigint + excluded.errors, 2147483647)`;
+}
 
-const UPSERT_MISTAKE_ROLLUPS = `
+function upsertMistakeRollups(projectId: string, rollups: readonly MistakeRollupDelta[]): Prisma.Sql | null {
+  if (rollups.length === 0) return null;
+  const column = <T>(pick: (rollup: MistakeRollupDelta) => T) => rollups.map(pick);
+  return Prisma.sql`
 INSERT INTO daily_mistake_rollups AS r (project_id, tool, day, description_version, category, subtype, argument_path, count)
-SELECT $1::uuid, u.tool, u.day, u.version, u.category, u.subtype, u.argument_path, u.count
-FROM unnest($2::text[], $3::date[], $4::int[], $5::text[], $6::text[], $7::text[], $8::int[])
-  AS u(tool, day, version, category, subtype, argument_path, count)
+SELECT ${projectId}::uuid, u.tool, u.day, u.version, u.category, u.subtype, u.argument_path, u.count
+FROM unnest(
+  ${column((r) => r.tool)}::text[],
+  ${column((r) => r.day)}::date[],
+  ${column((r) => r.descriptionVersion)}::int[],
+  ${column((r) => r.category)}::text[],
+  ${column((r) => r.subtype)}::text[],
+  ${column((r) => r.argumentPath)}::text[],
+  ${column((r) => r.count)}::int[]
+) AS u(tool, day, version, category, subtype, argument_path, count)
 ON CONFLICT (project_id, tool, day, description_version, category, subtype, argument_path) DO UPDATE SET
   count = LEAST(r.count::bigint + excluded.count, 2147483647)`;
+}
+
+/**
+ * The group and rollup rows are hot (every batch of the hour touches the same ones) and stay locked until COMMIT,
+ * so concurrent batches queue behind each other from the first upsert on. Sending all upserts as one statement
+ * (data-modifying CTEs) makes that locked window one round trip instead of six.
+ */
+function inOneStatement(upserts: readonly Prisma.Sql[]): Prisma.Sql {
+  const steps = upserts.map((upsert, index) => Prisma.sql`${Prisma.raw(`upsert${index}`)} AS (${upsert})`);
+  return Prisma.sql`WITH ${Prisma.join(steps, ',\n')}\nSELECT 1`;
+}
 
 @Injectable()
 export class CategorizeRepository {
@@ -131,18 +235,20 @@ export class CategorizeRepository {
     if (rows.length === 0) return 0;
     return this.prisma.$transaction(
       async (tx) => {
-        const insertedIds = await this.insertEvents(tx, projectId, rows);
-        if (insertedIds.size === 0) return 0;
-        const inserted = rows.filter((row) => insertedIds.has(row.id));
+        const insertedIds = await tx.$queryRaw<StoredEventId[]>(insertEvents(projectId, rows));
+        if (insertedIds.length === 0) return 0;
+        const isInserted = new Set(insertedIds.map((row) => row.id));
+        const inserted = rows.filter((row) => isInserted.has(row.id));
         const aggregates = aggregate(inserted);
-        await this.upsertAggregates(tx, projectId, [
-          this.upsertErrorGroupsStatement(aggregates.groups),
-          this.upsertHourlyRollupsStatement(aggregates.hourly),
-          this.upsertHourlyErrorRollupsStatement(aggregates.hourlyErrors),
-          this.upsertArgumentRangesStatement(aggregates.argumentRanges),
-          this.upsertVersionRollupsStatement(aggregates.versions),
-          this.upsertMistakeRollupsStatement(aggregates.mistakes),
-        ]);
+        const upserts = [
+          upsertErrorGroups(projectId, aggregates.groups),
+          upsertHourlyRollups(projectId, aggregates.hourly),
+          upsertHourlyErrorRollups(projectId, aggregates.hourlyErrors),
+          upsertArgumentRanges(projectId, aggregates.argumentRanges),
+          upsertVersionRollups(projectId, aggregates.versions),
+          upsertMistakeRollups(projectId, aggregates.mistakes),
+        ].filter((upsert): upsert is Prisma.Sql => upsert !== null);
+        if (upserts.length > 0) await tx.$executeRaw(inOneStatement(upserts));
         return inserted.length;
       },
       { timeout: 60_000, maxWait: 10_000 },
@@ -152,167 +258,8 @@ export class CategorizeRepository {
   /** Which of these event ids (in column form) the project has stored. */
   async findStoredEventIds(projectId: string, ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    const rows = await this.prisma.$queryRawUnsafe<Array<{ id: string }>>(
-      'SELECT id FROM events WHERE project_id = $1::uuid AND id = ANY($2::text[])',
-      projectId,
-      ids,
-    );
+    const rows = await this.prisma.$queryRaw<StoredEventId[]>`
+      SELECT id FROM events WHERE project_id = ${projectId}::uuid AND id = ANY(${ids}::text[])`;
     return new Set(rows.map((row) => row.id));
-  }
-
-  private async insertEvents(tx: Transaction, projectId: string, rows: readonly StoredEventRow[]): Promise<Set<string>> {
-    const column = <T>(pick: (row: StoredEventRow) => T) => rows.map(pick);
-    const inserted = await tx.$queryRawUnsafe<Array<{ id: string }>>(
-      INSERT_EVENTS,
-      projectId,
-      column((r) => r.id),
-      column((r) => r.tool),
-      column((r) => r.status),
-      column((r) => json(r.arguments)),
-      column((r) => json(r.result)),
-      column((r) => r.errorType),
-      column((r) => r.errorMessage),
-      column((r) => r.errorStack),
-      column((r) => r.durationMs),
-      column((r) => r.occurredAt.toISOString()),
-      column((r) => r.receivedAt.toISOString()),
-      column((r) => r.agent),
-      column((r) => r.model),
-      column((r) => r.framework),
-      column((r) => r.sessionId),
-      column((r) => r.traceId),
-      column((r) => r.runId),
-      column((r) => r.toolCallId),
-      column((r) => r.descriptionVersion),
-      column((r) => r.prompt),
-      column((r) => json(r.metadata)),
-      column((r) => r.diagnosis?.category ?? null),
-      column((r) => r.diagnosis?.subtype ?? null),
-      column((r) => r.diagnosis?.argumentPath ?? null),
-      column((r) => r.diagnosis?.fingerprint ?? null),
-      column((r) => r.diagnosis?.errorGroupId ?? null),
-      column((r) => r.diagnosis?.evidence ?? null),
-      column((r) => r.diagnosis?.wrongArgument ?? null),
-      column((r) => r.diagnosis?.intendedArgument ?? null),
-      column((r) => r.diagnosis?.offendingValue ?? null),
-      column((r) => r.diagnosis?.arrayForScalar ?? false),
-    );
-    return new Set(inserted.map((row) => row.id));
-  }
-
-  /**
-   * The group and rollup rows are hot (every batch of the hour touches the same ones) and stay locked until COMMIT,
-   * so concurrent batches queue behind each other from the first upsert on. Sending all upserts as one statement
-   * (data-modifying CTEs) makes that locked window one round trip instead of six.
-   */
-  private async upsertAggregates(tx: Transaction, projectId: string, upserts: ReadonlyArray<Upsert | null>) {
-    const present = upserts.filter((upsert): upsert is Upsert => upsert !== null);
-    if (present.length === 0) return;
-    const params: unknown[] = [projectId];
-    const statements = present.map(([sql, values], index) => {
-      const offset = params.length - 1;
-      params.push(...values);
-      const renumbered = sql.replace(/\$(\d+)/g, (_, n: string) => (n === '1' ? '$1' : `$${Number(n) + offset}`));
-      return `upsert${index} AS (${renumbered})`;
-    });
-    await tx.$executeRawUnsafe(`WITH ${statements.join(',\n')}\nSELECT 1`, ...params);
-  }
-
-  private upsertErrorGroupsStatement(groups: readonly ErrorGroupDelta[]): Upsert | null {
-    if (groups.length === 0) return null;
-    return [
-      UPSERT_ERROR_GROUPS,
-      [
-        groups.map((g) => g.id),
-        groups.map((g) => g.fingerprint),
-        groups.map((g) => g.tool),
-        groups.map((g) => g.category),
-        groups.map((g) => g.subtype),
-        groups.map((g) => g.argumentPath),
-        groups.map((g) => g.messageTemplate),
-        groups.map((g) => g.count),
-        groups.map((g) => g.firstSeen.toISOString()),
-        groups.map((g) => g.lastSeen.toISOString()),
-        groups.map((g) => JSON.stringify(g.sampleEventIds)),
-        groups.map((g) => g.intendedArgument),
-        groups.map((g) => g.arrayForScalarCount),
-        groups.map((g) => g.minOffendingValue),
-        groups.map((g) => g.maxOffendingValue),
-      ],
-    ];
-  }
-
-  private upsertArgumentRangesStatement(ranges: readonly ArgumentRangeDelta[]): Upsert | null {
-    if (ranges.length === 0) return null;
-    return [
-      UPSERT_ARGUMENT_RANGES,
-      [
-        ranges.map((r) => r.tool),
-        ranges.map((r) => r.argumentPath),
-        ranges.map((r) => r.successCount),
-        ranges.map((r) => r.minValue),
-        ranges.map((r) => r.maxValue),
-      ],
-    ];
-  }
-
-  private upsertVersionRollupsStatement(rollups: readonly VersionRollupDelta[]): Upsert | null {
-    if (rollups.length === 0) return null;
-    return [
-      UPSERT_VERSION_ROLLUPS,
-      [
-        rollups.map((r) => r.tool),
-        rollups.map((r) => r.day),
-        rollups.map((r) => r.descriptionVersion),
-        rollups.map((r) => r.calls),
-        rollups.map((r) => r.errors),
-      ],
-    ];
-  }
-
-  private upsertMistakeRollupsStatement(rollups: readonly MistakeRollupDelta[]): Upsert | null {
-    if (rollups.length === 0) return null;
-    return [
-      UPSERT_MISTAKE_ROLLUPS,
-      [
-        rollups.map((r) => r.tool),
-        rollups.map((r) => r.day),
-        rollups.map((r) => r.descriptionVersion),
-        rollups.map((r) => r.category),
-        rollups.map((r) => r.subtype),
-        rollups.map((r) => r.argumentPath),
-        rollups.map((r) => r.count),
-      ],
-    ];
-  }
-
-  private upsertHourlyRollupsStatement(rollups: readonly HourlyRollupDelta[]): Upsert | null {
-    if (rollups.length === 0) return null;
-    return [
-      UPSERT_HOURLY_ROLLUPS,
-      [
-        rollups.map((r) => r.tool),
-        rollups.map((r) => r.hour.toISOString()),
-        rollups.map((r) => r.calls),
-        rollups.map((r) => r.errors),
-        rollups.map((r) => r.latencyCount),
-        rollups.map((r) => r.latencySumMs),
-        rollups.map((r) => JSON.stringify(r.latencyBuckets)),
-      ],
-    ];
-  }
-
-  private upsertHourlyErrorRollupsStatement(rollups: readonly HourlyErrorRollupDelta[]): Upsert | null {
-    if (rollups.length === 0) return null;
-    return [
-      UPSERT_HOURLY_ERROR_ROLLUPS,
-      [
-        rollups.map((r) => r.tool),
-        rollups.map((r) => r.hour.toISOString()),
-        rollups.map((r) => r.category),
-        rollups.map((r) => r.subtype),
-        rollups.map((r) => r.count),
-      ],
-    ];
   }
 }
