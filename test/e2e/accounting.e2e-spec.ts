@@ -3,7 +3,7 @@ import { DeadLetterSummary } from '../../src/infra/queue/dead-letters/dead-lette
 import { QueueProducer } from '../../src/infra/queue/queue.producer';
 import { anErrorEvent, anEvent } from '../factories/event.factory';
 import { AppProcess, spawnApp } from '../support/app-process';
-import { eventually, startTestApp, TestApp } from '../support/test-app';
+import { eventually, isWorkerIdle, startTestApp, TestApp } from '../support/test-app';
 
 /**
  * The accounting invariant: every event the API accepted (202, listed in `ids`) is either stored or listed as a dead
@@ -11,12 +11,6 @@ import { eventually, startTestApp, TestApp } from '../support/test-app';
  */
 
 type Key = { apiKey: string; projectId: string };
-
-/** The worker has nothing left to run: no job waiting, running or waiting to be retried. */
-async function isWorkerIdle(t: TestApp): Promise<boolean> {
-  const counts = await t.app.get(QueueProducer).events.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
-  return Object.values(counts).every((n) => n === 0);
-}
 
 async function allDeadLetters(t: TestApp, project: Key): Promise<DeadLetterSummary[]> {
   const items: DeadLetterSummary[] = [];

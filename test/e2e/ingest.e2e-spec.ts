@@ -1,5 +1,5 @@
 import { anErrorEvent, anEvent } from '../factories/event.factory';
-import { eventually, startTestApp, TestApp } from '../support/test-app';
+import { eventually, startTestApp, TestApp, untilWorkerIdle } from '../support/test-app';
 
 describe('POST /v1/events', () => {
   let t: TestApp;
@@ -189,12 +189,7 @@ describe('POST /v1/events', () => {
       await t.request('POST', '/v1/events', { body: { events } });
       await t.request('POST', '/v1/events', { body: { events } });
       await t.request('POST', '/v1/events', { body: { events: [events[0], events[0]] } });
-      await storedEvent(events[1].id as string);
-      // a marker batch sent afterwards: once it is stored, the duplicates before it have been processed
-      const marker = anEvent({ tool: 'idem_marker' });
-      await t.request('POST', '/v1/events', { body: marker });
-      await storedEvent(marker.id as string);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await untilWorkerIdle(t);
 
       const { rows } = await t.db.sql.query(
         `SELECT (SELECT count(*)::int FROM events WHERE tool = 'idem_tool') AS events,

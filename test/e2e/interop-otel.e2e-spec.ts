@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { eventually, startTestApp, TestApp } from '../support/test-app';
+import { eventually, startTestApp, TestApp, untilWorkerIdle } from '../support/test-app';
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'otel');
 const fixture = JSON.parse(readFileSync(join(FIXTURES, 'genai-openinference-tool-spans.json'), 'utf8'));
@@ -98,8 +98,7 @@ describe('POST /v1/traces (OTLP/HTTP JSON)', () => {
     });
     expect((await t.request('POST', '/v1/traces', { body })).status).toBe(200);
     expect((await t.request('POST', '/v1/traces', { body })).status).toBe(200);
-    await storedEvents('retried_tool', 1);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await untilWorkerIdle(t);
     expect(await storedEvents('retried_tool', 1)).toHaveLength(1);
   });
 

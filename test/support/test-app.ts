@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createApp } from '../../src/app.factory';
 import { AppConfig, loadConfig } from '../../src/config/config';
 import { createRootLogger } from '../../src/infra/logging/logger';
+import { QueueProducer } from '../../src/infra/queue/queue.producer';
 import { ProjectService } from '../../src/tenancy/project.service';
 import { createTestDatabase, TestDatabase } from './test-database';
 import { REDIS_URL } from './test-env';
@@ -106,6 +107,20 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
       if (!sharing) await db.drop();
     },
   };
+}
+
+/** The worker has nothing left to run: no events job waiting, running or waiting to be retried. */
+export async function isWorkerIdle(t: TestApp): Promise<boolean> {
+  const counts = await t.app.get(QueueProducer).events.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+  return Object.values(counts).every((n) => n === 0);
+}
+
+/**
+ * Waits until every batch accepted so far has been processed (stored or dead-lettered). A test that asserts that
+ * something did not happen waits for this first, never for a fixed time.
+ */
+export async function untilWorkerIdle(t: TestApp, timeoutMs = 30_000): Promise<void> {
+  await eventually(async () => ((await isWorkerIdle(t)) ? true : undefined), timeoutMs);
 }
 
 /** Polls until `check` returns a value that is not undefined, or fails after `timeoutMs`. */
