@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError } from '../infra/http/api-error';
+import { ApiError, notFound } from '../infra/http/api-error';
 import { RegistryService } from '../registry/registry.service';
 import { AnalyticsRepository, ProjectPolicyValues, StoredRecommendation } from './analytics.repository';
 import { DEFAULT_POLICY, NightlyService } from './nightly.service';
@@ -49,7 +49,7 @@ export class RecommendationsService {
 
   private async find(projectId: string, id: string): Promise<StoredRecommendation> {
     const recommendation = /^[0-9a-f-]{36}$/i.test(id) ? await this.analytics.findRecommendation(projectId, id) : null;
-    if (!recommendation) throw new ApiError(404, 'not_found', `No recommendation ${id} in this project`);
+    if (!recommendation) throw notFound('recommendation', id);
     return recommendation;
   }
 }

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Param, Patch, Query, UseGuards } from '@nestjs/common';
-import { ApiError } from '../infra/http/api-error';
+import { notFound } from '../infra/http/api-error';
 import { encodeCursor } from '../infra/http/cursor';
 import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
@@ -51,7 +51,7 @@ export class ErrorGroupsController {
   async get(@CurrentProject() project: AuthenticatedProject, @Param('id') id: string, @Query() rawQuery: unknown) {
     const filter = readErrorGroupQuery(rawQuery);
     const group = UUID_PATTERN.test(id) ? await this.groups.findErrorGroup(project.projectId, id.toLowerCase()) : null;
-    if (!group) throw groupNotFound(id);
+    if (!group) throw notFound('error group', id);
     const samples = await this.groups.findSampleEvents(project.projectId, group.sampleEventIds, filter);
     return {
       ...toErrorGroupView(group),
@@ -70,11 +70,7 @@ export class ErrorGroupsController {
     const { status } = readErrorGroupPatch(body);
     const isUpdated = UUID_PATTERN.test(id) && (await this.groups.updateStatus(project.projectId, id.toLowerCase(), status));
     const group = isUpdated ? await this.groups.findErrorGroup(project.projectId, id.toLowerCase()) : null;
-    if (!group) throw groupNotFound(id);
+    if (!group) throw notFound('error group', id);
     return toErrorGroupView(group);
   }
-}
-
-function groupNotFound(id: string): ApiError {
-  return new ApiError(404, 'not_found', `No error group ${JSON.stringify(id.slice(0, 64))} in this project`);
 }

@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
-import { ApiError } from '../infra/http/api-error';
+import { notFound } from '../infra/http/api-error';
 import { encodeCursor } from '../infra/http/cursor';
 import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
@@ -24,7 +24,7 @@ export class ToolVersionsController {
   async list(@CurrentProject() project: AuthenticatedProject, @Param('name') name: string, @Query() rawQuery: unknown) {
     const query = readVersionsQuery(rawQuery);
     const rows = await this.versions.listVersions(project.projectId, requireToolName(name), query.beforeVersion, query.limit + 1);
-    if (!rows) throw new ApiError(404, 'not_found', `No tool ${JSON.stringify(name)} in this project`);
+    if (!rows) throw notFound('tool', name);
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
     return {

@@ -1,5 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { ApiError } from '../infra/http/api-error';
+import { ApiError, notFound } from '../infra/http/api-error';
 import { strongEtag } from './etag';
 import { RegistryChange, RegistryChangeListener, RegistryChangesChannel } from './registry-changes.channel';
 import type { ToolFormat } from './registry.types';
@@ -46,7 +46,7 @@ export class DescriptionService implements OnModuleInit, RegistryChangeListener 
       if (version !== null && (await this.tools.findServedTool(projectId, name, null))) {
         throw new ApiError(404, 'version_not_found', `Tool ${JSON.stringify(name)} has no version ${version}`);
       }
-      throw new ApiError(404, 'not_found', `No tool ${JSON.stringify(name)} in this project`);
+      throw notFound('tool', name);
     }
     return this.store(key, served.view, generation);
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { ApiError } from '../infra/http/api-error';
+import { ApiError, notFound } from '../infra/http/api-error';
 import { RegistryChangesChannel } from './registry-changes.channel';
 import type { ToolDefinition, ToolState, WarningEvidence, WarningRecord, WarningStatus } from './registry.types';
 import type { ManualWarningInput } from './registry.schemas';
@@ -83,13 +83,13 @@ export class ToolChangesService {
 
   async listWarnings(projectId: string, name: string): Promise<WarningRecord[]> {
     const state = await this.tools.findToolState(projectId, name);
-    if (!state || state.tool.archivedAt) throw toolNotFound(name);
+    if (!state || state.tool.archivedAt) throw notFound('tool', name);
     return state.warnings;
   }
 
   async addManualWarning(projectId: string, name: string, input: ManualWarningInput, now: Date = new Date()): Promise<WarningChangeResult> {
     return this.change(projectId, name, (state) => {
-      if (!state || state.tool.archivedAt) throw toolNotFound(name);
+      if (!state || state.tool.archivedAt) throw notFound('tool', name);
       const clash = input.evidenceKey === null ? undefined : state.warnings.find((w) => w.evidenceKey === input.evidenceKey);
       if (clash) {
         throw new ApiError(409, 'warning_exists', `Warning ${clash.id} already covers evidence key ${JSON.stringify(input.evidenceKey)}`, {
@@ -123,7 +123,7 @@ export class ToolChangesService {
     now: Date = new Date(),
   ): Promise<WarningChangeResult> {
     return this.change(projectId, name, (state) => {
-      if (!state || state.tool.archivedAt) throw toolNotFound(name);
+      if (!state || state.tool.archivedAt) throw notFound('tool', name);
       const existing = state.warnings.find((warning) => warning.id === warningId);
       if (!existing) throw new ApiError(404, 'not_found', `No warning ${warningId} on tool ${JSON.stringify(name)}`);
       if (existing.status === status) return { plan: null, result: { warning: existing, version: state.tool.version } };
@@ -200,8 +200,4 @@ function desiredOf(state: ToolState): DesiredTool {
 
 function isWrite(plan: ReturnType<typeof planToolChange>): boolean {
   return plan.toolRow !== null || plan.warningWrites.length > 0 || plan.snapshot !== null;
-}
-
-function toolNotFound(name: string): ApiError {
-  return new ApiError(404, 'not_found', `No tool ${JSON.stringify(name)} in this project`);
 }

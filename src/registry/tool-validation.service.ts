@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ArgumentSchema, compileArgumentSchema } from '../diagnosis';
-import { ApiError } from '../infra/http/api-error';
+import { notFound } from '../infra/http/api-error';
 import { ArgumentCheck, checkArguments, hasUndeclaredArguments, readArguments } from './argument-check';
 import { LearnedRenameRepository } from './learned-rename.repository';
 import { RegistryChange, RegistryChangeListener, RegistryChangesChannel } from './registry-changes.channel';
@@ -61,7 +61,7 @@ export class ToolValidationService implements OnModuleInit, RegistryChangeListen
     if (cached) return cached;
     const generation = this.schemas.currentGeneration;
     const served = await this.tools.findServedTool(projectId, name, null);
-    if (!served) throw new ApiError(404, 'not_found', `No tool ${JSON.stringify(name)} in this project`);
+    if (!served) throw notFound('tool', name);
     const compiled = { version: served.view.version, schema: compileArgumentSchema(served.view.parameters) };
     this.schemas.set(key, compiled, generation);
     return compiled;

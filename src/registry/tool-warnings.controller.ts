@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
-import { ApiError } from '../infra/http/api-error';
+import { notFound } from '../infra/http/api-error';
 import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
@@ -68,6 +68,6 @@ export class ToolWarningsController {
 }
 
 function requireWarningId(id: string): string {
-  if (!UUID_PATTERN.test(id)) throw new ApiError(404, 'not_found', `No warning ${JSON.stringify(id.slice(0, 64))}`);
+  if (!UUID_PATTERN.test(id)) throw notFound('warning', id);
   return id.toLowerCase();
 }

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Query, Res, UseGuards } from '@nestjs/common';
 import { FastifyReply } from 'fastify';
-import { ApiError } from '../infra/http/api-error';
+import { notFound } from '../infra/http/api-error';
 import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
@@ -112,7 +112,7 @@ export class ToolsController {
   })
   async archive(@CurrentProject() project: AuthenticatedProject, @Param('name') name: string): Promise<void> {
     requireToolName(name);
-    if (!(await this.toolChanges.archiveTool(project.projectId, name))) throw toolNotFound(name);
+    if (!(await this.toolChanges.archiveTool(project.projectId, name))) throw notFound('tool', name);
   }
 
   @Post('tools/:name/validate')
@@ -135,8 +135,4 @@ function sendCacheable(reply: FastifyReply, response: CachedResponse, ifNoneMatc
     return;
   }
   reply.status(200).header('content-type', 'application/json; charset=utf-8').send(response.body);
-}
-
-function toolNotFound(name: string): ApiError {
-  return new ApiError(404, 'not_found', `No tool ${JSON.stringify(name)} in this project`);
 }

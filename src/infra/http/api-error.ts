@@ -31,3 +31,18 @@ export class ApiError extends Error {
     return { ...body, error: { code: this.code, message: this.message, ...(details ? { details } : {}) } };
   }
 }
+
+/** Ids are quoted, cut to this many characters: an id from the URL is echoed as data, never at any length. */
+const MAX_ECHOED_ID_CHARS = 200;
+
+/** The 404 of a thing looked up by id or name in the caller's project: `No tool "calc" in this project`. */
+export function notFound(kind: string, id: string): ApiError {
+  return new ApiError(404, 'not_found', `No ${kind} ${JSON.stringify(truncate(id, MAX_ECHOED_ID_CHARS))} in this project`);
+}
+
+/** Cuts text to `maxChars` UTF-16 units without splitting a surrogate pair, marking the cut with an ellipsis. */
+function truncate(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const end = /[\uD800-\uDBFF]/.test(text[maxChars - 1]) ? maxChars - 1 : maxChars;
+  return `${text.slice(0, end)}…`;
+}
