@@ -1,8 +1,8 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, UseGuards } from '@nestjs/common';
-import Ajv from 'ajv';
 import { ApiError } from '../infra/http/api-error';
 import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
 import { compileQueryValidator } from '../infra/http/query-validator';
+import { ajvFor, toFieldErrors } from '../infra/validation/ajv-factory';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
 import type { AuthenticatedProject } from '../tenancy/project.repository';
@@ -14,7 +14,7 @@ const validateListQuery = compileQueryValidator<{ status?: string; tool?: string
   RECOMMENDATIONS_QUERY_SCHEMA,
 );
 
-const validatePolicy = new Ajv({ allErrors: true }).compile<ProjectPolicyValues>(POLICY_SCHEMA);
+const validatePolicy = ajvFor('body').compile<ProjectPolicyValues>(POLICY_SCHEMA);
 
 @Controller('v1')
 @UseGuards(ApiKeyGuard)
@@ -64,11 +64,7 @@ export class RecommendationsController {
   @ApiRoute({ summary: 'Set the auto-apply policy', body: POLICY_SCHEMA, response: POLICY_SCHEMA })
   setPolicy(@CurrentProject() project: AuthenticatedProject, @Body() body: unknown) {
     if (!validatePolicy(body)) {
-      const details = (validatePolicy.errors ?? []).map((e) => ({
-        path: e.keyword === 'required' ? `/${String(e.params.missingProperty)}` : e.instancePath || '/',
-        message: e.message ?? 'is invalid',
-      }));
-      throw new ApiError(400, 'invalid_policy', 'Invalid policy', { details });
+      throw new ApiError(400, 'invalid_policy', 'Invalid policy', { details: toFieldErrors(validatePolicy.errors, '') });
     }
     return this.recommendations.setPolicy(project.projectId, body);
   }

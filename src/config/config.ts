@@ -1,4 +1,4 @@
-import Ajv from 'ajv';
+import { ajvFor } from '../infra/validation/ajv-factory';
 
 /** The only place that reads process.env: every variable is checked at boot and all problems are reported at once. */
 
@@ -138,7 +138,7 @@ const HINTS: Record<string, string> = {
   TRUST_PROXY: 'true, false, or a comma list of proxy addresses, CIDR ranges, loopback or uniquelocal',
 };
 
-const validateEnv = new Ajv({ allErrors: true }).compile(envSchema);
+const validateEnv = ajvFor('env').compile(envSchema);
 
 export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   const raw: Record<string, string> = {};

@@ -1,6 +1,5 @@
-import Ajv, { ErrorObject } from 'ajv';
-import addFormats from 'ajv-formats';
 import { FieldError } from '../infra/http/api-error';
+import { ajvFor, toFieldErrors } from '../infra/validation/ajv-factory';
 
 export const MAX_EVENTS_PER_BATCH = 1000;
 export const MAX_METADATA_BYTES = 4 * 1024;
@@ -48,29 +47,10 @@ export const eventSchema = {
   then: { required: ['error'] },
 } as const;
 
-// strictRequired is off: the if/then below names a property declared at the top level, which strict mode cannot see.
-const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false });
-addFormats(ajv, ['date-time']);
-const validateEvent = ajv.compile(eventSchema);
+const validateEvent = ajvFor('body').compile(eventSchema);
 
 /** Returns the problems of one event, with paths rooted at `/events/<index>`. */
 export function eventErrors(event: unknown, index: number): FieldError[] {
   if (validateEvent(event)) return [];
-  const errors = (validateEvent.errors ?? []).filter((error) => error.keyword !== 'if');
-  return errors.slice(0, MAX_ERRORS_PER_EVENT).map((error) => toFieldError(error, `/events/${index}`));
-}
-
-/** Maps one Ajv error to our `{path, message}`, with its path rooted at `prefix`. */
-export function toFieldError(error: ErrorObject, prefix: string): FieldError {
-  const path = prefix + error.instancePath;
-  switch (error.keyword) {
-    case 'required':
-      return { path: `${path}/${String(error.params.missingProperty)}`, message: 'is required' };
-    case 'additionalProperties':
-      return { path: `${path}/${String(error.params.additionalProperty)}`, message: 'is not a known field' };
-    case 'enum':
-      return { path, message: `must be one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
-    default:
-      return { path, message: error.message ?? 'is invalid' };
-  }
+  return toFieldErrors(validateEvent.errors, `/events/${index}`).slice(0, MAX_ERRORS_PER_EVENT);
 }

@@ -1,6 +1,7 @@
-import Ajv, { ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import { FieldError } from '../infra/http/api-error';
-import { MAX_ERRORS_PER_EVENT, toFieldError } from './event.schemas';
+import { ajvFor, toFieldError } from '../infra/validation/ajv-factory';
+import { MAX_ERRORS_PER_EVENT } from './event.schemas';
 
 // Hooks often hold a tool call in its provider's own shape. One of these keys per event carries it; the mapper turns
 // it into our fields (tool, status, arguments, result, error, toolCallId) before the event is validated as usual.
@@ -112,7 +113,7 @@ const shapeSchemas = {
   },
 } as const;
 
-const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
+const ajv = ajvFor('body');
 const validators = {
   openai: ajv.compile(shapeSchemas.openai),
   anthropic: ajv.compile(shapeSchemas.anthropic),

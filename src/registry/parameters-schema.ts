@@ -4,6 +4,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { compileUserSchema, measureSchemaCost, SCHEMA_COMPILE_BUDGET_MS, type UserSchemaDraft } from '../diagnosis';
 import type { FieldError } from '../infra/http/api-error';
+import { toFieldError } from '../infra/validation/ajv-factory';
 import type { JsonObject } from './registry.types';
 
 // Checks a user-supplied JSON Schema for a tool's arguments at registration: what validating with it may cost
@@ -16,7 +17,8 @@ export const MAX_SCHEMA_BYTES = 64 * 1024;
 export const MAX_SCHEMA_DEPTH = 32;
 const MAX_REPORTED_PROBLEMS = 20;
 
-// One meta-schema validator per draft, built once: Ajv compiles its meta-schemas per instance.
+// One meta-schema validator per draft, built once: Ajv compiles its meta-schemas per instance. Not ajvFor(): that is
+// a draft-07 Ajv for our own schemas, while these judge users' schemas of three drafts by each draft's meta-schema.
 const options = { strict: true, allErrors: true } as const;
 const metaValidatorByDraft: Record<UserSchemaDraft, Ajv> = {
   draft7: addFormats(new Ajv(options)),
@@ -68,17 +70,12 @@ function draftOf(metaSchema: unknown): UserSchemaDraft | null {
 
 function fromMetaSchemaErrors(errors: readonly ErrorObject[], path: string): FieldError[] {
   // The meta-schema reports one mistake several times (enum, then type array, then anyOf); the first says it best.
-  const byPath = new Map<string, string>();
+  const byPath = new Map<string, FieldError>();
   for (const error of errors) {
-    const at = `${path}${error.instancePath}`;
-    if (byPath.has(at)) continue;
-    const allowed = error.keyword === 'enum' ? (error.params as { allowedValues?: unknown[] }).allowedValues : undefined;
-    byPath.set(
-      at,
-      allowed ? `must be one of ${allowed.map((value) => JSON.stringify(value)).join(', ')}` : (error.message ?? 'is invalid'),
-    );
+    const problem = toFieldError(error, path);
+    if (!byPath.has(problem.path)) byPath.set(problem.path, problem);
   }
-  return [...byPath].slice(0, MAX_REPORTED_PROBLEMS).map(([at, message]) => ({ path: at, message }));
+  return [...byPath.values()].slice(0, MAX_REPORTED_PROBLEMS);
 }
 
 function strictModeProblems(draft: UserSchemaDraft, json: JsonObject, path: string): FieldError[] {

@@ -1,7 +1,6 @@
-import Ajv, { type ErrorObject } from 'ajv';
-import addFormats from 'ajv-formats';
 import { ApiError, FieldError } from '../infra/http/api-error';
 import { compileQueryValidator } from '../infra/http/query-validator';
+import { ajvFor, toFieldErrors } from '../infra/validation/ajv-factory';
 import { checkParametersSchema } from './parameters-schema';
 import { TOOL_FORMATS, type JsonObject, type ToolDefinition, type ToolFormat } from './registry.types';
 import {
@@ -19,9 +18,6 @@ import {
 
 export const MAX_TOOLS_PER_BULK = 500;
 const MAX_WARNING_TEXT_CHARS = 500;
-
-const ajv = new Ajv({ allErrors: true, strict: true });
-addFormats(ajv, ['date-time']);
 
 /** The shape readToolBody checks field by field (its messages name each field), for the OpenAPI document. */
 export const TOOL_BODY_SCHEMA = {
@@ -127,11 +123,11 @@ export const WARNING_BODY_SCHEMA = {
     },
   },
 } as const;
-const validateWarningBody = ajv.compile(WARNING_BODY_SCHEMA);
+const validateWarningBody = ajvFor('body').compile(WARNING_BODY_SCHEMA);
 
 /** POST /v1/tools/:name/warnings {text, kind?, evidenceKey?, evidence?} */
 export function readWarningBody(body: unknown): ManualWarningInput {
-  if (!validateWarningBody(body)) throw invalidBody(fieldErrorsOf(validateWarningBody.errors));
+  if (!validateWarningBody(body)) throw invalidBody(toFieldErrors(validateWarningBody.errors, ''));
   const input = body as { text: string; kind?: string; evidenceKey?: string; evidence?: Partial<ManualWarningInput['evidence']> };
   return {
     text: input.text.trim(),
@@ -151,12 +147,12 @@ export const DISMISS_BODY_SCHEMA = {
   additionalProperties: false,
   properties: { reason: { type: 'string', maxLength: 500 } },
 } as const;
-const validateDismissBody = ajv.compile(DISMISS_BODY_SCHEMA);
+const validateDismissBody = ajvFor('body').compile(DISMISS_BODY_SCHEMA);
 
 /** POST .../dismiss {reason?}; an empty body is fine. */
 export function readDismissBody(body: unknown): { reason: string | null } {
   const value = body ?? {};
-  if (!validateDismissBody(value)) throw invalidBody(fieldErrorsOf(validateDismissBody.errors));
+  if (!validateDismissBody(value)) throw invalidBody(toFieldErrors(validateDismissBody.errors, ''));
   return { reason: (value as { reason?: string }).reason ?? null };
 }
 
@@ -198,16 +194,4 @@ function invalidBody(details: FieldError[]): ApiError {
 
 function invalidSchema(details: FieldError[]): ApiError {
   return new ApiError(400, 'invalid_schema', `Invalid JSON Schema at ${details[0].path}: ${details[0].message}`, { details });
-}
-
-function fieldErrorsOf(errors: ErrorObject[] | null | undefined): FieldError[] {
-  return (errors ?? []).map((error) => {
-    if (error.keyword === 'additionalProperties') {
-      return { path: `${error.instancePath}/${String(error.params.additionalProperty)}`, message: 'is not a known field' };
-    }
-    if (error.keyword === 'required') {
-      return { path: `${error.instancePath}/${String(error.params.missingProperty)}`, message: 'is required' };
-    }
-    return { path: error.instancePath, message: error.message ?? 'is invalid' };
-  });
 }
