@@ -1,9 +1,9 @@
-import Ajv from 'ajv';
 import { CATEGORIES } from '../diagnosis';
 import { ApiError, FieldError } from '../infra/http/api-error';
-import { decodeCursor, decodeInstantCursor } from '../infra/http/cursor';
+import { cursorProblem, decodeInstantCursor, readCursor } from '../infra/http/cursor';
+import { compileQueryValidator, invalidQuery } from '../infra/http/query-validator';
 import { INSTANT_RANGE_TEXT, isStorableInstant } from '../infra/http/storable-values';
-import { compileQueryValidator } from '../infra/http/query-validator';
+import { ajvFor, toFieldErrors } from '../infra/validation/ajv-factory';
 import { GROUP_STATUSES, SETTABLE_GROUP_STATUSES } from './error-group-view';
 import { Bucket, parseInstant, resolveRange, StatsRange } from './stats-range';
 import { TOOL_SORTS, ToolSort } from './stats-series';
@@ -82,11 +82,7 @@ const validateErrorGroups = compileQueryValidator<{
 }>(ERROR_GROUPS_QUERY_SCHEMA);
 const validateErrorGroup = compileQueryValidator<{ agent?: string; model?: string }>(ERROR_GROUP_QUERY_SCHEMA);
 const validateVersions = compileQueryValidator<{ cursor?: string; limit: number }>(VERSIONS_QUERY_SCHEMA);
-const validatePatch = new Ajv({ allErrors: true, strict: true }).compile<{ status: string }>(ERROR_GROUP_PATCH_SCHEMA);
-
-export function invalidQuery(details: FieldError[]): ApiError {
-  return new ApiError(400, 'invalid_query', `Invalid query parameter ${details[0].path.replace('/query/', '')}`, { details });
-}
+const validatePatch = ajvFor('body').compile<{ status: string }>(ERROR_GROUP_PATCH_SCHEMA);
 
 /** Rollups are kept per tool and hour, not per agent or model: refuse the filter instead of ignoring it. */
 function refuseAgentModel(query: RangeQuery): void {
@@ -129,8 +125,10 @@ export function readErrorGroupsQuery(raw: unknown) {
   const errors: FieldError[] = [];
   const from = query.from === undefined ? undefined : parseRangeInstant(query.from, '/query/from', errors);
   const to = query.to === undefined ? undefined : parseRangeInstant(query.to, '/query/to', errors);
-  const after = query.cursor ? decodeGroupCursor(query.cursor, errors) : undefined;
+  const cursor = query.cursor ? decodeInstantCursor(query.cursor) : undefined;
+  if (query.cursor && !cursor) errors.push(cursorProblem());
   if (errors.length > 0) throw invalidQuery(errors);
+  const after = cursor && { lastSeen: cursor.at, id: cursor.id };
   return { status: query.status, category: query.category, from, to, after, limit: query.limit };
 }
 
@@ -141,31 +139,17 @@ export function readErrorGroupQuery(raw: unknown): { agent?: string; model?: str
 export function readVersionsQuery(raw: unknown): { beforeVersion?: number; limit: number } {
   const query = validateVersions(raw);
   if (query.cursor === undefined) return { limit: query.limit };
-  const value = decodeCursor(query.cursor);
-  if (!Number.isInteger(value) || (value as number) < 1) throw invalidQuery([notACursor]);
-  return { beforeVersion: value as number, limit: query.limit };
+  const beforeVersion = readCursor(query.cursor, (value) =>
+    Number.isInteger(value) && (value as number) >= 1 ? (value as number) : undefined,
+  );
+  return { beforeVersion, limit: query.limit };
 }
 
 export function readErrorGroupPatch(body: unknown): { status: string } {
   if (validatePatch(body)) return body;
-  const details = (validatePatch.errors ?? []).map((e) => ({
-    path:
-      e.keyword === 'required'
-        ? `/${String(e.params.missingProperty)}`
-        : e.keyword === 'additionalProperties'
-          ? `/${String(e.params.additionalProperty)}`
-          : e.instancePath || '/',
-    message:
-      e.keyword === 'enum'
-        ? `must be one of ${SETTABLE_GROUP_STATUSES.join(', ')}`
-        : e.keyword === 'additionalProperties'
-          ? 'is not a known field'
-          : (e.message ?? 'is invalid'),
-  }));
-  throw new ApiError(400, 'invalid_body', `Invalid field ${details[0].path}`, { details });
+  const details = toFieldErrors(validatePatch.errors, '');
+  throw new ApiError(400, 'invalid_body', `Invalid field ${details[0].path || 'body'}`, { details });
 }
-
-const notACursor = { path: '/query/cursor', message: 'is not a cursor this API issued' };
 
 function parseRangeInstant(value: string, path: string, errors: FieldError[]): Date | undefined {
   const date = parseInstant(value);
@@ -174,15 +158,10 @@ function parseRangeInstant(value: string, path: string, errors: FieldError[]): D
   return date && isStorableInstant(date) ? date : undefined;
 }
 
-function decodeGroupCursor(cursor: string, errors: FieldError[]): { lastSeen: Date; id: string } | undefined {
-  const decoded = decodeInstantCursor(cursor);
-  if (decoded) return { lastSeen: decoded.at, id: decoded.id };
-  errors.push(notACursor);
-  return undefined;
-}
-
 function decodeOffsetCursor(cursor: string, sort: ToolSort): number {
-  const value = decodeCursor(cursor);
-  if (Array.isArray(value) && value[0] === sort && Number.isInteger(value[1]) && value[1] > 0) return value[1] as number;
-  throw invalidQuery([{ ...notACursor, message: 'is not a cursor this API issued for this sort' }]);
+  return readCursor(
+    cursor,
+    (value) => (Array.isArray(value) && value[0] === sort && Number.isInteger(value[1]) && value[1] > 0 ? (value[1] as number) : undefined),
+    'is not a cursor this API issued for this sort',
+  );
 }

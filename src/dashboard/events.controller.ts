@@ -1,9 +1,9 @@
 import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
 import { CATEGORIES } from '../diagnosis';
-import { ApiError } from '../infra/http/api-error';
-import { decodeInstantCursor, encodeCursor } from '../infra/http/cursor';
+import { notFound } from '../infra/http/api-error';
+import { encodeCursor, readInstantCursor } from '../infra/http/cursor';
 import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
-import { compileQueryValidator } from '../infra/http/query-validator';
+import { compileQueryValidator, invalidQuery } from '../infra/http/query-validator';
 import { INSTANT_RANGE_TEXT, isStorableInstant } from '../infra/http/storable-values';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
@@ -49,11 +49,9 @@ export class EventsController {
     const query = validateListQuery(rawQuery);
     const outside = (['from', 'to'] as const).filter((name) => query[name] !== undefined && !isStorableInstant(new Date(query[name]!)));
     if (outside.length > 0) {
-      throw new ApiError(400, 'invalid_query', `Invalid query parameter ${outside[0]}`, {
-        details: outside.map((name) => ({ path: `/query/${name}`, message: `must be ${INSTANT_RANGE_TEXT}` })),
-      });
+      throw invalidQuery(outside.map((name) => ({ path: `/query/${name}`, message: `must be ${INSTANT_RANGE_TEXT}` })));
     }
-    const after = query.cursor ? decodeEventCursor(query.cursor) : undefined;
+    const cursor = query.cursor ? readInstantCursor(query.cursor) : undefined;
     const rows = await this.events.listEvents(project.projectId, {
       tool: query.tool,
       status: query.status,
@@ -62,7 +60,7 @@ export class EventsController {
       model: query.model,
       from: query.from ? new Date(query.from) : undefined,
       to: query.to ? new Date(query.to) : undefined,
-      after,
+      after: cursor && { occurredAt: cursor.at, id: cursor.id },
       limit: query.limit + 1,
     });
     const page = rows.slice(0, query.limit);
@@ -75,17 +73,9 @@ export class EventsController {
   @ApiRoute({ summary: 'One stored event with its diagnosis', response: STORED_EVENT_RESPONSE })
   async get(@CurrentProject() project: AuthenticatedProject, @Param('id') id: string) {
     const event = id.length <= 128 ? await this.events.findEvent(project.projectId, id) : null;
-    if (!event) throw new ApiError(404, 'not_found', `No event ${JSON.stringify(id.slice(0, 128))} in this project`);
+    if (!event) throw notFound('event', id);
     return toEventView(event);
   }
-}
-
-function decodeEventCursor(cursor: string): { occurredAt: Date; id: string } {
-  const decoded = decodeInstantCursor(cursor);
-  if (decoded) return { occurredAt: decoded.at, id: decoded.id };
-  throw new ApiError(400, 'invalid_query', 'Invalid query parameter cursor', {
-    details: [{ path: '/query/cursor', message: 'is not a cursor this API issued' }],
-  });
 }
 
 export function toEventView(event: EventRecord) {

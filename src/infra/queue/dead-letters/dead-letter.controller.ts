@@ -4,8 +4,8 @@ import { APP_CONFIG } from '../../../config/config.module';
 import { ApiKeyGuard } from '../../../tenancy/api-key.guard';
 import { CurrentProject } from '../../../tenancy/current-project.decorator';
 import type { AuthenticatedProject } from '../../../tenancy/project.repository';
-import { ApiError } from '../../http/api-error';
-import { decodeCursor, encodeCursor } from '../../http/cursor';
+import { ApiError, notFound } from '../../http/api-error';
+import { encodeCursor, readCursor } from '../../http/cursor';
 import { ApiRoute } from '../../http/openapi/api-route.decorator';
 import { compileQueryValidator } from '../../http/query-validator';
 import { DEAD_LETTERS_RESPONSE, REPLAY_RESPONSE } from './dead-letter-responses.schemas';
@@ -33,7 +33,7 @@ export class DeadLetterController {
   @ApiRoute({ summary: "This project's dead letters, newest first", query: LIST_QUERY_SCHEMA, response: DEAD_LETTERS_RESPONSE })
   async list(@CurrentProject() project: AuthenticatedProject, @Query() rawQuery: unknown) {
     const query = validateListQuery(rawQuery);
-    const before = query.cursor === undefined ? null : decodeBefore(query.cursor);
+    const before = query.cursor === undefined ? null : readCursor(query.cursor, beforeOf);
     const page = await answerUnavailable(() => this.deadLetters.list(project.projectId, query.limit, before));
     return {
       items: page.items,
@@ -57,10 +57,10 @@ export class DeadLetterController {
     response: REPLAY_RESPONSE,
   })
   async replay(@CurrentProject() project: AuthenticatedProject, @Param('id') id: string) {
-    if (!DEAD_LETTER_ID.test(id)) throw notFound(id);
+    if (!DEAD_LETTER_ID.test(id)) throw notFound('dead letter', id);
     const result = await answerUnavailable(() => this.deadLetters.replay(project.projectId, id));
     if (result.outcome === 'replayed') return { replayedAs: result.replayedAs };
-    if (result.outcome === 'missing') throw notFound(id);
+    if (result.outcome === 'missing') throw notFound('dead letter', id);
     if (result.outcome === 'in-progress')
       throw new ApiError(409, 'replay_in_progress', `Dead letter ${id} is being replayed by another request`);
     throw new ApiError(409, 'already_replayed', `Dead letter ${id} was already replayed as ${result.replayedAs}`, {
@@ -69,16 +69,9 @@ export class DeadLetterController {
   }
 }
 
-function decodeBefore(cursor: string): string {
-  const before = decodeCursor(cursor);
-  if (typeof before === 'string' && /^[0-9]{1,20}$/.test(before)) return before;
-  throw new ApiError(400, 'invalid_query', 'Invalid query parameter cursor', {
-    details: [{ path: '/query/cursor', message: 'is not a cursor this list returned' }],
-  });
-}
-
-function notFound(id: string): ApiError {
-  return new ApiError(404, 'not_found', `No dead letter ${JSON.stringify(id.slice(0, 200))} in this project`);
+/** The store's position to continue before: a decimal score, as the list handed it out. */
+function beforeOf(value: unknown): string | undefined {
+  return typeof value === 'string' && /^[0-9]{1,20}$/.test(value) ? value : undefined;
 }
 
 async function answerUnavailable<T>(call: () => Promise<T>): Promise<T> {
