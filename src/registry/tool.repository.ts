@@ -56,13 +56,18 @@ interface ServedRow {
 
 // Raw SQL: one round trip joining each tool to the snapshot it serves (Prisma would load every version per tool).
 // A tool written before versions existed has no snapshot yet and is served from its row.
-const SELECT_SERVED = `
+/** The project's live tools (or the one named) with the snapshot of `version` (null: each tool's current one). */
+function selectServed(projectId: string, name: string | null, version: number | null): Prisma.Sql {
+  const servedVersion = version === null ? Prisma.sql`t.version` : Prisma.sql`${version}::int`;
+  const onlyNamed = name === null ? Prisma.empty : Prisma.sql`AND t.name = ${name}::text`;
+  return Prisma.sql`
 SELECT t.name, t.version AS tool_version, t.description AS tool_description, t.parameters AS tool_parameters, t.metadata,
   v.version, v.base_description, v.description, v.parameters, v.warnings
 FROM tools t
-LEFT JOIN tool_versions v ON v.tool_id = t.id AND v.version = COALESCE($3::int, t.version)
-WHERE t.project_id = $1::uuid AND t.archived_at IS NULL AND ($2::text IS NULL OR t.name = $2::text)
+LEFT JOIN tool_versions v ON v.tool_id = t.id AND v.version = ${servedVersion}
+WHERE t.project_id = ${projectId}::uuid AND t.archived_at IS NULL ${onlyNamed}
 ORDER BY t.name`;
+}
 
 /** Tools, their versions and warnings. Every write goes through changeTool, under the tool's row lock. */
 @Injectable()
@@ -91,7 +96,7 @@ export class ToolRepository {
   }
 
   async findServedTool(projectId: string, name: string, version: number | null): Promise<ServedTool | null> {
-    const rows = await this.prisma.$queryRawUnsafe<ServedRow[]>(SELECT_SERVED, projectId, name, version);
+    const rows = await this.prisma.$queryRaw<ServedRow[]>(selectServed(projectId, name, version));
     const row = rows[0];
     if (!row) return null;
     if (row.version === null && version !== null && version !== row.tool_version) return null;
@@ -99,7 +104,7 @@ export class ToolRepository {
   }
 
   async listServedTools(projectId: string): Promise<ServedTool[]> {
-    const rows = await this.prisma.$queryRawUnsafe<ServedRow[]>(SELECT_SERVED, projectId, null, null);
+    const rows = await this.prisma.$queryRaw<ServedRow[]>(selectServed(projectId, null, null));
     return rows.map(toServedTool);
   }
 

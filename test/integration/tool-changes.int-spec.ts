@@ -1,0 +1,120 @@
+import { Test, TestingModule } from '@nestjs/testing';
+import pino from 'pino';
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from '../../src/config/config';
+import { APP_CONFIG } from '../../src/config/config.module';
+import { ROOT_LOGGER } from '../../src/infra/logging/logging.module';
+import { PrismaService } from '../../src/infra/prisma/prisma.service';
+import { RegistryChange, RegistryChangesChannel } from '../../src/registry/registry-changes.channel';
+import { ToolDefinition } from '../../src/registry/registry.types';
+import { ToolChangesService } from '../../src/registry/tool-changes.service';
+import { ToolRepository } from '../../src/registry/tool.repository';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { REDIS_URL } from '../support/test-env';
+
+/**
+ * The registry's writes in process: the real service, repository and change channel against this file's cloned
+ * database and a Redis channel of its own. Each change is read back as an agent gets it (the served snapshot).
+ */
+describe('ToolChangesService with ToolRepository', () => {
+  let db: TestDatabase;
+  let module: TestingModule;
+  let changes: ToolChangesService;
+  let tools: ToolRepository;
+  const published: RegistryChange[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      DATABASE_URL: db.url,
+      REDIS_URL,
+      LOG_LEVEL: 'silent',
+      QUEUE_PREFIX: `tc-test-${randomBytes(4).toString('hex')}`,
+    });
+    module = await Test.createTestingModule({
+      providers: [
+        { provide: APP_CONFIG, useValue: config },
+        { provide: ROOT_LOGGER, useValue: pino({ level: 'silent' }) },
+        PrismaService,
+        ToolRepository,
+        RegistryChangesChannel,
+        ToolChangesService,
+      ],
+    }).compile();
+    changes = module.get(ToolChangesService);
+    tools = module.get(ToolRepository);
+    await module.get(RegistryChangesChannel).listen({
+      onRegistryChange: (change) => published.push(change),
+      onRegistryChangesMissed: () => undefined,
+    });
+  });
+  afterAll(async () => {
+    await module?.close();
+    await db?.drop();
+  });
+
+  async function aProject(): Promise<string> {
+    const { rows } = await db.sql.query<{ id: string }>('INSERT INTO projects (name) VALUES (gen_random_uuid()::text) RETURNING id');
+    return rows[0].id;
+  }
+
+  const weather = (overrides: Partial<ToolDefinition> = {}): ToolDefinition => ({
+    name: 'get_weather',
+    description: 'Current weather for a city.',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    ...overrides,
+  });
+
+  it('registers a new tool as version 1, served as registered', async () => {
+    const projectId = await aProject();
+    expect(await changes.registerTool(projectId, weather())).toEqual({ name: 'get_weather', version: 1, status: 'created' });
+    const served = await tools.findServedTool(projectId, 'get_weather', null);
+    expect(served?.view).toMatchObject({ name: 'get_weather', version: 1, baseDescription: 'Current weather for a city.' });
+    expect(published).toContainEqual({ projectId, tool: 'get_weather' });
+  });
+
+  it('answers an identical re-registration as unchanged without a new version', async () => {
+    const projectId = await aProject();
+    await changes.registerTool(projectId, weather());
+    expect(await changes.registerTool(projectId, weather())).toEqual({ name: 'get_weather', version: 1, status: 'unchanged' });
+    expect(await versionsOf(projectId)).toEqual([1]);
+  });
+
+  it('stores a changed description as a new version and keeps serving the earlier one on request', async () => {
+    const projectId = await aProject();
+    await changes.registerTool(projectId, weather());
+    const description = 'Current weather for a city. Give the city name in English.';
+    expect(await changes.registerTool(projectId, weather({ description }))).toEqual({ name: 'get_weather', version: 2, status: 'updated' });
+    expect(await versionsOf(projectId)).toEqual([1, 2]);
+    expect((await tools.findServedTool(projectId, 'get_weather', null))?.view).toMatchObject({ version: 2, baseDescription: description });
+    expect((await tools.findServedTool(projectId, 'get_weather', 1))?.view).toMatchObject({
+      version: 1,
+      baseDescription: 'Current weather for a city.',
+    });
+    expect(await tools.findServedTool(projectId, 'get_weather', 3)).toBeNull();
+  });
+
+  it('archives a tool: no longer served or listed, its versions kept, and registering it again brings it back', async () => {
+    const projectId = await aProject();
+    await changes.registerTool(projectId, weather());
+    await changes.registerTool(projectId, weather({ name: 'get_time', description: 'The time in a city.' }));
+    expect(await changes.archiveTool(projectId, 'get_weather')).toBe(true);
+    expect(await tools.findServedTool(projectId, 'get_weather', null)).toBeNull();
+    expect((await tools.listServedTools(projectId)).map((tool) => tool.view.name)).toEqual(['get_time']);
+    expect(await versionsOf(projectId)).toEqual([1]);
+    expect(await changes.archiveTool(projectId, 'never_registered')).toBe(false);
+    expect(await changes.registerTool(projectId, weather())).toMatchObject({ name: 'get_weather', status: 'created' });
+    expect((await tools.listServedTools(projectId)).map((tool) => tool.view.name)).toEqual(['get_time', 'get_weather']);
+  });
+
+  /** Version numbers stored for get_weather. */
+  async function versionsOf(projectId: string): Promise<number[]> {
+    const { rows } = await db.sql.query<{ version: number }>(
+      `SELECT v.version FROM tool_versions v JOIN tools t ON t.id = v.tool_id
+       WHERE t.project_id = $1 AND t.name = 'get_weather' ORDER BY v.version`,
+      [projectId],
+    );
+    return rows.map((row) => row.version);
+  }
+});
