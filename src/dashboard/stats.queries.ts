@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../infra/prisma/prisma.service';
 import { DAY_MS, StatsRange, uncoveredIntervals } from './stats-range';
 import { UsageRow } from './stats-series';
@@ -47,25 +48,16 @@ export class StatsQueries {
     unit: 'hour' | 'day',
     tool?: string,
   ): Promise<UsageRow[]> {
-    const froms = intervals.map((i) => i.from.toISOString());
-    const tos = intervals.map((i) => i.to.toISOString());
+    const window: RollupWindow = {
+      projectId,
+      tool: tool ?? null,
+      froms: intervals.map((i) => i.from.toISOString()),
+      tos: intervals.map((i) => i.to.toISOString()),
+      unit,
+    };
     const [usage, errors] = await Promise.all([
-      this.prisma.$queryRawUnsafe<Array<{ tool: string; start: Date; calls: number; errors: number; latency_buckets: number[] | null }>>(
-        HOURLY_USAGE_SQL,
-        projectId,
-        tool ?? null,
-        froms,
-        tos,
-        unit,
-      ),
-      this.prisma.$queryRawUnsafe<Array<{ tool: string; start: Date; category: string; count: number }>>(
-        HOURLY_ERRORS_SQL,
-        projectId,
-        tool ?? null,
-        froms,
-        tos,
-        unit,
-      ),
+      this.prisma.$queryRaw<HourlyUsageRow[]>(selectHourlyUsage(window)),
+      this.prisma.$queryRaw<HourlyErrorsRow[]>(selectHourlyErrors(window)),
     ]);
     const byKey = new Map<string, UsageRow & { errorsByCategory: Record<string, number> }>();
     for (const row of usage) {
@@ -86,15 +78,38 @@ export class StatsQueries {
   }
 }
 
-// $1 project, $2 tool or null, $3/$4 interval bounds, $5 'hour' | 'day'. Uses the (project_id, hour) index.
-const IN_INTERVALS = `
-  project_id = $1::uuid AND ($2::text IS NULL OR tool = $2)
-  AND hour >= (SELECT min(f) FROM unnest($3::timestamptz[]) f) AND hour < (SELECT max(t) FROM unnest($4::timestamptz[]) t)
-  AND EXISTS (SELECT 1 FROM unnest($3::timestamptz[], $4::timestamptz[]) i(f, t) WHERE hour >= i.f AND hour < i.t)`;
+/** Which rollup rows to sum, and into which buckets. */
+interface RollupWindow {
+  projectId: string;
+  tool: string | null;
+  /** Interval bounds as ISO instants, pairwise: [froms[i], tos[i]). */
+  froms: string[];
+  tos: string[];
+  unit: 'hour' | 'day';
+}
 
-const HOURLY_USAGE_SQL = `
+/** The window's rows of an hourly rollup table; the min/max bounds let Postgres use the (project_id, hour) index. */
+function inWindow({ projectId, tool, froms, tos }: RollupWindow): Prisma.Sql {
+  const onlyTool = tool === null ? Prisma.empty : Prisma.sql`AND tool = ${tool}::text`;
+  return Prisma.sql`
+  project_id = ${projectId}::uuid ${onlyTool}
+  AND hour >= (SELECT min(f) FROM unnest(${froms}::timestamptz[]) f) AND hour < (SELECT max(t) FROM unnest(${tos}::timestamptz[]) t)
+  AND EXISTS (SELECT 1 FROM unnest(${froms}::timestamptz[], ${tos}::timestamptz[]) i(f, t) WHERE hour >= i.f AND hour < i.t)`;
+}
+
+interface HourlyUsageRow {
+  tool: string;
+  start: Date;
+  calls: number;
+  errors: number;
+  latency_buckets: number[] | null;
+}
+
+function selectHourlyUsage(window: RollupWindow): Prisma.Sql {
+  return Prisma.sql`
 WITH h AS (
-  SELECT tool, date_trunc($5, hour, 'UTC') AS start, calls, errors, latency_buckets FROM hourly_rollups WHERE ${IN_INTERVALS}
+  SELECT tool, date_trunc(${window.unit}, hour, 'UTC') AS start, calls, errors, latency_buckets
+  FROM hourly_rollups WHERE ${inWindow(window)}
 ), totals AS (
   SELECT tool, start, sum(calls)::int AS calls, sum(errors)::int AS errors FROM h GROUP BY tool, start
 ), buckets AS (
@@ -104,8 +119,18 @@ WITH h AS (
   GROUP BY tool, start
 )
 SELECT t.tool, t.start, t.calls, t.errors, b.latency_buckets FROM totals t LEFT JOIN buckets b USING (tool, start)`;
+}
 
-const HOURLY_ERRORS_SQL = `
-SELECT tool, date_trunc($5, hour, 'UTC') AS start, category, sum(count)::int AS count
-FROM hourly_error_rollups WHERE ${IN_INTERVALS}
+interface HourlyErrorsRow {
+  tool: string;
+  start: Date;
+  category: string;
+  count: number;
+}
+
+function selectHourlyErrors(window: RollupWindow): Prisma.Sql {
+  return Prisma.sql`
+SELECT tool, date_trunc(${window.unit}, hour, 'UTC') AS start, category, sum(count)::int AS count
+FROM hourly_error_rollups WHERE ${inWindow(window)}
 GROUP BY 1, 2, 3`;
+}
