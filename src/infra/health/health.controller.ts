@@ -1,8 +1,8 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import { FastifyReply } from 'fastify';
 import { ApiRoute } from '../http/openapi/api-route.decorator';
-import { PrismaService } from '../prisma/prisma.service';
 import { QueueProducer } from '../queue/queue.producer';
+import { DatabaseHealthRepository } from './database-health.repository';
 import { HEALTH_RESPONSE, READINESS_RESPONSE } from './health-responses.schemas';
 
 const CHECK_TIMEOUT_MS = 2000;
@@ -11,7 +11,7 @@ const READINESS_RETRY_AFTER_SECONDS = 5;
 @Controller()
 export class HealthController {
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly database: DatabaseHealthRepository,
     private readonly producer: QueueProducer,
   ) {}
 
@@ -33,7 +33,7 @@ export class HealthController {
     isPublic: true,
   })
   async ready(@Res({ passthrough: true }) reply: FastifyReply) {
-    const [postgres, redisProblem] = await Promise.all([this.isPostgresReachable(), this.producer.findRedisProblem()]);
+    const [postgres, redisProblem] = await Promise.all([this.database.isReachable(CHECK_TIMEOUT_MS), this.producer.findRedisProblem()]);
     const isReady = postgres && redisProblem === null;
     reply.status(isReady ? 200 : 503);
     if (!isReady) reply.header('retry-after', String(READINESS_RETRY_AFTER_SECONDS));
@@ -43,20 +43,6 @@ export class HealthController {
       checks,
       ...(redisProblem ? { problems: { redis: redisProblem.slice(0, 300) } } : {}),
     };
-  }
-
-  private async isPostgresReachable(): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      return await Promise.race([
-        this.prisma.$queryRawUnsafe('SELECT 1').then(() => true),
-        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), CHECK_TIMEOUT_MS))),
-      ]);
-    } catch {
-      return false;
-    } finally {
-      clearTimeout(timer);
-    }
   }
 }
 
