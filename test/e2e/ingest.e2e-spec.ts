@@ -1,5 +1,5 @@
 import { anErrorEvent, anEvent } from '../factories/event.factory';
-import { eventually, startTestApp, TestApp, untilWorkerIdle } from '../support/test-app';
+import { eventually, startTestApp, TestApp, TestResponse, untilWorkerIdle } from '../support/test-app';
 
 describe('POST /v1/events', () => {
   let t: TestApp;
@@ -86,7 +86,10 @@ describe('POST /v1/events', () => {
         body: { events: [anEvent({ id: 'a'.repeat(129) }), anEvent({ occurredAt: 'yesterday' })] },
       });
       expect(response.status).toBe(400);
-      expect(response.body.rejected.map((r: any) => r.errors[0].path)).toEqual(['/events/0/id', '/events/1/occurredAt']);
+      expect(response.body.rejected.map((r: { errors: Array<{ path: string }> }) => r.errors[0].path)).toEqual([
+        '/events/0/id',
+        '/events/1/occurredAt',
+      ]);
     });
   });
 
@@ -241,9 +244,9 @@ describe('GET /v1/events', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: any = await t.request('GET', `/v1/events?tool=paged&limit=3${cursor ? `&cursor=${cursor}` : ''}`);
+      const page: TestResponse = await t.request('GET', `/v1/events?tool=paged&limit=3${cursor ? `&cursor=${cursor}` : ''}`);
       expect(page.status).toBe(200);
-      seen.push(...page.body.items.map((e: any) => e.id));
+      seen.push(...page.body.items.map((e: { id: string }) => e.id));
       cursor = page.body.nextCursor;
     } while (cursor);
     expect(seen).toEqual([...events].reverse().map((e) => e.id));
@@ -258,13 +261,13 @@ describe('GET /v1/events', () => {
     });
     expect(byCategory[0].id).toBe(error.id);
     const range = await t.request('GET', '/v1/events?tool=filtered&from=2026-01-31T00:00:00Z&to=2026-02-02T00:00:00Z');
-    expect(range.body.items.map((e: any) => e.id)).toEqual([error.id]);
+    expect(range.body.items.map((e: { id: string }) => e.id)).toEqual([error.id]);
   });
 
   it('answers 400 naming the query parameter that is wrong', async () => {
     const response = await t.request('GET', '/v1/events?status=broken&limit=0');
     expect(response.status).toBe(400);
-    expect(response.body.error.details.map((d: any) => d.path).sort()).toEqual(['/query/limit', '/query/status']);
+    expect(response.body.error.details.map((d: { path: string }) => d.path).sort()).toEqual(['/query/limit', '/query/status']);
     const cursor = await t.request('GET', '/v1/events?cursor=garbage');
     expect(cursor.status).toBe(400);
     expect(cursor.body.error.details[0].path).toBe('/query/cursor');

@@ -36,7 +36,7 @@ describe('POST /v1/traces (OTLP/HTTP JSON)', () => {
   const storedEvents = (tool: string, count: number) =>
     eventually(async () => {
       const response = await t.request('GET', `/v1/events?tool=${tool}`);
-      const events = response.body?.items as Array<Record<string, any>> | undefined;
+      const events = response.body?.items as Array<Record<string, unknown>> | undefined;
       return events && events.length >= count && events.every((e) => e.status === 'success' || e.category) ? events : undefined;
     });
 
@@ -89,13 +89,15 @@ describe('POST /v1/traces (OTLP/HTTP JSON)', () => {
 
   it('never stores a span twice when an exporter retries the same export', async () => {
     const body = JSON.parse(JSON.stringify(fixture));
-    body.resourceSpans[0].scopeSpans[0].spans.forEach((span: { traceId: string; attributes: any[] }) => {
-      span.traceId = 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
-      for (const attribute of span.attributes) {
-        if (attribute.key === 'gen_ai.tool.name' && attribute.value.stringValue === 'get_weather')
-          attribute.value.stringValue = 'retried_tool';
-      }
-    });
+    body.resourceSpans[0].scopeSpans[0].spans.forEach(
+      (span: { traceId: string; attributes: Array<{ key: string; value: { stringValue?: string } }> }) => {
+        span.traceId = 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
+        for (const attribute of span.attributes) {
+          if (attribute.key === 'gen_ai.tool.name' && attribute.value.stringValue === 'get_weather')
+            attribute.value.stringValue = 'retried_tool';
+        }
+      },
+    );
     expect((await t.request('POST', '/v1/traces', { body })).status).toBe(200);
     expect((await t.request('POST', '/v1/traces', { body })).status).toBe(200);
     await untilWorkerIdle(t);

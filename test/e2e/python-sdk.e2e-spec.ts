@@ -41,7 +41,7 @@ describeWithPython('Python SDK (sdk-python) against the running app', () => {
   const eventsOf = async (tool: string) => {
     const response = await t.request('GET', `/v1/events?tool=${tool}&limit=200`);
     expect(response.status).toBe(200);
-    return response.body.items as Array<Record<string, any>>;
+    return response.body.items as Array<Record<string, unknown> & { error?: { message: string } }>;
   };
 
   it('delivered the pydantic validation failure as LangGraph ToolNode words it, categorized', async () => {
@@ -59,7 +59,7 @@ describeWithPython('Python SDK (sdk-python) against the running app', () => {
       subtype: 'type_mismatch',
       argumentPath: '/a',
     });
-    expect(invalid.error.message).toBe(
+    expect(invalid.error?.message).toBe(
       "Error invoking tool 'add' with kwargs {'a': 'x', 'b': 2} with error:\n" +
         ' a: Input should be a valid integer, unable to parse string as an integer\n' +
         ' Please fix the error and try again.',

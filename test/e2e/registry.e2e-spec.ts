@@ -128,7 +128,7 @@ describe('tool registry', () => {
         { name: 'bulk_mcp', version: 1, status: 'created' },
       ]);
       const again = await t.request('POST', '/v1/tools:bulk', { body: body.tools });
-      expect(again.body.tools.map((tool: any) => tool.status)).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged']);
+      expect(again.body.tools.map((tool: { status: string }) => tool.status)).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged']);
       const served = await describeTool('bulk_anthropic');
       expect(served.body).toMatchObject({ name: 'bulk_anthropic', description: 'Anthropic.', parameters });
     });
@@ -363,14 +363,20 @@ describe('tool registry', () => {
     it('says to call once per item and suggests nothing for several items where a scalar belongs', async () => {
       const response = await validate({ numbers: [12, 15] });
       expect(response.body.suggestion).toBeNull();
-      expect(response.body.errors.find((error: any) => error.subtype === 'unknown_argument').message).toContain(
+      expect(response.body.errors.find((error: { subtype: string }) => error.subtype === 'unknown_argument').message).toContain(
         'call this tool once per item',
       );
     });
 
     it('returns every error with its category', async () => {
       const response = await validate({ number: 2000000, extra: true });
-      expect(response.body.errors.map((error: any) => [error.category, error.subtype, error.path])).toEqual([
+      expect(
+        response.body.errors.map((error: { category: string; subtype: string; path: string }) => [
+          error.category,
+          error.subtype,
+          error.path,
+        ]),
+      ).toEqual([
         ['argument_mismatch', 'unknown_argument', '/extra'],
         ['out_of_range', 'above_maximum', '/number'],
       ]);
@@ -415,7 +421,7 @@ describe('tool registry', () => {
       expect((await describeTool('to_archive')).status).toBe(404);
       expect((await t.request('POST', '/v1/tools/to_archive/validate', { body: { arguments: {} } })).status).toBe(404);
       const listed = await t.request('GET', '/v1/tools');
-      expect(listed.body.tools.map((tool: any) => tool.name)).not.toContain('to_archive');
+      expect(listed.body.tools.map((tool: { name: string }) => tool.name)).not.toContain('to_archive');
       expect((await t.request('GET', `/v1/events/${event.id}`)).status).toBe(200);
       expect((await t.request('DELETE', '/v1/tools/never_registered')).status).toBe(404);
 
@@ -474,16 +480,18 @@ describe('tool registry', () => {
 
     it('drops the cached tool list and compiled schema on the other instance too', async () => {
       await put('shared_list', primeFactors);
-      expect((await second.request('GET', '/v1/tools?format=openai')).body.tools.map((tool: any) => tool.function.name)).toContain(
-        'shared_list',
-      );
+      expect(
+        (await second.request('GET', '/v1/tools?format=openai')).body.tools.map(
+          (tool: { function: { name: string } }) => tool.function.name,
+        ),
+      ).toContain('shared_list');
       expect((await second.request('POST', '/v1/tools/shared_list/validate', { body: { arguments: { number: 5 } } })).body.valid).toBe(
         true,
       );
       await t.request('DELETE', '/v1/tools/shared_list');
       await eventually(async () => {
         const response = await second.request('GET', '/v1/tools?format=openai');
-        return response.body.tools.some((tool: any) => tool.function.name === 'shared_list') ? undefined : true;
+        return response.body.tools.some((tool: { function: { name: string } }) => tool.function.name === 'shared_list') ? undefined : true;
       }, 5000);
       expect((await second.request('POST', '/v1/tools/shared_list/validate', { body: { arguments: { number: 5 } } })).status).toBe(404);
     });

@@ -85,7 +85,7 @@ it('reports every tool call of a LangChain.js agent, categorized, with the descr
 
   const stored = await eventually(async () => {
     const response = await app.request('GET', '/v1/events?limit=50');
-    const items = response.body.items as any[];
+    const items = response.body.items as Array<Record<string, unknown> & { toolCallId: string }>;
     return items.length === 4 && items.every((e) => e.category !== undefined) ? items : undefined;
   }, 15_000);
   const byCall = Object.fromEntries(stored.map((e) => [e.toolCallId, e]));
