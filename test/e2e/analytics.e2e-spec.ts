@@ -125,7 +125,7 @@ describe('nightly analytics and the feedback loop', () => {
     expect(prime.warnings[0].evidence.count).toBe(10);
 
     const recommendations = await t.request('GET', '/v1/recommendations?status=applied');
-    expect(recommendations.body.items.map((r: any) => r.kind).sort()).toEqual(['learned_limit', 'wrong_argument_name']);
+    expect(recommendations.body.items.map((r: { kind: string }) => r.kind).sort()).toEqual(['learned_limit', 'wrong_argument_name']);
   });
 
   it('gives the same result when a day is run again', async () => {
@@ -152,7 +152,7 @@ describe('nightly analytics and the feedback loop', () => {
     expect(run.body.counts.effectsMeasured).toBe(2);
 
     const { body } = await t.request('GET', '/v1/recommendations?status=applied');
-    const byKind = Object.fromEntries(body.items.map((r: any) => [r.kind, r.effect]));
+    const byKind = Object.fromEntries(body.items.map((r: { kind: string; effect: unknown }) => [r.kind, r.effect]));
     expect(byKind.learned_limit).toMatchObject({ verdict: 'helped', method: 'version' });
     expect(byKind.learned_limit.withWarning).toMatchObject({ calls: 60, mistakes: 2 });
     expect(byKind.learned_limit.withoutWarning).toMatchObject({ calls: 113, mistakes: 25 });
@@ -163,7 +163,7 @@ describe('nightly analytics and the feedback loop', () => {
   it('lists every run, newest first', async () => {
     const runs = await t.request('GET', '/v1/jobs?limit=2');
     expect(runs.status).toBe(200);
-    expect(runs.body.items.map((r: any) => r.date)).toEqual([D2, D1]);
+    expect(runs.body.items.map((r: { date: string }) => r.date)).toEqual([D2, D1]);
     expect(runs.body.nextCursor).not.toBeNull();
     const rest = await t.request('GET', `/v1/jobs?cursor=${runs.body.nextCursor}`);
     expect(rest.body.items).toHaveLength(1);
@@ -199,7 +199,7 @@ describe('nightly analytics and the feedback loop', () => {
     expect((await t.request('GET', '/v1/policy')).body).toMatchObject({ autoApply: true, minOccurrences: 5 });
     const bad = await t.request('PUT', '/v1/policy', { body: { autoApply: 'yes' } });
     expect(bad.status).toBe(400);
-    expect(bad.body.error.details.map((d: any) => d.path)).toContain('/autoApply');
+    expect(bad.body.error.details.map((d: { path: string }) => d.path)).toContain('/autoApply');
     const policy = { autoApply: false, minOccurrences: 10, minShare: 0.2, autoApplyKinds: ['learned_limit'], autoRetire: false };
     expect((await t.request('PUT', '/v1/policy', { body: policy })).body).toEqual(policy);
     expect((await t.request('GET', '/v1/policy')).body).toEqual(policy);

@@ -131,13 +131,13 @@ describe('dashboard REST API', () => {
 
     it('sorts and pages with a cursor', async () => {
       const first = await t.request('GET', `/v1/stats/tools?from=${FROM}&to=${TO}&sort=success_rate&limit=1`);
-      expect(first.body.items.map((r: any) => r.tool)).toEqual(['prime_factorization']);
+      expect(first.body.items.map((r: { tool: string }) => r.tool)).toEqual(['prime_factorization']);
       expect(first.body.nextCursor).toEqual(expect.any(String));
       const second = await t.request(
         'GET',
         `/v1/stats/tools?from=${FROM}&to=${TO}&sort=success_rate&limit=1&cursor=${first.body.nextCursor}`,
       );
-      expect(second.body.items.map((r: any) => r.tool)).toEqual(['factorial']);
+      expect(second.body.items.map((r: { tool: string }) => r.tool)).toEqual(['factorial']);
       expect(second.body.nextCursor).toBeNull();
       const mismatched = await t.request('GET', `/v1/stats/tools?sort=calls&cursor=${first.body.nextCursor}`);
       expect(mismatched.status).toBe(400);
@@ -150,7 +150,7 @@ describe('dashboard REST API', () => {
       const response = await timed('GET /v1/tools/:name/stats?bucket=day', `/v1/tools/factorial/stats?from=${FROM}&to=${TO}&bucket=day`);
       expect(response.status).toBe(200);
       expect(response.body.totals).toMatchObject({ calls: 40, errors: 8 });
-      const byDay = Object.fromEntries(response.body.series.map((p: any) => [p.start.slice(0, 10), p]));
+      const byDay = Object.fromEntries(response.body.series.map((p: { start: string }) => [p.start.slice(0, 10), p]));
       expect(response.body.series).toHaveLength(4);
       expect(byDay[ymd(D1)]).toMatchObject({ calls: 25, errors: 5, successRate: 0.8, errorsByCategory: { overflow: 5 } });
       expect(byDay[ymd(dayOf(-2))]).toMatchObject({ calls: 0, errors: 0, successRate: null });
@@ -193,12 +193,12 @@ describe('dashboard REST API', () => {
       expect(body.totals.successRate).toBeCloseTo(42 / 53);
       expect(body.previous).toMatchObject({ calls: 0, successRate: null, to: `${FROM}T00:00:00.000Z` });
       expect(body.trend).toEqual({ callsChange: null, errorsChange: null, successRateChange: null });
-      expect(body.topFailingTools.map((r: any) => [r.tool, r.errors])).toEqual([
+      expect(body.topFailingTools.map((r: { tool: string; errors: number }) => [r.tool, r.errors])).toEqual([
         ['factorial', 8],
         ['prime_factorization', 3],
       ]);
       expect(body.topErrorGroups[0]).toMatchObject({ tool: 'factorial', category: 'overflow', count: 8, status: 'open' });
-      expect(body.series.map((p: any) => p.calls)).toEqual([38, 0, 10, 5]);
+      expect(body.series.map((p: { calls: number }) => p.calls)).toEqual([38, 0, 10, 5]);
     });
 
     it('compares with the previous period of the same length', async () => {
@@ -235,10 +235,10 @@ describe('dashboard REST API', () => {
       expect(response.status).toBe(200);
       expect(response.body.samples).toHaveLength(5);
       expect(response.body.samples[0].error.type).toBe('OverflowError');
-      expect(response.body.failedArguments.map((a: any) => a.value).sort()).toEqual([25, 26, 27, 28, 29]);
+      expect(response.body.failedArguments.map((a: { value: unknown }) => a.value).sort()).toEqual([25, 26, 27, 28, 29]);
       expect(response.body.failedArguments[0].path).toBe('/n');
       const byAgent = await t.request('GET', `/v1/error-groups/${groupId}?agent=agent-b`);
-      expect(byAgent.body.samples.map((s: any) => s.agent)).toEqual(['agent-b', 'agent-b']);
+      expect(byAgent.body.samples.map((s: { agent: string }) => s.agent)).toEqual(['agent-b', 'agent-b']);
       expect((await t.request('GET', `/v1/error-groups/${groupId}?model=other`)).body.samples).toEqual([]);
     });
 
@@ -286,7 +286,7 @@ describe('dashboard REST API', () => {
     it('lists description versions newest first with the calls that reported each', async () => {
       const response = await timed('GET /v1/tools/:name/version-history', '/v1/tools/factorial/version-history');
       expect(response.status).toBe(200);
-      const versions = response.body.items.map((v: any) => v.version);
+      const versions = response.body.items.map((v: { version: number }) => v.version);
       expect(versions[versions.length - 1]).toBe(1);
       expect([...versions].sort((a: number, b: number) => b - a)).toEqual(versions);
       expect(response.body.items[response.body.items.length - 1].description).toContain('Compute n!');
@@ -307,7 +307,7 @@ describe('dashboard REST API', () => {
   it('filters events by agent and model', async () => {
     const response = await timed('GET /v1/events?agent=', '/v1/events?agent=agent-b&limit=200');
     expect(response.body.items.length).toBe(15);
-    expect(new Set(response.body.items.map((e: any) => e.agent))).toEqual(new Set(['agent-b']));
+    expect(new Set(response.body.items.map((e: { agent: string }) => e.agent))).toEqual(new Set(['agent-b']));
     expect((await t.request('GET', '/v1/events?model=claude&limit=200')).body.items.length).toBe(13);
   });
 
@@ -348,7 +348,7 @@ describe('dashboard REST API', () => {
     const response = await t.request('GET', path);
     expect(response.status).toBe(400);
     expect(response.body.error.code).toBe('invalid_query');
-    expect(response.body.error.details.map((d: any) => d.path)).toContain(field);
+    expect(response.body.error.details.map((d: { path: string }) => d.path)).toContain(field);
     expect(response.body.error.message).toContain(field.replace('/query/', ''));
   });
 });

@@ -161,16 +161,18 @@ const ymd = (date: Date) => date.toISOString().slice(0, 10);
 
   it('applies a proposed recommendation through the page', async () => {
     const proposed = (await t.request('GET', '/v1/recommendations?status=proposed')).body.items;
-    const target = proposed.find((r: any) => r.tool === 'prime_factorization');
+    const target = proposed.find((r: { tool: string }) => r.tool === 'prime_factorization');
     expect(target).toBeDefined();
     await page.click('a[data-nav="recommendations"]');
     const row = page.locator(`tr[data-recommendation="${target.id}"]`);
     await row.locator('button[data-action="apply"]').click();
     await page.waitForSelector(`tr[data-recommendation="${target.id}"] [data-field="status"]:text-is("applied")`);
-    const after = (await t.request('GET', '/v1/recommendations?tool=prime_factorization')).body.items.find((r: any) => r.id === target.id);
+    const after = (await t.request('GET', '/v1/recommendations?tool=prime_factorization')).body.items.find(
+      (r: { id: string }) => r.id === target.id,
+    );
     expect(after.status).toBe('applied');
     const description = (await t.request('GET', '/v1/tools/prime_factorization/description')).body;
-    expect(description.warnings.map((w: any) => w.id)).toContain(after.warningId);
+    expect(description.warnings.map((w: { id: string }) => w.id)).toContain(after.warningId);
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard-recommendations.png'), fullPage: true });
   });
 
