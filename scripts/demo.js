@@ -118,10 +118,19 @@ async function main() {
 
   const today = new Date().toISOString().slice(0, 10);
   console.log(`\n== Running the nightly job for ${today}`);
-  const nightly = await api('POST', `/v1/jobs/nightly?date=${today}`);
+  let nightly = await api('POST', `/v1/jobs/nightly?date=${today}`);
   if (nightly.status === 404)
     console.log('   note: this server has no nightly job endpoint (POST /v1/jobs/nightly) yet; descriptions will not change.');
-  else console.log(`   HTTP ${nightly.status}: ${JSON.stringify(nightly.body.counts ?? nightly.body)}`);
+  else {
+    // the run is queued for a worker (202): follow it until it has an outcome
+    const runDeadline = Date.now() + 60_000;
+    while (nightly.status === 202 || ['queued', 'running'].includes(nightly.body.status)) {
+      if (Date.now() > runDeadline) throw new Error(`the nightly run did not finish within 60 s: ${JSON.stringify(nightly.body)}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      nightly = await api('GET', `/v1/jobs/${nightly.body.id}`);
+    }
+    console.log(`   HTTP ${nightly.status}: ${JSON.stringify(nightly.body.counts ?? nightly.body)}`);
+  }
 
   const restarted = new Toolcoach({ baseUrl: BASE_URL, apiKey: API_KEY, agent: 'demo-math-agent', cacheDir: false });
   const after = await restarted.loadTools(mathTools());

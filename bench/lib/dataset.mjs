@@ -239,9 +239,16 @@ export async function ensureDataset(url, label, count) {
 
 export const projectHeaders = (apiKey, extra = {}) => ({ authorization: `Bearer ${apiKey}`, ...extra });
 
-/** POST /v1/jobs/nightly?date= for the dataset's project; returns seconds and the run. */
+/** POST /v1/jobs/nightly?date= for the dataset's project, then GET /v1/jobs/:id until it has an outcome; returns seconds and the run. */
 export async function runNightly(url, apiKey, day) {
   const started = process.hrtime.bigint();
-  const { json } = await api(url, `/v1/jobs/nightly?date=${day}`, { method: 'POST', headers: projectHeaders(apiKey) });
+  let { json } = await api(url, `/v1/jobs/nightly?date=${day}`, { method: 'POST', headers: projectHeaders(apiKey) });
+  // the run is queued for the worker; polled every 50 ms, which bounds what the timing adds
+  const deadline = Date.now() + 30 * 60_000;
+  while (json && ['queued', 'running'].includes(json.status)) {
+    if (Date.now() > deadline) throw new Error(`nightly run of ${day} did not finish within 30 min: ${JSON.stringify(json)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    ({ json } = await api(url, `/v1/jobs/${json.id}`, { headers: projectHeaders(apiKey) }));
+  }
   return { seconds: Number(process.hrtime.bigint() - started) / 1e9, run: json };
 }

@@ -24,7 +24,8 @@ async function rawScanSeconds(projectId, day) {
 export default async function nightly() {
   const days = benchDays();
   const lastDay = days.at(-1);
-  return withToolcoach({ roles: 'api' }, async (app) => {
+  // the API queues each run and a worker runs it, so both roles
+  return withToolcoach({ roles: 'api,worker' }, async (app) => {
     const bySize = {};
     for (const size of NIGHTLY_SIZES) {
       const label = sizeLabel(size);

@@ -2,21 +2,23 @@ import { Module } from '@nestjs/common';
 import { AdvisoryLocks } from '../infra/locks/advisory-lock';
 import { RegistryModule } from '../registry/registry.module';
 import { AnalyticsRepository } from './analytics.repository';
+import { JobRunRepository } from './job-run.repository';
 import { JobsController } from './jobs.controller';
 import { NightlyProcessor } from './nightly.processor';
 import { NightlyScheduler } from './nightly.scheduler';
+import { NightlyRunsService } from './nightly-runs.service';
 import { NightlyService } from './nightly.service';
 import { RecommendationsController } from './recommendations.controller';
 import { RecommendationsService } from './recommendations.service';
 
 @Module({
   imports: [RegistryModule],
-  providers: [AnalyticsRepository, NightlyService, AdvisoryLocks, RecommendationsService],
-  exports: [AnalyticsRepository, NightlyService, RecommendationsService],
+  providers: [AnalyticsRepository, JobRunRepository, NightlyService, NightlyRunsService, AdvisoryLocks, RecommendationsService],
+  exports: [NightlyService, NightlyRunsService, RecommendationsService],
 })
 export class AnalyticsCoreModule {}
 
-/** api role: run the job on demand, list runs, review recommendations and the policy. */
+/** api role: queue the job on demand, read runs, review recommendations and the policy. */
 @Module({ imports: [AnalyticsCoreModule], controllers: [JobsController, RecommendationsController] })
 export class AnalyticsApiModule {}
 

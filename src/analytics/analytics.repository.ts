@@ -264,29 +264,6 @@ export class AnalyticsRepository {
       update: { ...policy, updatedAt: new Date() },
     });
   }
-
-  async insertJobRun(projectId: string, job: string, day: Date, trigger: string): Promise<string> {
-    const row = await this.prisma.jobRun.create({ data: { projectId, job, day, trigger, status: 'running' }, select: { id: true } });
-    return row.id;
-  }
-
-  async finishJobRun(id: string, status: 'succeeded' | 'failed' | 'skipped', counts: Record<string, number> | null, error: string | null) {
-    return this.prisma.jobRun.update({
-      where: { id },
-      data: { status, counts: counts ?? undefined, error, finishedAt: new Date() },
-    });
-  }
-
-  listJobRuns(projectId: string, limit: number, before?: { startedAt: Date; id: string }) {
-    return this.prisma.jobRun.findMany({
-      where: {
-        projectId,
-        ...(before ? { OR: [{ startedAt: { lt: before.startedAt } }, { startedAt: before.startedAt, id: { lt: before.id } }] } : {}),
-      },
-      orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
-      take: limit,
-    });
-  }
 }
 
 function toStored(row: {

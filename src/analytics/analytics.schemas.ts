@@ -81,10 +81,14 @@ export const JOB_RUN_RESPONSE = {
     job: { type: 'string', enum: ['nightly'] },
     date: { type: 'string', format: 'date', description: 'the UTC day the run analysed' },
     trigger: { type: 'string', enum: ['api', 'schedule'] },
-    status: { type: 'string', enum: ['running', 'succeeded', 'failed', 'skipped'] },
+    status: {
+      type: 'string',
+      enum: ['queued', 'running', 'succeeded', 'failed', 'skipped'],
+      description: 'queued and running are not final: poll GET /v1/jobs/{id} until the run has another status',
+    },
     counts: { ...COUNTS, nullable: true, description: 'what the run did: {tools, recommendations, applied, ...}; null until it succeeds' },
     error: NULLABLE_STRING,
-    startedAt: DATE_TIME,
+    startedAt: { ...DATE_TIME, description: 'when the run started; for a queued run, when it was queued' },
     finishedAt: NULLABLE_DATE_TIME,
   },
 } as const;

@@ -1,16 +1,19 @@
-import { Controller, Get, HttpCode, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiError } from '../infra/http/api-error';
+import { Controller, Get, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { ApiError, notFound } from '../infra/http/api-error';
 import { decodeInstantCursor, encodeCursor } from '../infra/http/cursor';
 import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
 import { compileQueryValidator } from '../infra/http/query-validator';
 import { EARLIEST_INSTANT } from '../infra/http/storable-values';
+import { QueueUnavailableError } from '../infra/queue/queue.producer';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
 import type { AuthenticatedProject } from '../tenancy/project.repository';
-import { AnalyticsRepository } from './analytics.repository';
 import { JOB_RUN_RESPONSE, JOB_RUNS_RESPONSE } from './analytics.schemas';
 import { formatDay, parseDay, previousDay } from './analytics-day';
-import { NightlyAlreadyRunningError, NightlyService } from './nightly.service';
+import { JobRun } from './job-run.repository';
+import { NightlyRunsService } from './nightly-runs.service';
+import { NightlyAlreadyRunningError } from './nightly.service';
 
 const RUN_QUERY_SCHEMA = {
   properties: { date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' } },
@@ -21,35 +24,43 @@ const LIST_QUERY_SCHEMA = {
 const validateRunQuery = compileQueryValidator<{ date?: string }>(RUN_QUERY_SCHEMA);
 const validateListQuery = compileQueryValidator<{ cursor?: string; limit: number }>(LIST_QUERY_SCHEMA);
 
-type JobRunRow = Awaited<ReturnType<AnalyticsRepository['listJobRuns']>>[number];
+/** How long a client asked to retry waits before queueing a run again. */
+const QUEUE_RETRY_AFTER_SECONDS = 5;
 
 @Controller('v1/jobs')
 @UseGuards(ApiKeyGuard)
 export class JobsController {
-  constructor(
-    private readonly nightly: NightlyService,
-    private readonly analytics: AnalyticsRepository,
-  ) {}
+  constructor(private readonly runs: NightlyRunsService) {}
 
-  /** Runs the nightly job for one day of this project now (default: yesterday, UTC) and answers with the run. */
+  /**
+   * Queues the nightly job for one day of this project (default: yesterday, UTC) and answers the queued run at once;
+   * GET /v1/jobs/{id} (the Location) follows it to its outcome.
+   */
   @Post('nightly')
-  @HttpCode(200)
+  @HttpCode(202)
   @ApiRoute({
-    summary: 'Run the nightly analytics of this project for one UTC day now (default: yesterday)',
+    summary:
+      'Queue the nightly analytics of this project for one UTC day (default: yesterday); answers the queued run, to poll at its Location',
     query: RUN_QUERY_SCHEMA,
     response: JOB_RUN_RESPONSE,
+    status: 202,
   })
-  async runNightly(@CurrentProject() project: AuthenticatedProject, @Query() rawQuery: unknown) {
+  async runNightly(
+    @CurrentProject() project: AuthenticatedProject,
+    @Query() rawQuery: unknown,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const query = validateRunQuery(rawQuery);
     const day = query.date ? parseDay(query.date) : previousDay(new Date());
     if (!day) throw invalidDate('is not a calendar day (YYYY-MM-DD)');
     if (day.getTime() < EARLIEST_INSTANT.getTime()) throw invalidDate(`must be ${formatDay(EARLIEST_INSTANT)} or later`);
     if (day.getTime() > Date.now()) throw invalidDate('is in the future');
     try {
-      return toRunView(await this.nightly.runForProject(project.projectId, day, 'api'));
+      const run = await this.runs.requestRun(project.projectId, day);
+      reply.header('location', `/v1/jobs/${run.id}`);
+      return toRunView(run);
     } catch (error) {
-      if (error instanceof NightlyAlreadyRunningError) throw new ApiError(409, 'job_running', error.message);
-      throw error;
+      throw toApiError(error);
     }
   }
 
@@ -59,7 +70,7 @@ export class JobsController {
   async list(@CurrentProject() project: AuthenticatedProject, @Query() rawQuery: unknown) {
     const query = validateListQuery(rawQuery);
     const before = query.cursor ? decodeRunCursor(query.cursor) : undefined;
-    const rows = await this.analytics.listJobRuns(project.projectId, query.limit + 1, before);
+    const rows = await this.runs.listRuns(project.projectId, query.limit + 1, before);
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
     return {
@@ -67,9 +78,31 @@ export class JobsController {
       nextCursor: rows.length > query.limit && last ? encodeCursor([last.startedAt.toISOString(), last.id]) : null,
     };
   }
+
+  @Get(':id')
+  @ApiRoute({ summary: 'One run of this project: queued, running, or its outcome', response: JOB_RUN_RESPONSE })
+  async get(@CurrentProject() project: AuthenticatedProject, @Param('id') id: string) {
+    const run = UUID.test(id) ? await this.runs.findRun(project.projectId, id) : null;
+    if (!run) throw notFound('job run', id);
+    return toRunView(run);
+  }
 }
 
-function toRunView(run: JobRunRow) {
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function toApiError(error: unknown): unknown {
+  if (error instanceof NightlyAlreadyRunningError) return new ApiError(409, 'job_running', error.message);
+  if (!(error instanceof QueueUnavailableError)) return error;
+  const headers = { 'retry-after': String(QUEUE_RETRY_AFTER_SECONDS) };
+  if (!error.mayHaveLanded)
+    return new ApiError(503, 'queue_unavailable', 'The job queue is unavailable; no run was queued. Retry later.', { headers });
+  // Redis did not confirm in time: the run stays queued and asking again adds its job once
+  return new ApiError(503, 'queue_unconfirmed', 'The job queue did not confirm in time; asking again is safe (it queues the same run).', {
+    headers,
+  });
+}
+
+function toRunView(run: JobRun) {
   return {
     id: run.id,
     job: run.job,

@@ -10,7 +10,7 @@ import { RunningWorker, startQueueWorker } from '../infra/queue/queue-worker';
 import { parseDay } from './analytics-day';
 import { NightlyService } from './nightly.service';
 
-/** Runs the nightly job enqueued by the scheduler, one at a time per worker process. */
+/** Runs the nightly jobs, one at a time per worker process: the scheduler's (every project) and those the API queued. */
 @Injectable()
 export class NightlyProcessor implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private worker?: RunningWorker;
@@ -33,13 +33,21 @@ export class NightlyProcessor implements OnApplicationBootstrap, BeforeApplicati
   }
 
   async process(job: Job<unknown>) {
-    const payload = payloadOf(JobName.NightlyRun, job);
-    const day = parseDay(payload.day);
-    if (!day) throw new UnrecoverableError(`invalid day ${payload.day}`);
-    await this.nightly.runForAllProjects(day, 'schedule');
+    if (job.name === JobName.NightlyProjectRun) {
+      const { runId, projectId, day } = payloadOf(JobName.NightlyProjectRun, job);
+      return this.nightly.runQueuedRun(runId, projectId, dayOf(day));
+    }
+    await this.nightly.runForAllProjects(dayOf(payloadOf(JobName.NightlyRun, job).day), 'schedule');
   }
 
   async beforeApplicationShutdown() {
     await this.worker?.close(this.config.shutdownTimeoutMs);
   }
+}
+
+/** A pattern-valid day that is not on the calendar (2026-02-30) can never run either. */
+function dayOf(text: string): Date {
+  const day = parseDay(text);
+  if (!day) throw new UnrecoverableError(`invalid day ${text}`);
+  return day;
 }

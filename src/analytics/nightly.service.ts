@@ -5,13 +5,14 @@ import { AdvisoryLocks } from '../infra/locks/advisory-lock';
 import { RegistryService } from '../registry/registry.service';
 import { formatDay } from './analytics-day';
 import { AnalyticsRepository, ProjectPolicyValues, StoredRecommendation } from './analytics.repository';
+import { JobRunRepository } from './job-run.repository';
 import { computeDailyToolStat } from './daily-stats';
 import { estimateEffect, splitByWarning } from './effect-statistics';
 import { deriveRecommendations, MistakeMatch, RECOMMENDATION_KINDS, RecommendationDraft } from './recommendation-rules';
 
 export const NIGHTLY_JOB = 'nightly';
 const DAY_MS = 86_400_000;
-/** How long the scheduled run waits for a project another run holds (an API-triggered run takes seconds to minutes). */
+/** How long a run waits for a project another run holds (a run takes seconds to minutes). */
 const LOCK_WAIT_MS = 5 * 60_000;
 const LOCK_RETRY_MS = 5000;
 
@@ -25,6 +26,11 @@ export const DEFAULT_POLICY: ProjectPolicyValues = {
 };
 
 export class NightlyAlreadyRunningError extends Error {}
+
+/** One project's nightly runs exclude each other, whatever their day or trigger. */
+export function nightlyLockName(projectId: string): string {
+  return `toolcoach:${NIGHTLY_JOB}:${projectId}`;
+}
 
 export interface NightlyCounts {
   tools: number;
@@ -42,6 +48,7 @@ export class NightlyService {
 
   constructor(
     private readonly analytics: AnalyticsRepository,
+    private readonly jobRuns: JobRunRepository,
     private readonly registry: RegistryService,
     private readonly locks: AdvisoryLocks,
     @Inject(ROOT_LOGGER) rootLogger: Logger,
@@ -83,31 +90,72 @@ export class NightlyService {
     const reason = `skipped: another run of this project held its lock for the ${lockWaitMs} ms this run waited`;
     this.logger.error({ projectId, day: formatDay(day), trigger }, `nightly run ${reason}`);
     try {
-      await this.analytics.finishJobRun(await this.analytics.insertJobRun(projectId, NIGHTLY_JOB, day, trigger), 'skipped', null, reason);
+      await this.jobRuns.finishRun(await this.jobRuns.insertRunningRun(projectId, NIGHTLY_JOB, day, trigger), 'skipped', null, reason);
     } catch (error) {
       this.logger.error({ projectId, day: formatDay(day), err: (error as Error).message }, 'could not record the skipped nightly run');
     }
   }
 
   /**
-   * Records the run; re-running a day replaces what that day produced. Everything after the lock is taken runs inside
-   * the try whose finally frees it: a run that fails anywhere never leaves the project locked.
+   * The scheduled run of one project: recorded as it starts; re-running a day replaces what that day produced.
+   * Everything after the lock is taken runs inside the try whose finally frees it: a run that fails anywhere never
+   * leaves the project locked.
    */
-  async runForProject(projectId: string, day: Date, trigger: string) {
-    const lock = await this.locks.tryAcquire(`toolcoach:${NIGHTLY_JOB}:${projectId}`);
+  private async runForProject(projectId: string, day: Date, trigger: string): Promise<void> {
+    const lock = await this.locks.tryAcquire(nightlyLockName(projectId));
     if (!lock) throw new NightlyAlreadyRunningError('the nightly job of this project is already running');
     try {
-      const runId = await this.analytics.insertJobRun(projectId, NIGHTLY_JOB, day, trigger);
-      try {
-        const counts = await this.computeDay(projectId, day);
-        this.logger.info({ projectId, day: formatDay(day), ...counts }, 'nightly run finished');
-        return await this.analytics.finishJobRun(runId, 'succeeded', counts, null);
-      } catch (error) {
-        await this.analytics.finishJobRun(runId, 'failed', null, (error as Error).message.slice(0, 2000));
-        throw error;
-      }
+      await this.computeRun(await this.jobRuns.insertRunningRun(projectId, NIGHTLY_JOB, day, trigger), projectId, day);
     } finally {
       await lock.release();
+    }
+  }
+
+  /**
+   * Runs a run the API queued (NightlyRunsService), once its project is free: it waits up to `lockWaitMs` for a run
+   * holding the project's lock, then records itself skipped. A run that already has an outcome is not run again.
+   */
+  async runQueuedRun(runId: string, projectId: string, day: Date, lockWaitMs = LOCK_WAIT_MS): Promise<void> {
+    const lock = await this.waitForLock(projectId, lockWaitMs);
+    if (!lock) {
+      const reason = `skipped: another run of this project held its lock for the ${lockWaitMs} ms this run waited`;
+      this.logger.error({ projectId, day: formatDay(day), runId }, `nightly run ${reason}`);
+      await this.jobRuns.finishRun(runId, 'skipped', null, reason);
+      return;
+    }
+    try {
+      let isStarted = false;
+      try {
+        isStarted = await this.jobRuns.startQueuedRun(runId);
+      } catch (error) {
+        await this.jobRuns.finishRun(runId, 'failed', null, (error as Error).message.slice(0, 2000));
+        throw error;
+      }
+      if (isStarted) await this.computeRun(runId, projectId, day);
+    } finally {
+      await lock.release();
+    }
+  }
+
+  private async waitForLock(projectId: string, lockWaitMs: number) {
+    const deadline = Date.now() + lockWaitMs;
+    let lock = await this.locks.tryAcquire(nightlyLockName(projectId));
+    while (!lock && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(LOCK_RETRY_MS, lockWaitMs)));
+      lock = await this.locks.tryAcquire(nightlyLockName(projectId));
+    }
+    return lock;
+  }
+
+  /** Computes the day for a run already marked running, and records its outcome. */
+  private async computeRun(runId: string, projectId: string, day: Date): Promise<void> {
+    try {
+      const counts = await this.computeDay(projectId, day);
+      this.logger.info({ projectId, day: formatDay(day), ...counts }, 'nightly run finished');
+      await this.jobRuns.finishRun(runId, 'succeeded', counts, null);
+    } catch (error) {
+      await this.jobRuns.finishRun(runId, 'failed', null, (error as Error).message.slice(0, 2000));
+      throw error;
     }
   }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { eventually, startTestApp, TestApp } from '../support/test-app';
+import { runNightly, waitForRun } from '../support/job-runs';
+import { eventually, startTestApp, TestApp, TestResponse } from '../support/test-app';
 
 const D1 = '2026-03-01';
 const D2 = '2026-03-02';
@@ -101,7 +102,7 @@ describe('nightly analytics and the feedback loop', () => {
     for (let i = 0; i < 40; i++) events.push(primeCall(D1, i, i % 4 === 0, 1)); // 10 mistakes
     await send(events);
 
-    const run = await t.request('POST', `/v1/jobs/nightly?date=${D1}`);
+    const run = await runNightly(t, D1);
     expect(run.status).toBe(200);
     expect(run.body).toMatchObject({ job: 'nightly', date: D1, status: 'succeeded', trigger: 'api' });
     expect(run.body.counts.applied).toBe(2);
@@ -130,7 +131,7 @@ describe('nightly analytics and the feedback loop', () => {
 
   it('gives the same result when a day is run again', async () => {
     const before = await t.db.sql.query(`SELECT tool, calls, successes, errors FROM daily_tool_stats WHERE day = $1 ORDER BY tool`, [D1]);
-    const run = await t.request('POST', `/v1/jobs/nightly?date=${D1}`);
+    const run = await runNightly(t, D1);
     expect(run.body.status).toBe('succeeded');
     expect(run.body.counts.applied).toBe(0);
     const after = await t.db.sql.query(`SELECT tool, calls, successes, errors FROM daily_tool_stats WHERE day = $1 ORDER BY tool`, [D1]);
@@ -147,7 +148,7 @@ describe('nightly analytics and the feedback loop', () => {
     for (let i = 0; i < 60; i++) events.push(primeCall(D2, 200 + i, i === 0, 2));
     await send(events);
 
-    const run = await t.request('POST', `/v1/jobs/nightly?date=${D2}`);
+    const run = await runNightly(t, D2);
     expect(run.body.status).toBe('succeeded');
     expect(run.body.counts.effectsMeasured).toBe(2);
 
@@ -167,6 +168,40 @@ describe('nightly analytics and the feedback loop', () => {
     expect(runs.body.nextCursor).not.toBeNull();
     const rest = await t.request('GET', `/v1/jobs?cursor=${runs.body.nextCursor}`);
     expect(rest.body.items).toHaveLength(1);
+  });
+
+  it('queues a run (202, Location of the run), answers the same run to a second request while it waits, and a new one after', async () => {
+    // a day before any event: its runs change nothing the tests after this one read
+    const QUIET_DAY = '2026-02-20';
+    const queue = t.app.get(QueueProducer).analytics;
+    // paused, the worker takes nothing: both requests find the run still queued
+    await queue.pause();
+    let first: TestResponse, second: TestResponse;
+    try {
+      [first, second] = await Promise.all([1, 2].map(() => t.request('POST', `/v1/jobs/nightly?date=${QUIET_DAY}`)));
+      expect(first.status).toBe(202);
+      expect(first.headers.get('location')).toBe(`/v1/jobs/${first.body.id}`);
+      expect(first.body).toMatchObject({ date: QUIET_DAY, trigger: 'api', status: 'queued', counts: null, finishedAt: null });
+      expect(second.status).toBe(202);
+      expect(second.body.id).toBe(first.body.id);
+      expect((await t.request('GET', `/v1/jobs/${first.body.id}`)).body.status).toBe('queued');
+      expect((await queue.getJobs(['waiting'])).map((job) => job.id)).toEqual([`nightly-run-${first.body.id}`]);
+    } finally {
+      await queue.resume();
+    }
+    expect((await waitForRun(t, first.body.id)).body).toMatchObject({ id: first.body.id, status: 'succeeded' });
+    const again = await runNightly(t, QUIET_DAY);
+    expect(again.body.status).toBe('succeeded');
+    expect(again.body.id).not.toBe(first.body.id);
+  });
+
+  it('answers 404 for a run that is not one of this project', async () => {
+    const [run] = (await t.request('GET', '/v1/jobs?limit=1')).body.items;
+    const other = await t.createProject(`other-${randomUUID().slice(0, 6)}`);
+    const hidden = await t.request('GET', `/v1/jobs/${run.id}`, { key: other.apiKey });
+    expect(hidden.status).toBe(404);
+    expect(hidden.body.error.code).toBe('not_found');
+    expect((await t.request('GET', '/v1/jobs/not-a-run')).status).toBe(404);
   });
 
   it('answers 400 naming the date when it is not a day or is in the future', async () => {
@@ -246,9 +281,9 @@ describe('scheduling the nightly job', () => {
     expect(rows.length).toBeGreaterThan(0);
     const after = await eventually(async () => {
       const response = await t.request('POST', '/v1/jobs/nightly?date=2026-04-01');
-      return response.status === 200 ? response : undefined;
+      return response.status === 202 ? response : undefined;
     });
-    expect(after.body.status).toBe('succeeded');
+    expect((await waitForRun(t, after.body.id)).body.status).toBe('succeeded');
     await lock!.release();
   });
 });

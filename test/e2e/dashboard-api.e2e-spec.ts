@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
+import { runNightly } from '../support/job-runs';
 
 const DAY_MS = 86_400_000;
 const today = new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS);
@@ -98,7 +99,7 @@ describe('dashboard REST API', () => {
     for (let i = 0; i < 5; i++)
       events.push({ ...factorial(today, i, i === 0 ? 40 : i), occurredAt: new Date(today.getTime() + i * 1000).toISOString() });
     await send(events);
-    const run = await t.request('POST', `/v1/jobs/nightly?date=${ymd(D1)}`);
+    const run = await runNightly(t, ymd(D1));
     expect(run.body.status).toBe('succeeded');
   });
 

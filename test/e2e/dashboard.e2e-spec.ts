@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { BrowserContext, Page } from 'playwright-core';
 import { reportSkip } from '../support/skip-report';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
+import { runNightly } from '../support/job-runs';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(__dirname, '..', 'artifacts');
@@ -84,9 +85,7 @@ const ymd = (date: Date) => date.toISOString().slice(0, 10);
       return rows[0].n === events.length ? true : undefined;
     }, 20_000);
     for (let d = 6; d >= 1; d--) {
-      expect((await t.request('POST', `/v1/jobs/nightly?date=${ymd(new Date(today.getTime() - d * DAY_MS))}`)).body.status).toBe(
-        'succeeded',
-      );
+      expect((await runNightly(t, ymd(new Date(today.getTime() - d * DAY_MS)))).body.status).toBe('succeeded');
     }
 
     const { chromium } = await import('playwright-core');

@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { Logger } from 'pino';
 import { NightlyService } from '../../src/analytics/nightly.service';
+import { runNightly } from '../support/job-runs';
 import { startTestApp, TestApp } from '../support/test-app';
 
 // Issue 13, finding 5: a nightly run that fails never leaves its project locked, a day Postgres cannot store is a 400,
@@ -22,24 +23,26 @@ describe('finding 5: the nightly job', () => {
       const refused = await t.request('POST', `/v1/jobs/nightly?date=${date}`);
       expect(refused.status).toBe(400);
       expect(refused.body.error.details).toEqual([{ path: '/query/date', message: 'must be 1970-01-01 or later' }]);
-      const next = await t.request('POST', '/v1/jobs/nightly');
+      const next = await runNightly(t);
       expect(next.status).toBe(200);
       expect(next.body.status).toBe('succeeded');
     },
   );
 
-  it('frees the project lock when a run fails right after taking it', async () => {
+  it('frees the project lock when a run fails right after taking it, and records the failure', async () => {
     const failingDay = daysAgo(3);
+    // the worker's first write once it holds the lock is marking the queued run running: refuse that one
     await t.db.sql.query(`
       CREATE FUNCTION refuse_one_day() RETURNS trigger AS $$
       BEGIN
-        IF NEW.day = DATE '${failingDay}' THEN RAISE EXCEPTION 'injected failure for %', NEW.day; END IF;
+        IF NEW.day = DATE '${failingDay}' AND NEW.status = 'running' THEN RAISE EXCEPTION 'injected failure for %', NEW.day; END IF;
         RETURN NEW;
       END $$ LANGUAGE plpgsql;
-      CREATE TRIGGER refuse_one_day BEFORE INSERT ON job_runs FOR EACH ROW EXECUTE FUNCTION refuse_one_day();`);
+      CREATE TRIGGER refuse_one_day BEFORE UPDATE ON job_runs FOR EACH ROW EXECUTE FUNCTION refuse_one_day();`);
     try {
-      expect((await t.request('POST', `/v1/jobs/nightly?date=${failingDay}`)).status).toBe(500);
-      const next = await t.request('POST', `/v1/jobs/nightly?date=${daysAgo(2)}`);
+      const failed = await runNightly(t, failingDay);
+      expect(failed.body).toMatchObject({ date: failingDay, status: 'failed', error: expect.stringContaining('injected failure') });
+      const next = await runNightly(t, daysAgo(2));
       expect(next.status).toBe(200);
       expect(next.body).toMatchObject({ date: daysAgo(2), status: 'succeeded' });
     } finally {
@@ -72,6 +75,6 @@ describe('finding 5: the nightly job', () => {
       errors.mockRestore();
       await holder.end();
     }
-    expect((await t.request('POST', '/v1/jobs/nightly')).status).toBe(200);
+    expect((await runNightly(t)).body.status).toBe('succeeded');
   });
 });

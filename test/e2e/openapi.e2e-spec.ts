@@ -226,7 +226,12 @@ describe('OpenAPI document', () => {
     const policy = { autoApply: false, minOccurrences: 5, minShare: 0.05, autoApplyKinds: ['wrong_argument_name'], autoRetire: true };
     expect((await exercise('PUT /v1/policy', { body: policy })).body).toEqual(policy);
     await exercise('GET /v1/policy');
-    const run = await exercise('POST /v1/jobs/nightly', { query: `date=${day}` });
+    const queued = await exercise('POST /v1/jobs/nightly', { query: `date=${day}` });
+    expect(queued.status).toBe(202);
+    const run = await eventually(async () => {
+      const response = await exercise('GET /v1/jobs/{id}', { params: { id: queued.body.id } });
+      return ['queued', 'running'].includes(response.body.status) ? undefined : response;
+    }, 20_000);
     expect(run.body).toMatchObject({ status: 'succeeded', date: day });
     await exercise('GET /v1/jobs');
     const proposed = await exercise('GET /v1/recommendations', { query: 'status=proposed' });

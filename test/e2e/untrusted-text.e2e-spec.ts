@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
+import { runNightly } from '../support/job-runs';
 
 const DAY = '2026-04-01';
 
@@ -63,7 +64,7 @@ describe('text from events in learned warnings', () => {
     // a plain mistake: its warning must still be applied automatically
     for (let i = 0; i < 8; i++) events.push(mistake(300 + i, { cities: ['Paris'] }));
     await send(events);
-    const run = await t.request('POST', `/v1/jobs/nightly?date=${DAY}`);
+    const run = await runNightly(t, DAY);
     expect(run.status).toBe(200);
     expect(run.body.status).toBe('succeeded');
     recommendations = (await t.request('GET', '/v1/recommendations?tool=lookup&limit=200')).body.items;

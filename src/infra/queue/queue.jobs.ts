@@ -67,6 +67,20 @@ export const JOBS: { [N in JobName]: JobDefinition } = {
       removeOnFail: false,
     }),
   },
+  [JobName.NightlyProjectRun]: {
+    queue: QueueName.Analytics,
+    payloadSchema: {
+      type: 'object',
+      required: ['projectId', 'day', 'runId'],
+      properties: {
+        projectId: { type: 'string', format: 'uuid' },
+        day: { type: 'string', pattern: DAY_PATTERN },
+        runId: { type: 'string', format: 'uuid' },
+      },
+    },
+    // one attempt: the run records its own failure, and the human who asked for it can ask again
+    options: () => ({ attempts: 1, removeOnComplete: { age: 7 * 86400 }, removeOnFail: { age: 7 * 86400 } }),
+  },
 };
 
 const validators = new Map(Object.values(JobName).map((name) => [name, ajvFor('body').compile(JOBS[name].payloadSchema)] as const));

@@ -4,7 +4,7 @@
  */
 export enum QueueName {
   Events = 'events',
-  /** Nightly analytics runs: one job per day, enqueued by the scheduler, run by a worker. */
+  /** Nightly analytics runs: the scheduler's one job per day, and the runs of one project asked for through the API. */
   Analytics = 'analytics',
   /**
    * Where versions before the per-project dead-letter store (infra/queue/dead-letters) parked failed jobs. Nothing
@@ -16,4 +16,5 @@ export enum QueueName {
 export enum JobName {
   CategorizeBatch = 'categorize-batch',
   NightlyRun = 'nightly-run',
+  NightlyProjectRun = 'nightly-project-run',
 }

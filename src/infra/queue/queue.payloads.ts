@@ -45,8 +45,17 @@ export interface NightlyRunPayload {
   day: string;
 }
 
+/** One project's run asked for through the API; its job_runs row (`runId`) was created, queued, by the request. */
+export interface NightlyProjectRunPayload {
+  projectId: string;
+  /** The UTC day to compute, YYYY-MM-DD. */
+  day: string;
+  runId: string;
+}
+
 /** One type map from job name to payload: producers and processors agree through it (and through queue.jobs.ts). */
 export interface JobPayloads {
   [JobName.CategorizeBatch]: CategorizeBatchPayload;
   [JobName.NightlyRun]: NightlyRunPayload;
+  [JobName.NightlyProjectRun]: NightlyProjectRunPayload;
 }
