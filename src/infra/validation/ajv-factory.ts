@@ -11,14 +11,14 @@ export type AjvPurpose =
   | 'body'
   /** Query strings: values arrive as text, so types are coerced and defaults applied. */
   | 'query'
-  /** Environment variables: every bad variable listed at boot; the env schema names keys Ajv's strict mode cannot see. */
+  /** Environment variables: every bad variable listed at boot; values are text and are checked as text, not coerced. */
   | 'env';
 
 const OPTIONS: Record<AjvPurpose, Options> = {
   // strictRequired is off: an if/then may require a property declared at the top level, which strict mode cannot see.
   body: { allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true },
   query: { allErrors: true, strict: true, coerceTypes: true, useDefaults: true },
-  env: { allErrors: true, strict: false },
+  env: { allErrors: true, strict: true },
 };
 
 const FORMATS = ['date-time', 'uuid'] as const;
