@@ -22,17 +22,25 @@ const tools = () => [
 ];
 
 /** Answers like the registry: bulk registration, then the served (augmented) descriptions. */
+/** Gives `tc` the description cache of `other` (a private field): the two stand for two starts of one agent. */
+function withCacheOf(tc: Toolcoach, other: Toolcoach): void {
+  (tc as unknown as { cache: unknown }).cache = (other as unknown as { cache: unknown }).cache;
+}
+
 function serveRegistry(version = 2) {
   server.answerOtherwise((request) => {
     if (request.url === '/v1/tools:bulk')
-      return { status: 200, body: { tools: request.body.tools.map((t: any) => ({ name: t.name, version, status: 'updated' })) } };
+      return {
+        status: 200,
+        body: { tools: request.body.tools.map((t: { name: string }) => ({ name: t.name, version, status: 'updated' })) },
+      };
     if (request.url === '/v1/tools?format=raw') {
       const registered = server.requests.find((r) => r.url === '/v1/tools:bulk')!.body.tools;
       return {
         status: 200,
         body: {
           format: 'raw',
-          tools: registered.map((t: any) => ({
+          tools: registered.map((t: { name: string; description: string; parameters: unknown }) => ({
             name: t.name,
             version,
             baseDescription: t.description,
@@ -97,7 +105,7 @@ describe('loadTools', () => {
     server.answerOtherwise(() => ({ status: 503 }));
     const tc = client({ baseUrl: server.baseUrl });
     // Same server URL and key as the first start, so the same cache file.
-    (tc as any).cache = (offline as any).cache;
+    withCacheOf(tc, offline);
     const loaded = await tc.loadTools(tools());
     expect(loaded[0].description).toContain('WARNING');
     expect(tc.descriptionVersionOf('prime_factorization')).toBe(4);
@@ -111,7 +119,7 @@ describe('loadTools', () => {
     const first = client();
     await first.loadTools(tools());
     const tc = client({ baseUrl: await closedPortUrl() });
-    (tc as any).cache = (first as any).cache;
+    withCacheOf(tc, first);
     const changed = tools();
     changed[0].description = 'Factor a positive integer.';
     const loaded = await tc.loadTools(changed);

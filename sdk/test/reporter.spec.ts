@@ -126,7 +126,7 @@ describe('retries', () => {
     tc.report(call(2));
     await tc.flush();
     expect(server.requests.at(-1)!.body.client.dropped).toBe(1);
-    expect(server.requests.at(-1)!.body.events.map((e: any) => e.arguments.a)).toEqual([2]);
+    expect(server.requests.at(-1)!.body.events.map((e: { arguments: { a: unknown } }) => e.arguments.a)).toEqual([2]);
   });
 
   it('parses Retry-After as seconds or an HTTP date', () => {

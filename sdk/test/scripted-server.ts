@@ -5,6 +5,8 @@ export interface ReceivedRequest {
   method: string;
   url: string;
   headers: IncomingMessage['headers'];
+  /** The parsed JSON the SDK sent: tests read it loosely and assert its shape with expect. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
   atMs: number;
 }
@@ -55,6 +57,7 @@ export class ScriptedServer {
   }
 
   /** The events of every POST /v1/events received so far, in order. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see ReceivedRequest.body
   get events(): any[] {
     return this.requests.filter((r) => r.url === '/v1/events').flatMap((r) => r.body.events);
   }
