@@ -8,12 +8,21 @@ import { NightlyProcessor } from './nightly.processor';
 import { NightlyScheduler } from './nightly.scheduler';
 import { NightlyRunsService } from './nightly-runs.service';
 import { NightlyService } from './nightly.service';
+import { RecommendationApplier } from './recommendation-applier';
 import { RecommendationsController } from './recommendations.controller';
 import { RecommendationsService } from './recommendations.service';
 
 @Module({
   imports: [RegistryModule],
-  providers: [AnalyticsRepository, JobRunRepository, NightlyService, NightlyRunsService, AdvisoryLocks, RecommendationsService],
+  providers: [
+    AnalyticsRepository,
+    JobRunRepository,
+    NightlyService,
+    NightlyRunsService,
+    AdvisoryLocks,
+    RecommendationApplier,
+    RecommendationsService,
+  ],
   exports: [NightlyService, NightlyRunsService, RecommendationsService],
 })
 export class AnalyticsCoreModule {}

@@ -6,6 +6,7 @@ import { RegistryService } from '../registry/registry.service';
 import { formatDay } from './analytics-day';
 import { AnalyticsRepository, ProjectPolicyValues, StoredRecommendation } from './analytics.repository';
 import { JobRunRepository } from './job-run.repository';
+import { RecommendationApplier, requiresReview } from './recommendation-applier';
 import { computeDailyToolStat } from './daily-stats';
 import { estimateEffect, splitByWarning } from './effect-statistics';
 import { deriveRecommendations, MistakeMatch, RECOMMENDATION_KINDS, RecommendationDraft } from './recommendation-rules';
@@ -49,6 +50,7 @@ export class NightlyService {
   constructor(
     private readonly analytics: AnalyticsRepository,
     private readonly jobRuns: JobRunRepository,
+    private readonly applier: RecommendationApplier,
     private readonly registry: RegistryService,
     private readonly locks: AdvisoryLocks,
     @Inject(ROOT_LOGGER) rootLogger: Logger,
@@ -170,9 +172,9 @@ export class NightlyService {
     const asOf = new Date(Math.min(Date.now(), day.getTime() + DAY_MS));
     let applied = 0;
     for (const recommendation of recommendations) {
-      if (recommendation.status === 'applied') await this.refreshWarning(projectId, recommendation);
+      if (recommendation.status === 'applied') await this.applier.refresh(projectId, recommendation);
       else if (recommendation.status === 'proposed' && isEligible(recommendation, policy)) {
-        if (await this.applyRecommendation(projectId, recommendation, asOf)) applied += 1;
+        if (await this.applier.apply(projectId, recommendation, asOf)) applied += 1;
       }
     }
     const { measured, retired } = await this.measureEffects(projectId, day, policy);
@@ -193,14 +195,14 @@ export class NightlyService {
       groups.flatMap((g) => g.sampleEventIds),
     );
     const tools = new Set([...groups.map((g) => g.tool), ...stats.map((s) => s.tool)]);
+    const schemas = await this.registry.findToolSchemas(projectId, [...tools]);
     const drafts: RecommendationDraft[] = [];
     for (const tool of tools) {
-      const schema = await this.registry.findToolSchema(projectId, tool);
       const stat = stats.find((s) => s.tool === tool);
       drafts.push(
         ...deriveRecommendations({
           tool,
-          schema: (schema?.parameters as Record<string, unknown> | null) ?? null,
+          schema: schemas.get(tool) ?? null,
           groups: groups.filter((g) => g.tool === tool),
           argumentRanges: ranges.filter((r) => r.tool === tool),
           sampleArguments: samples,
@@ -209,26 +211,6 @@ export class NightlyService {
       );
     }
     return drafts;
-  }
-
-  /** Turns a recommendation into a registry warning; false when the registry refused it. */
-  async applyRecommendation(projectId: string, recommendation: StoredRecommendation, at: Date): Promise<boolean> {
-    const result = await this.registry.applyAutoWarning(projectId, recommendation.tool, toWarning(recommendation));
-    if (result.applied && result.warningId) {
-      await this.analytics.markApplied(recommendation.id, result.warningId, result.version, at);
-      return true;
-    }
-    if (result.reason === 'dismissed') await this.analytics.markDismissed(recommendation.id, at);
-    return false;
-  }
-
-  /**
-   * Keeps an applied warning's evidence current; the registry makes a new version only when its text changes. A text
-   * that now needs a human's review (new evidence brought odd names or values) does not replace the applied one.
-   */
-  private async refreshWarning(projectId: string, recommendation: StoredRecommendation) {
-    if (requiresReview(recommendation)) return;
-    await this.registry.applyAutoWarning(projectId, recommendation.tool, toWarning(recommendation));
   }
 
   private async measureEffects(projectId: string, day: Date, policy: ProjectPolicyValues) {
@@ -268,26 +250,4 @@ function isEligible(recommendation: StoredRecommendation, policy: ProjectPolicyV
     (evidence.count ?? 0) >= policy.minOccurrences &&
     (evidence.share ?? 0) >= policy.minShare
   );
-}
-
-/** Text built from event data that is not plain (see untrusted-text) waits for a human: never applied automatically. */
-function requiresReview(recommendation: StoredRecommendation): boolean {
-  return typeof recommendation.evidence.requiresReview === 'string';
-}
-
-function toWarning(recommendation: StoredRecommendation) {
-  const evidence = recommendation.evidence as RecommendationDraft['evidence'];
-  return {
-    kind: recommendation.kind,
-    text: recommendation.text,
-    evidenceKey: recommendation.evidenceKey,
-    evidence: {
-      count: evidence.count,
-      firstSeen: evidence.firstSeen,
-      lastSeen: evidence.lastSeen,
-      exampleEventIds: evidence.exampleEventIds,
-      share: evidence.share,
-      recommendationId: recommendation.id,
-    },
-  };
 }

@@ -2,14 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { ApiError, notFound } from '../infra/http/api-error';
 import { RegistryService } from '../registry/registry.service';
 import { AnalyticsRepository, ProjectPolicyValues, StoredRecommendation } from './analytics.repository';
-import { DEFAULT_POLICY, NightlyService } from './nightly.service';
+import { DEFAULT_POLICY } from './nightly.service';
+import { RecommendationApplier } from './recommendation-applier';
 
 /** What humans do with recommendations: read them, apply or dismiss one, set the auto-apply policy. */
 @Injectable()
 export class RecommendationsService {
   constructor(
     private readonly analytics: AnalyticsRepository,
-    private readonly nightly: NightlyService,
+    private readonly applier: RecommendationApplier,
     private readonly registry: RegistryService,
   ) {}
 
@@ -23,7 +24,7 @@ export class RecommendationsService {
     if (recommendation.status === 'dismissed' && recommendation.warningId) {
       throw new ApiError(409, 'conflict', 'This recommendation was retired; reinstate its warning through the registry');
     }
-    const isApplied = await this.nightly.applyRecommendation(projectId, recommendation, new Date());
+    const isApplied = await this.applier.apply(projectId, recommendation, new Date());
     if (!isApplied)
       throw new ApiError(409, 'conflict', 'The registry refused the warning (its tool is not registered, or it was dismissed there)');
     return this.find(projectId, id);

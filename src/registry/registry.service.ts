@@ -40,10 +40,11 @@ export class RegistryService {
     return schemas;
   }
 
-  /** The registered argument schema of an active tool, or null when the tool is unknown or archived. */
-  async findToolSchema(projectId: string, toolName: string): Promise<{ name: string; version: number; parameters: JsonObject } | null> {
-    const [row] = await this.schemas.findActiveToolSchemas(projectId, [toolName]);
-    return row ? { name: row.name, version: row.version, parameters: row.parameters ?? {} } : null;
+  /** The registered argument schemas of the active tools among `toolNames`, by name, in one query; unknown or archived tools are absent. */
+  async findToolSchemas(projectId: string, toolNames: readonly string[]): Promise<Map<string, JsonObject>> {
+    if (toolNames.length === 0) return new Map();
+    const rows = await this.schemas.findActiveToolSchemas(projectId, toolNames);
+    return new Map(rows.map((row) => [row.name, row.parameters ?? {}]));
   }
 
   listActiveWarnings(projectId: string, toolName: string): Promise<WarningRecord[]> {

@@ -328,11 +328,9 @@ describe('tool registry', () => {
         applied: false,
         reason: 'unknown_tool',
       });
-      expect(await registry.findToolSchema(t.projectId, 'prime_factors_auto')).toEqual({
-        name: 'prime_factors_auto',
-        version: 4,
-        parameters: primeFactorsSchema,
-      });
+      expect(await registry.findToolSchemas(t.projectId, ['prime_factors_auto', 'not_registered'])).toEqual(
+        new Map([['prime_factors_auto', primeFactorsSchema]]),
+      );
     });
   });
 

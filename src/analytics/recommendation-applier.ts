@@ -1,0 +1,58 @@
+import { Injectable } from '@nestjs/common';
+import { RegistryService } from '../registry/registry.service';
+import { AnalyticsRepository, StoredRecommendation } from './analytics.repository';
+import { RecommendationDraft } from './recommendation-rules';
+
+/**
+ * Turns recommendations into registry warnings, for the nightly (automatically, by policy) and for a human (the apply
+ * route): one path, so a warning applied by hand and one applied at night are the same warning with the same record.
+ */
+@Injectable()
+export class RecommendationApplier {
+  constructor(
+    private readonly analytics: AnalyticsRepository,
+    private readonly registry: RegistryService,
+  ) {}
+
+  /** Applies the recommendation as a warning and records it applied; false when the registry refused it. */
+  async apply(projectId: string, recommendation: StoredRecommendation, at: Date): Promise<boolean> {
+    const result = await this.registry.applyAutoWarning(projectId, recommendation.tool, toWarning(recommendation));
+    if (result.applied && result.warningId) {
+      await this.analytics.markApplied(recommendation.id, result.warningId, result.version, at);
+      return true;
+    }
+    if (result.reason === 'dismissed') await this.analytics.markDismissed(recommendation.id, at);
+    return false;
+  }
+
+  /**
+   * Keeps an applied warning's evidence current; the registry makes a new version only when its text changes. A text
+   * that now needs a human's review (new evidence brought odd names or values) does not replace the applied one.
+   */
+  async refresh(projectId: string, recommendation: StoredRecommendation): Promise<void> {
+    if (requiresReview(recommendation)) return;
+    await this.registry.applyAutoWarning(projectId, recommendation.tool, toWarning(recommendation));
+  }
+}
+
+/** Text built from event data that is not plain (see untrusted-text) waits for a human: never applied automatically. */
+export function requiresReview(recommendation: StoredRecommendation): boolean {
+  return typeof recommendation.evidence.requiresReview === 'string';
+}
+
+function toWarning(recommendation: StoredRecommendation) {
+  const evidence = recommendation.evidence as RecommendationDraft['evidence'];
+  return {
+    kind: recommendation.kind,
+    text: recommendation.text,
+    evidenceKey: recommendation.evidenceKey,
+    evidence: {
+      count: evidence.count,
+      firstSeen: evidence.firstSeen,
+      lastSeen: evidence.lastSeen,
+      exampleEventIds: evidence.exampleEventIds,
+      share: evidence.share,
+      recommendationId: recommendation.id,
+    },
+  };
+}
