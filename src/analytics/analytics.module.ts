@@ -1,21 +1,25 @@
 import { Module } from '@nestjs/common';
 import { AdvisoryLocks } from '../infra/locks/advisory-lock';
 import { RegistryModule } from '../registry/registry.module';
-import { AnalyticsRepository } from './analytics.repository';
+import { DailyStatsRepository } from './daily-stats.repository';
 import { JobRunRepository } from './job-run.repository';
+import { MistakeEvidenceRepository } from './mistake-evidence.repository';
 import { JobsController } from './jobs.controller';
 import { NightlyProcessor } from './nightly.processor';
 import { NightlyScheduler } from './nightly.scheduler';
 import { NightlyRunsService } from './nightly-runs.service';
 import { NightlyService } from './nightly.service';
 import { RecommendationApplier } from './recommendation-applier';
+import { RecommendationRepository } from './recommendation.repository';
 import { RecommendationsController } from './recommendations.controller';
 import { RecommendationsService } from './recommendations.service';
 
 @Module({
   imports: [RegistryModule],
   providers: [
-    AnalyticsRepository,
+    DailyStatsRepository,
+    MistakeEvidenceRepository,
+    RecommendationRepository,
     JobRunRepository,
     NightlyService,
     NightlyRunsService,

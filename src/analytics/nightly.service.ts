@@ -4,7 +4,9 @@ import { ROOT_LOGGER } from '../infra/logging/logging.module';
 import { AdvisoryLocks } from '../infra/locks/advisory-lock';
 import { RegistryService } from '../registry/registry.service';
 import { formatDay } from './analytics-day';
-import { AnalyticsRepository, ProjectPolicyValues, StoredRecommendation } from './analytics.repository';
+import { DailyStatsRepository } from './daily-stats.repository';
+import { MistakeEvidenceRepository } from './mistake-evidence.repository';
+import { ProjectPolicyValues, RecommendationRepository, StoredRecommendation } from './recommendation.repository';
 import { JobRunRepository } from './job-run.repository';
 import { RecommendationApplier, requiresReview } from './recommendation-applier';
 import { computeDailyToolStat } from './daily-stats';
@@ -48,7 +50,9 @@ export class NightlyService {
   private readonly logger: Logger;
 
   constructor(
-    private readonly analytics: AnalyticsRepository,
+    private readonly dailyStats: DailyStatsRepository,
+    private readonly evidence: MistakeEvidenceRepository,
+    private readonly recommendations: RecommendationRepository,
     private readonly jobRuns: JobRunRepository,
     private readonly applier: RecommendationApplier,
     private readonly registry: RegistryService,
@@ -64,7 +68,7 @@ export class NightlyService {
    */
   async runForAllProjects(day: Date, trigger: string, lockWaitMs = LOCK_WAIT_MS): Promise<void> {
     let busy: string[] = [];
-    for (const projectId of await this.analytics.findProjectIds()) {
+    for (const projectId of await this.dailyStats.findProjectIds()) {
       if (!(await this.runUnlessBusy(projectId, day, trigger))) busy.push(projectId);
     }
     const deadline = Date.now() + lockWaitMs;
@@ -162,12 +166,12 @@ export class NightlyService {
   }
 
   private async computeDay(projectId: string, day: Date): Promise<NightlyCounts> {
-    const stats = (await this.analytics.sumToolDays(projectId, day)).map(computeDailyToolStat);
-    await this.analytics.replaceDailyToolStats(projectId, day, stats);
+    const stats = (await this.dailyStats.sumToolDays(projectId, day)).map(computeDailyToolStat);
+    await this.dailyStats.replaceDailyToolStats(projectId, day, stats);
 
     const drafts = await this.deriveProjectRecommendations(projectId, day, stats);
-    const recommendations = await this.analytics.upsertRecommendations(projectId, drafts);
-    const policy = (await this.analytics.findPolicy(projectId)) ?? DEFAULT_POLICY;
+    const recommendations = await this.recommendations.upsertRecommendations(projectId, drafts);
+    const policy = (await this.recommendations.findPolicy(projectId)) ?? DEFAULT_POLICY;
     // the end of the computed day: a backfill applies warnings as of then, not as of today
     const asOf = new Date(Math.min(Date.now(), day.getTime() + DAY_MS));
     let applied = 0;
@@ -187,10 +191,10 @@ export class NightlyService {
     stats: ReturnType<typeof computeDailyToolStat>[],
   ): Promise<RecommendationDraft[]> {
     const [groups, ranges] = await Promise.all([
-      this.analytics.findRecentErrorGroups(projectId, day),
-      this.analytics.findArgumentRanges(projectId),
+      this.evidence.findRecentErrorGroups(projectId, day),
+      this.evidence.findArgumentRanges(projectId),
     ]);
-    const samples = await this.analytics.findEventArguments(
+    const samples = await this.evidence.findEventArguments(
       projectId,
       groups.flatMap((g) => g.sampleEventIds),
     );
@@ -217,10 +221,10 @@ export class NightlyService {
     let measured = 0;
     let retired = 0;
     const until = new Date(day.getTime() + DAY_MS);
-    for (const recommendation of await this.analytics.findAppliedRecommendations(projectId)) {
+    for (const recommendation of await this.recommendations.findAppliedRecommendations(projectId)) {
       const match = (recommendation.evidence as { match?: MistakeMatch }).match;
       if (!match || !recommendation.appliedAt || recommendation.appliedAt > until) continue;
-      const counts = await this.analytics.countMistakesByVersion(projectId, recommendation.tool, match, until);
+      const counts = await this.dailyStats.countMistakesByVersion(projectId, recommendation.tool, match, until);
       const split = splitByWarning(counts.calls, counts.mistakes, {
         appliedVersion: recommendation.appliedVersion,
         appliedAt: recommendation.appliedAt,
@@ -231,10 +235,10 @@ export class NightlyService {
       const isUseless = estimate.verdict === 'no_effect' || estimate.verdict === 'worse';
       if (isUseless && policy.autoRetire && recommendation.warningId) {
         await this.registry.retireWarning(projectId, recommendation.warningId, `measured effect: ${estimate.verdict}`);
-        await this.analytics.markDismissed(recommendation.id, until, { ...effect, retired: true });
+        await this.recommendations.markDismissed(recommendation.id, until, { ...effect, retired: true });
         retired += 1;
       } else {
-        await this.analytics.recordEffect(recommendation.id, { ...effect, flagged: isUseless });
+        await this.recommendations.recordEffect(recommendation.id, { ...effect, flagged: isUseless });
       }
     }
     return { measured, retired };

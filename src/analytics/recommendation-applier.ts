@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { RegistryService } from '../registry/registry.service';
-import { AnalyticsRepository, StoredRecommendation } from './analytics.repository';
+import { RecommendationRepository, StoredRecommendation } from './recommendation.repository';
 import { RecommendationDraft } from './recommendation-rules';
 
 /**
@@ -10,7 +10,7 @@ import { RecommendationDraft } from './recommendation-rules';
 @Injectable()
 export class RecommendationApplier {
   constructor(
-    private readonly analytics: AnalyticsRepository,
+    private readonly recommendations: RecommendationRepository,
     private readonly registry: RegistryService,
   ) {}
 
@@ -18,10 +18,10 @@ export class RecommendationApplier {
   async apply(projectId: string, recommendation: StoredRecommendation, at: Date): Promise<boolean> {
     const result = await this.registry.applyAutoWarning(projectId, recommendation.tool, toWarning(recommendation));
     if (result.applied && result.warningId) {
-      await this.analytics.markApplied(recommendation.id, result.warningId, result.version, at);
+      await this.recommendations.markApplied(recommendation.id, result.warningId, result.version, at);
       return true;
     }
-    if (result.reason === 'dismissed') await this.analytics.markDismissed(recommendation.id, at);
+    if (result.reason === 'dismissed') await this.recommendations.markDismissed(recommendation.id, at);
     return false;
   }
 

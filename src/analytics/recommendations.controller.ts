@@ -6,7 +6,7 @@ import { ajvFor, toFieldErrors } from '../infra/validation/ajv-factory';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
 import type { AuthenticatedProject } from '../tenancy/project.repository';
-import type { ProjectPolicyValues } from './analytics.repository';
+import type { ProjectPolicyValues } from './recommendation.repository';
 import { POLICY_SCHEMA, RECOMMENDATION_RESPONSE, RECOMMENDATIONS_QUERY_SCHEMA, RECOMMENDATIONS_RESPONSE } from './analytics.schemas';
 import { RecommendationsService } from './recommendations.service';
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError, notFound } from '../infra/http/api-error';
 import { RegistryService } from '../registry/registry.service';
-import { AnalyticsRepository, ProjectPolicyValues, StoredRecommendation } from './analytics.repository';
+import { ProjectPolicyValues, RecommendationRepository, StoredRecommendation } from './recommendation.repository';
 import { DEFAULT_POLICY } from './nightly.service';
 import { RecommendationApplier } from './recommendation-applier';
 
@@ -9,13 +9,13 @@ import { RecommendationApplier } from './recommendation-applier';
 @Injectable()
 export class RecommendationsService {
   constructor(
-    private readonly analytics: AnalyticsRepository,
+    private readonly recommendations: RecommendationRepository,
     private readonly applier: RecommendationApplier,
     private readonly registry: RegistryService,
   ) {}
 
   list(projectId: string, filter: { status?: string; tool?: string; after?: string; limit: number }) {
-    return this.analytics.listRecommendations(projectId, filter);
+    return this.recommendations.listRecommendations(projectId, filter);
   }
 
   async apply(projectId: string, id: string): Promise<StoredRecommendation> {
@@ -35,21 +35,21 @@ export class RecommendationsService {
     if (recommendation.warningId && recommendation.status === 'applied') {
       await this.registry.retireWarning(projectId, recommendation.warningId, 'dismissed by a human');
     }
-    await this.analytics.markDismissed(id, new Date());
+    await this.recommendations.markDismissed(id, new Date());
     return this.find(projectId, id);
   }
 
   async getPolicy(projectId: string): Promise<ProjectPolicyValues> {
-    return (await this.analytics.findPolicy(projectId)) ?? DEFAULT_POLICY;
+    return (await this.recommendations.findPolicy(projectId)) ?? DEFAULT_POLICY;
   }
 
   async setPolicy(projectId: string, policy: ProjectPolicyValues): Promise<ProjectPolicyValues> {
-    await this.analytics.upsertPolicy(projectId, policy);
+    await this.recommendations.upsertPolicy(projectId, policy);
     return policy;
   }
 
   private async find(projectId: string, id: string): Promise<StoredRecommendation> {
-    const recommendation = /^[0-9a-f-]{36}$/i.test(id) ? await this.analytics.findRecommendation(projectId, id) : null;
+    const recommendation = /^[0-9a-f-]{36}$/i.test(id) ? await this.recommendations.findRecommendation(projectId, id) : null;
     if (!recommendation) throw notFound('recommendation', id);
     return recommendation;
   }

@@ -1,0 +1,138 @@
+import { Injectable } from '@nestjs/common';
+import { Prisma } from '../generated/prisma/client';
+import { PrismaService } from '../infra/prisma/prisma.service';
+import { RecommendationDraft } from './recommendation-rules';
+
+export interface StoredRecommendation {
+  id: string;
+  tool: string;
+  kind: string;
+  evidenceKey: string;
+  text: string;
+  evidence: Record<string, unknown>;
+  confidence: number;
+  status: string;
+  warningId: string | null;
+  appliedVersion: number | null;
+  appliedAt: Date | null;
+  effect: Record<string, unknown> | null;
+}
+
+export interface ProjectPolicyValues {
+  autoApply: boolean;
+  minOccurrences: number;
+  minShare: number;
+  autoApplyKinds: string[];
+  autoRetire: boolean;
+}
+
+/** Recommendations, their status and measured effect, and the project's policy for applying them. */
+@Injectable()
+export class RecommendationRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /** Inserts new recommendations and refreshes the text and evidence of known ones; a human's decision is kept. */
+  async upsertRecommendations(projectId: string, drafts: readonly RecommendationDraft[]): Promise<StoredRecommendation[]> {
+    const stored: StoredRecommendation[] = [];
+    for (const draft of drafts) {
+      const data = {
+        kind: draft.kind,
+        text: draft.text,
+        evidence: draft.evidence as unknown as Prisma.InputJsonValue,
+        confidence: draft.confidence,
+      };
+      const row = await this.prisma.recommendation.upsert({
+        where: { projectId_tool_evidenceKey: { projectId, tool: draft.tool, evidenceKey: draft.evidenceKey } },
+        create: { projectId, tool: draft.tool, evidenceKey: draft.evidenceKey, ...data },
+        update: { ...data, updatedAt: new Date() },
+      });
+      stored.push(toStored(row));
+    }
+    return stored;
+  }
+
+  async findRecommendation(projectId: string, id: string): Promise<StoredRecommendation | null> {
+    const row = await this.prisma.recommendation.findFirst({ where: { projectId, id } });
+    return row ? toStored(row) : null;
+  }
+
+  async findAppliedRecommendations(projectId: string): Promise<StoredRecommendation[]> {
+    const rows = await this.prisma.recommendation.findMany({ where: { projectId, status: 'applied', warningId: { not: null } } });
+    return rows.map(toStored);
+  }
+
+  async listRecommendations(
+    projectId: string,
+    filter: { status?: string; tool?: string; after?: string; limit: number },
+  ): Promise<StoredRecommendation[]> {
+    const rows = await this.prisma.recommendation.findMany({
+      where: { projectId, status: filter.status, tool: filter.tool, ...(filter.after ? { id: { gt: filter.after } } : {}) },
+      orderBy: { id: 'asc' },
+      take: filter.limit,
+    });
+    return rows.map(toStored);
+  }
+
+  async markApplied(id: string, warningId: string, version: number | null, at: Date): Promise<void> {
+    await this.prisma.recommendation.update({
+      where: { id },
+      data: { status: 'applied', warningId, appliedVersion: version, appliedAt: at, updatedAt: at },
+    });
+  }
+
+  async markDismissed(id: string, at: Date, effect?: Record<string, unknown>): Promise<void> {
+    await this.prisma.recommendation.update({
+      where: { id },
+      data: { status: 'dismissed', updatedAt: at, ...(effect ? { effect: effect as Prisma.InputJsonValue } : {}) },
+    });
+  }
+
+  async recordEffect(id: string, effect: Record<string, unknown>): Promise<void> {
+    await this.prisma.recommendation.update({ where: { id }, data: { effect: effect as Prisma.InputJsonValue } });
+  }
+
+  async findPolicy(projectId: string): Promise<ProjectPolicyValues | null> {
+    return this.prisma.projectPolicy.findUnique({
+      where: { projectId },
+      select: { autoApply: true, minOccurrences: true, minShare: true, autoApplyKinds: true, autoRetire: true },
+    });
+  }
+
+  async upsertPolicy(projectId: string, policy: ProjectPolicyValues): Promise<void> {
+    await this.prisma.projectPolicy.upsert({
+      where: { projectId },
+      create: { projectId, ...policy },
+      update: { ...policy, updatedAt: new Date() },
+    });
+  }
+}
+
+function toStored(row: {
+  id: string;
+  tool: string;
+  kind: string;
+  evidenceKey: string;
+  text: string;
+  evidence: unknown;
+  confidence: number;
+  status: string;
+  warningId: string | null;
+  appliedVersion: number | null;
+  appliedAt: Date | null;
+  effect: unknown;
+}): StoredRecommendation {
+  return {
+    id: row.id,
+    tool: row.tool,
+    kind: row.kind,
+    evidenceKey: row.evidenceKey,
+    text: row.text,
+    evidence: row.evidence as Record<string, unknown>,
+    confidence: row.confidence,
+    status: row.status,
+    warningId: row.warningId,
+    appliedVersion: row.appliedVersion,
+    appliedAt: row.appliedAt,
+    effect: (row.effect as Record<string, unknown> | null) ?? null,
+  };
+}
