@@ -64,6 +64,19 @@ export class JobRunRepository {
     });
   }
 
+  /**
+   * Records a run failed unless it already has an outcome: for a job BullMQ gave up on outside the run's own code
+   * (stalled past the limit after its worker died, a payload that can never run), which would otherwise stay queued
+   * or running for good. False when the run had an outcome (or does not exist).
+   */
+  async failUnfinishedRun(id: string, error: string): Promise<boolean> {
+    const { count } = await this.prisma.jobRun.updateMany({
+      where: { id, status: { in: ['queued', 'running'] } },
+      data: { status: 'failed', error: error.slice(0, 2000), finishedAt: new Date() },
+    });
+    return count > 0;
+  }
+
   findRun(projectId: string, id: string): Promise<JobRun | null> {
     return this.prisma.jobRun.findFirst({ where: { projectId, id } });
   }

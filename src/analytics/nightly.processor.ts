@@ -25,11 +25,18 @@ export class NightlyProcessor implements OnApplicationBootstrap, BeforeApplicati
   }
 
   onApplicationBootstrap() {
-    this.worker = startQueueWorker(this.config, this.logger, QueueName.Analytics, (job: Job<unknown>) => this.process(job), {
-      concurrency: 1,
-      // a day of analytics may take minutes on a large project
-      lockDuration: 5 * 60_000,
-    });
+    this.worker = startQueueWorker(
+      this.config,
+      this.logger,
+      QueueName.Analytics,
+      (job: Job<unknown>) => this.process(job),
+      {
+        concurrency: 1,
+        // a day of analytics may take minutes on a large project
+        lockDuration: 5 * 60_000,
+      },
+      (job, error) => this.recordGivenUp(job, error),
+    );
   }
 
   async process(job: Job<unknown>) {
@@ -40,9 +47,30 @@ export class NightlyProcessor implements OnApplicationBootstrap, BeforeApplicati
     await this.nightly.runForAllProjects(dayOf(payloadOf(JobName.NightlyRun, job).day), 'schedule');
   }
 
+  /**
+   * A run people asked for whose job failed for good, outside the run's own bookkeeping (its worker died and the job
+   * stalled past the limit, or the payload can never run): its run is recorded failed, so GET /v1/jobs/:id and a
+   * polling client see an outcome instead of `queued` or `running` for good.
+   */
+  private recordGivenUp(job: Job<unknown> | undefined, error: Error) {
+    if (job?.name !== JobName.NightlyProjectRun || !isFinallyFailed(job)) return;
+    const runId = (job.data as { runId?: unknown } | null)?.runId;
+    if (typeof runId !== 'string' || !UUID_PATTERN.test(runId)) return;
+    this.nightly.recordGivenUpRun(runId, `the queue gave up on this run: ${error.message}`).catch((recordError: unknown) => {
+      this.logger.warn({ runId, err: String(recordError) }, 'could not record a given-up nightly run');
+    });
+  }
+
   async beforeApplicationShutdown() {
     await this.worker?.close(this.config.shutdownTimeoutMs);
   }
+}
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** BullMQ emits `failed` for attempts it will retry too; a job that will not run again has its finishedOn set. */
+function isFinallyFailed(job: Job<unknown>): boolean {
+  return Boolean(job.finishedOn) || job.attemptsMade >= (job.opts.attempts ?? 1);
 }
 
 /** A pattern-valid day that is not on the calendar (2026-02-30) can never run either. */

@@ -143,6 +143,11 @@ export class NightlyService {
     }
   }
 
+  /** Records a queued run failed when its job failed for good outside computeRun; a run with an outcome keeps it. */
+  async recordGivenUpRun(runId: string, reason: string): Promise<void> {
+    if (await this.jobRuns.failUnfinishedRun(runId, reason)) this.logger.error({ runId, reason }, 'nightly run given up by the queue');
+  }
+
   private async waitForLock(projectId: string, lockWaitMs: number) {
     const deadline = Date.now() + lockWaitMs;
     let lock = await this.locks.tryAcquire(nightlyLockName(projectId));

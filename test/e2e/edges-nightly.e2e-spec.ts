@@ -1,7 +1,9 @@
 import { Client } from 'pg';
 import { Logger } from 'pino';
 import { NightlyService } from '../../src/analytics/nightly.service';
-import { runNightly } from '../support/job-runs';
+import { JobName } from '../../src/infra/queue/queue.names';
+import { QueueProducer } from '../../src/infra/queue/queue.producer';
+import { runNightly, waitForRun } from '../support/job-runs';
 import { startTestApp, TestApp } from '../support/test-app';
 
 // Issue 13, finding 5: a nightly run that fails never leaves its project locked, a day Postgres cannot store is a 400,
@@ -76,5 +78,23 @@ describe('finding 5: the nightly job', () => {
       await holder.end();
     }
     expect((await runNightly(t)).body.status).toBe('succeeded');
+  });
+
+  // A queued run whose job the queue fails for good outside the run's own bookkeeping must still get an outcome; the
+  // payloads below are ones a worker can never run (an older or hand-written job), standing in for a job that stalled.
+  it.each([
+    ['a day that is not on the calendar', (runId: string, projectId: string) => ({ projectId, runId, day: '2026-02-30' })],
+    ['a payload without its day', (runId: string, projectId: string) => ({ projectId, runId })],
+    ['a day of another shape', (runId: string, projectId: string) => ({ projectId, runId, day: 'yesterday' })],
+  ])('records a queued run failed when the queue gives up on its job (%s)', async (_case, payloadOf) => {
+    const { rows } = await t.db.sql.query<{ id: string }>(
+      `INSERT INTO job_runs (id, project_id, job, day, trigger, status) VALUES (gen_random_uuid(), $1, 'nightly', $2, 'api', 'queued') RETURNING id`,
+      [t.projectId, daysAgo(5)],
+    );
+    const runId = rows[0].id;
+    await t.app.get(QueueProducer).analytics.add(JobName.NightlyProjectRun, payloadOf(runId, t.projectId), { attempts: 1 });
+    const run = await waitForRun(t, runId);
+    expect(run.body).toMatchObject({ id: runId, status: 'failed', error: expect.stringContaining('the queue gave up on this run') });
+    expect(run.body.finishedAt).not.toBeNull();
   });
 });

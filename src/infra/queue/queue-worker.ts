@@ -16,14 +16,14 @@ export function startQueueWorker<T>(
   queue: QueueName,
   process: (job: Job<T>) => Promise<unknown>,
   options: Omit<WorkerOptions, 'connection' | 'prefix'>,
-  onJobFailed?: () => void,
+  onJobFailed?: (job: Job<T> | undefined, error: Error) => void,
 ): RunningWorker {
   const connection = createWorkerConnection(config.redisUrl);
   connection.on('error', (error) => logger.warn({ err: error.message, queue }, 'worker redis connection error'));
   const worker = new Worker<T>(queue, process, { ...options, connection, prefix: config.queuePrefix });
   worker.on('error', (error) => logger.error({ err: error.message, queue }, 'worker error'));
   // also emitted for attempts that will be retried; the listener decides what a failure means
-  if (onJobFailed) worker.on('failed', () => onJobFailed());
+  if (onJobFailed) worker.on('failed', (job, error) => onJobFailed(job, error));
   return {
     async close(timeoutMs: number) {
       const hasTimedOut = await Promise.race([
