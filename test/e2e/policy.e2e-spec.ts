@@ -1,0 +1,65 @@
+import { startTestApp, TestApp } from '../support/test-app';
+
+const VALID_POLICY = { autoApply: false, minOccurrences: 10, minShare: 0.2, autoApplyKinds: ['learned_limit'], autoRetire: false };
+
+/** PUT /v1/policy over HTTP: a body that is not a policy is refused as a whole, naming each bad field. */
+describe('PUT /v1/policy', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ ROLES: 'api' });
+  });
+  afterAll(() => t.close());
+
+  const putPolicy = (body: unknown) => t.request('PUT', '/v1/policy', { body });
+
+  it('rejects an unknown field with 400 invalid_policy naming /retireAfterDays as not a known field', async () => {
+    const response = await putPolicy({ ...VALID_POLICY, retireAfterDays: 7 });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({
+      code: 'invalid_policy',
+      details: [{ path: '/retireAfterDays', message: 'is not a known field' }],
+    });
+  });
+
+  it.each([
+    { field: 'autoApply', given: 'the string "yes"', value: 'yes', message: 'must be boolean' },
+    { field: 'minOccurrences', given: 'a fraction', value: 2.5, message: 'must be integer' },
+    { field: 'minShare', given: 'a number in a string', value: '0.2', message: 'must be number' },
+    { field: 'autoApplyKinds', given: 'one kind not in an array', value: 'learned_limit', message: 'must be array' },
+    { field: 'autoRetire', given: 'null', value: null, message: 'must be boolean' },
+  ])('rejects $field given $given with 400 invalid_policy naming /$field', async ({ field, value, message }) => {
+    const response = await putPolicy({ ...VALID_POLICY, [field]: value });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({ code: 'invalid_policy', details: [{ path: `/${field}`, message }] });
+  });
+
+  it('rejects a missing field, an unknown kind and an unknown field in one answer, each named', async () => {
+    const { autoRetire: _missing, ...withoutAutoRetire } = VALID_POLICY;
+    const response = await putPolicy({ ...withoutAutoRetire, autoApplyKinds: ['learned_limit', 'guess'], extra: true });
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe('invalid_policy');
+    expect(response.body.error.details).toEqual(
+      expect.arrayContaining([
+        { path: '/autoRetire', message: 'is required' },
+        { path: '/extra', message: 'is not a known field' },
+        { path: '/autoApplyKinds/1', message: expect.stringMatching(/^must be one of "wrong_argument_name", .*"learned_limit"/) },
+      ]),
+    );
+    expect(response.body.error.details).toHaveLength(3);
+  });
+
+  it('stores a valid policy (200, answered as stored), reads it back equal, and a rejected one changes nothing', async () => {
+    const stored = await putPolicy(VALID_POLICY);
+    expect(stored.status).toBe(200);
+    expect(stored.body).toEqual(VALID_POLICY);
+    expect((await t.request('GET', '/v1/policy')).body).toEqual(VALID_POLICY);
+
+    expect((await putPolicy({ ...VALID_POLICY, autoApply: 'yes', minShare: 0.9 })).status).toBe(400);
+    expect((await t.request('GET', '/v1/policy')).body).toEqual(VALID_POLICY);
+
+    const other = await t.createProject(`policy-other-${Date.now()}`);
+    const theirs = await t.request('GET', '/v1/policy', { key: other.apiKey });
+    expect(theirs.status).toBe(200);
+    expect(theirs.body).toMatchObject({ autoApply: true, minOccurrences: 5 });
+  });
+});
