@@ -8,6 +8,7 @@ import { ConfigModule } from './config/config.module';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { HealthModule } from './infra/health/health.module';
 import { DeadLetterAdminModule } from './infra/queue/dead-letters/dead-letter.module';
+import { EventLoopModule } from './infra/event-loop/event-loop.module';
 import { LoggingModule } from './infra/logging/logging.module';
 import { PrismaModule } from './infra/prisma/prisma.module';
 import { QueueModule } from './infra/queue/queue.module';
@@ -24,6 +25,7 @@ export class AppModule {
       LoggingModule.forRoot(logger),
       PrismaModule,
       QueueModule,
+      EventLoopModule,
       TenancyModule,
       HealthModule,
     ];

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Logger } from 'pino';
 import { ArgumentSchema, computeFingerprint, diagnose, normalizeMessageTemplate } from '../diagnosis';
+import { SharedTimeSlice } from '../infra/event-loop/shared-time-slice';
 import { ROOT_LOGGER } from '../infra/logging/logging.module';
 import { RefusedEvent } from '../infra/queue/dead-letters/dead-letter.entry';
 import { DeadLetterService } from '../infra/queue/dead-letters/dead-letter.service';
@@ -10,14 +11,12 @@ import { aggregateBatch } from './batch-aggregates';
 import { CategorizeRepository } from './categorize.repository';
 import { COLUMN_CHARS, columnText } from './column-text';
 import { errorGroupIdFor } from './error-group-id';
-import { SharedTimeSlice } from './shared-time-slice';
 import { EventDiagnosis, StoredEventRow } from './stored-event';
 import { classifyWriteFailure } from './write-failure';
 
 // Each diagnosis may spend up to ARGUMENT_VALIDATION_BUDGET_MS validating against a user's schema: the batches in
 // flight together yield to the event loop once this much time has passed, so requests and health checks are
 // answered between events.
-const DIAGNOSIS_SLICE_MS = 10;
 
 export interface BatchOutcome {
   received: number;
@@ -29,12 +28,12 @@ export interface BatchOutcome {
 @Injectable()
 export class CategorizeService {
   private readonly logger: Logger;
-  private readonly timeSlice = new SharedTimeSlice(DIAGNOSIS_SLICE_MS);
 
   constructor(
     private readonly registry: RegistryService,
     private readonly repository: CategorizeRepository,
     private readonly deadLetters: DeadLetterService,
+    private readonly timeSlice: SharedTimeSlice,
     @Inject(ROOT_LOGGER) rootLogger: Logger,
   ) {
     this.logger = rootLogger.child({ context: 'CategorizeService' });

@@ -1,5 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ArgumentSchema, compileArgumentSchema } from '../diagnosis';
+import { SharedTimeSlice } from '../infra/event-loop/shared-time-slice';
 import { notFound } from '../infra/http/api-error';
 import { ArgumentCheck, checkArguments, hasUndeclaredArguments, readArguments } from './argument-check';
 import { LearnedRenameRepository } from './learned-rename.repository';
@@ -32,6 +33,7 @@ export class ToolValidationService implements OnModuleInit, RegistryChangeListen
     private readonly tools: ToolRepository,
     private readonly learned: LearnedRenameRepository,
     private readonly changes: RegistryChangesChannel,
+    private readonly timeSlice: SharedTimeSlice,
   ) {}
 
   onModuleInit(): Promise<void> {
@@ -52,6 +54,8 @@ export class ToolValidationService implements OnModuleInit, RegistryChangeListen
     const learnedRenames = hasUndeclaredArguments(args, tool.schema)
       ? await this.learnedRenames(projectId, name, nowMs)
       : new Map<string, string>();
+    // a check may take its whole budget: when the process's slice is spent, requests already waiting go first
+    await this.timeSlice.yieldIfDue();
     return checkArguments({ tool: name, arguments: rawArguments, schema: tool.schema, learnedRenames });
   }
 
