@@ -1,4 +1,3 @@
-import { Test, TestingModule } from '@nestjs/testing';
 import { randomUUID } from 'node:crypto';
 import { DailyStatsRepository } from '../../src/analytics/daily-stats.repository';
 import { computeDailyToolStat } from '../../src/analytics/daily-stats';
@@ -9,14 +8,10 @@ import { ProjectPolicyValues, RecommendationRepository } from '../../src/analyti
 import { aggregateBatch } from '../../src/categorize/batch-aggregates';
 import { CategorizeRepository } from '../../src/categorize/categorize.repository';
 import { toRow } from '../../src/categorize/categorize.service';
-import { AppConfig, loadConfig } from '../../src/config/config';
-import { APP_CONFIG } from '../../src/config/config.module';
 import { LATENCY_BUCKET_COUNT, latencyBucketIndex } from '../../src/diagnosis';
-import { PrismaService } from '../../src/infra/prisma/prisma.service';
 import { AcceptedEvent } from '../../src/infra/queue/queue.payloads';
 import { anErrorEvent, anEvent } from '../factories/event.factory';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { REDIS_URL } from '../support/test-env';
+import { MediumModule, startMediumModule } from '../support/medium-module';
 
 const DAY = '2026-05-10';
 const DAY_MS = 86_400_000;
@@ -34,43 +29,29 @@ const OVERFLOW = { categories: ['overflow'], subtypes: [''], argumentPaths: ['/n
  * show up in the first one's reads.
  */
 describe('analytics repositories', () => {
-  let db: TestDatabase;
-  let module: TestingModule;
+  let medium: MediumModule;
   let categorize: CategorizeRepository;
   let dailyStats: DailyStatsRepository;
   let evidence: MistakeEvidenceRepository;
   let recommendations: RecommendationRepository;
   let jobRuns: JobRunRepository;
+  const aProject = () => medium.aProject();
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    const config: AppConfig = loadConfig({ NODE_ENV: 'test', DATABASE_URL: db.url, REDIS_URL, LOG_LEVEL: 'silent' });
-    module = await Test.createTestingModule({
-      providers: [
-        { provide: APP_CONFIG, useValue: config },
-        PrismaService,
-        CategorizeRepository,
-        DailyStatsRepository,
-        MistakeEvidenceRepository,
-        RecommendationRepository,
-        JobRunRepository,
-      ],
-    }).compile();
-    categorize = module.get(CategorizeRepository);
-    dailyStats = module.get(DailyStatsRepository);
-    evidence = module.get(MistakeEvidenceRepository);
-    recommendations = module.get(RecommendationRepository);
-    jobRuns = module.get(JobRunRepository);
+    medium = await startMediumModule([
+      CategorizeRepository,
+      DailyStatsRepository,
+      MistakeEvidenceRepository,
+      RecommendationRepository,
+      JobRunRepository,
+    ]);
+    categorize = medium.module.get(CategorizeRepository);
+    dailyStats = medium.module.get(DailyStatsRepository);
+    evidence = medium.module.get(MistakeEvidenceRepository);
+    recommendations = medium.module.get(RecommendationRepository);
+    jobRuns = medium.module.get(JobRunRepository);
   });
-  afterAll(async () => {
-    await module?.close();
-    await db?.drop();
-  });
-
-  async function aProject(): Promise<string> {
-    const { rows } = await db.sql.query<{ id: string }>('INSERT INTO projects (name) VALUES (gen_random_uuid()::text) RETURNING id');
-    return rows[0].id;
-  }
+  afterAll(() => medium?.close());
 
   /** Stores events as the worker does: diagnosed by toRow, written with their aggregates in one batch. */
   async function store(projectId: string, events: Array<Record<string, unknown>>): Promise<void> {
@@ -223,12 +204,12 @@ describe('analytics repositories', () => {
         timeout('future_tool', at(1, '00:00:00'), { id: 'future-1' }),
         timeout('ignored_tool', at(0, '10:00:00'), { id: 'ignored-1' }),
       ]);
-      await db.sql.query(`UPDATE error_groups SET status = 'resolved' WHERE project_id = $1 AND tool = 'edge_tool'`, [projectId]);
-      await db.sql.query(`UPDATE error_groups SET status = 'ignored' WHERE project_id = $1 AND tool = 'ignored_tool'`, [projectId]);
+      await medium.db.sql.query(`UPDATE error_groups SET status = 'resolved' WHERE project_id = $1 AND tool = 'edge_tool'`, [projectId]);
+      await medium.db.sql.query(`UPDATE error_groups SET status = 'ignored' WHERE project_id = $1 AND tool = 'ignored_tool'`, [projectId]);
       await store(other, [factorial(99, at(0, '10:00:00'), { id: 'f-1' })]);
       const groupIdOf = async (eventId: string) =>
         (
-          await db.sql.query<{ error_group_id: string }>('SELECT error_group_id FROM events WHERE project_id = $1 AND id = $2', [
+          await medium.db.sql.query<{ error_group_id: string }>('SELECT error_group_id FROM events WHERE project_id = $1 AND id = $2', [
             projectId,
             eventId,
           ])
@@ -479,7 +460,7 @@ describe('analytics repositories', () => {
       const inserted: JobRun[] = [];
       for (const [i, start] of startedAt.entries()) {
         const id = await jobRuns.insertRunningRun(projectId, 'nightly', midnight(i), 'schedule');
-        await db.sql.query('UPDATE job_runs SET started_at = $2 WHERE id = $1', [id, start]);
+        await medium.db.sql.query('UPDATE job_runs SET started_at = $2 WHERE id = $1', [id, start]);
         inserted.push((await jobRuns.findRun(projectId, id))!);
       }
       const theirs = await jobRuns.insertRunningRun(other, 'nightly', midnight(0), 'schedule');

@@ -1,15 +1,10 @@
-import { Test, TestingModule } from '@nestjs/testing';
 import { aggregateBatch } from '../../src/categorize/batch-aggregates';
 import { CategorizeRepository } from '../../src/categorize/categorize.repository';
 import { toRow } from '../../src/categorize/categorize.service';
 import { StoredEventRow } from '../../src/categorize/stored-event';
-import { AppConfig, loadConfig } from '../../src/config/config';
-import { APP_CONFIG } from '../../src/config/config.module';
-import { PrismaService } from '../../src/infra/prisma/prisma.service';
 import { AcceptedEvent } from '../../src/infra/queue/queue.payloads';
 import { anErrorEvent, anEvent } from '../factories/event.factory';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { REDIS_URL } from '../support/test-env';
+import { MediumModule, startMediumModule } from '../support/medium-module';
 
 const OCCURRED_AT = '2026-05-01T10:20:00.000Z';
 const HOUR = '2026-05-01T10:00:00.000Z';
@@ -28,28 +23,16 @@ const WRITTEN_TABLES = [
  * with the rows the worker builds (toRow: the real diagnosis) and its aggregates.
  */
 describe('CategorizeRepository.writeBatch', () => {
-  let db: TestDatabase;
-  let module: TestingModule;
+  let medium: MediumModule;
   let repository: CategorizeRepository;
+  /** A project of its own per test, so counts are this test's alone. */
+  const aProject = () => medium.aProject();
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    const config: AppConfig = loadConfig({ NODE_ENV: 'test', DATABASE_URL: db.url, REDIS_URL, LOG_LEVEL: 'silent' });
-    module = await Test.createTestingModule({
-      providers: [{ provide: APP_CONFIG, useValue: config }, PrismaService, CategorizeRepository],
-    }).compile();
-    repository = module.get(CategorizeRepository);
+    medium = await startMediumModule([CategorizeRepository]);
+    repository = medium.module.get(CategorizeRepository);
   });
-  afterAll(async () => {
-    await module?.close();
-    await db?.drop();
-  });
-
-  /** A project of its own per test, so counts are this test's alone. */
-  async function aProject(): Promise<string> {
-    const { rows } = await db.sql.query<{ id: string }>('INSERT INTO projects (name) VALUES (gen_random_uuid()::text) RETURNING id');
-    return rows[0].id;
-  }
+  afterAll(() => medium?.close());
 
   function rowsOf(projectId: string, events: Array<Record<string, unknown>>): StoredEventRow[] {
     const receivedAt = new Date();
@@ -61,7 +44,7 @@ describe('CategorizeRepository.writeBatch', () => {
   const write = (projectId: string, rows: readonly StoredEventRow[]) => repository.writeBatch(projectId, rows, aggregateBatch);
 
   async function tableRows(table: string, projectId: string, columns: string): Promise<Array<Record<string, unknown>>> {
-    const { rows } = await db.sql.query(`SELECT ${columns} FROM ${table} WHERE project_id = $1 ORDER BY 1, 2`, [projectId]);
+    const { rows } = await medium.db.sql.query(`SELECT ${columns} FROM ${table} WHERE project_id = $1 ORDER BY 1, 2`, [projectId]);
     return rows;
   }
 
@@ -142,7 +125,7 @@ describe('CategorizeRepository.writeBatch', () => {
   it('reopens a group a person resolved as regressed when it occurs again', async () => {
     const projectId = await aProject();
     await write(projectId, weatherBatch(projectId));
-    await db.sql.query(`UPDATE error_groups SET status = 'resolved' WHERE project_id = $1`, [projectId]);
+    await medium.db.sql.query(`UPDATE error_groups SET status = 'resolved' WHERE project_id = $1`, [projectId]);
     await write(projectId, rowsOf(projectId, [anErrorEvent('Request timed out after 5 ms', { id: 'err-again' })]));
     expect(await tableRows('error_groups', projectId, 'status, count')).toEqual([{ status: 'regressed', count: '3' }]);
   });
@@ -155,9 +138,10 @@ describe('CategorizeRepository.writeBatch', () => {
         : anErrorEvent(`failure ${i}`, { id: `big-${i}`, tool: `tool-${i % 50}` }),
     );
     expect(await write(projectId, rowsOf(projectId, events))).toBe(5_000);
-    const { rows } = await db.sql.query<{ calls: number }>('SELECT sum(calls)::int AS calls FROM hourly_rollups WHERE project_id = $1', [
-      projectId,
-    ]);
+    const { rows } = await medium.db.sql.query<{ calls: number }>(
+      'SELECT sum(calls)::int AS calls FROM hourly_rollups WHERE project_id = $1',
+      [projectId],
+    );
     expect(rows[0].calls).toBe(5_000);
   });
 
@@ -165,7 +149,7 @@ describe('CategorizeRepository.writeBatch', () => {
   async function everyRowOf(projectId: string) {
     const snapshot: Record<string, unknown> = {};
     for (const table of WRITTEN_TABLES) {
-      snapshot[table] = (await db.sql.query(`SELECT * FROM ${table} WHERE project_id = $1 ORDER BY 2, 3`, [projectId])).rows;
+      snapshot[table] = (await medium.db.sql.query(`SELECT * FROM ${table} WHERE project_id = $1 ORDER BY 2, 3`, [projectId])).rows;
     }
     return snapshot;
   }

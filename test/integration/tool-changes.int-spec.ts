@@ -1,63 +1,30 @@
-import { Test, TestingModule } from '@nestjs/testing';
-import pino from 'pino';
-import { randomBytes } from 'node:crypto';
-import { loadConfig } from '../../src/config/config';
-import { APP_CONFIG } from '../../src/config/config.module';
-import { ROOT_LOGGER } from '../../src/infra/logging/logging.module';
-import { PrismaService } from '../../src/infra/prisma/prisma.service';
 import { RegistryChange, RegistryChangesChannel } from '../../src/registry/registry-changes.channel';
 import { ToolDefinition } from '../../src/registry/registry.types';
 import { ToolChangesService } from '../../src/registry/tool-changes.service';
 import { ToolRepository } from '../../src/registry/tool.repository';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { REDIS_URL } from '../support/test-env';
+import { MediumModule, startMediumModule } from '../support/medium-module';
 
 /**
  * The registry's writes in process: the real service, repository and change channel against this file's cloned
  * database and a Redis channel of its own. Each change is read back as an agent gets it (the served snapshot).
  */
 describe('ToolChangesService with ToolRepository', () => {
-  let db: TestDatabase;
-  let module: TestingModule;
+  let medium: MediumModule;
   let changes: ToolChangesService;
   let tools: ToolRepository;
   const published: RegistryChange[] = [];
+  const aProject = () => medium.aProject();
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    const config = loadConfig({
-      NODE_ENV: 'test',
-      DATABASE_URL: db.url,
-      REDIS_URL,
-      LOG_LEVEL: 'silent',
-      QUEUE_PREFIX: `tc-test-${randomBytes(4).toString('hex')}`,
-    });
-    module = await Test.createTestingModule({
-      providers: [
-        { provide: APP_CONFIG, useValue: config },
-        { provide: ROOT_LOGGER, useValue: pino({ level: 'silent' }) },
-        PrismaService,
-        ToolRepository,
-        RegistryChangesChannel,
-        ToolChangesService,
-      ],
-    }).compile();
-    changes = module.get(ToolChangesService);
-    tools = module.get(ToolRepository);
-    await module.get(RegistryChangesChannel).listen({
+    medium = await startMediumModule([ToolRepository, RegistryChangesChannel, ToolChangesService]);
+    changes = medium.module.get(ToolChangesService);
+    tools = medium.module.get(ToolRepository);
+    await medium.module.get(RegistryChangesChannel).listen({
       onRegistryChange: (change) => published.push(change),
       onRegistryChangesMissed: () => undefined,
     });
   });
-  afterAll(async () => {
-    await module?.close();
-    await db?.drop();
-  });
-
-  async function aProject(): Promise<string> {
-    const { rows } = await db.sql.query<{ id: string }>('INSERT INTO projects (name) VALUES (gen_random_uuid()::text) RETURNING id');
-    return rows[0].id;
-  }
+  afterAll(() => medium?.close());
 
   const weather = (overrides: Partial<ToolDefinition> = {}): ToolDefinition => ({
     name: 'get_weather',
@@ -110,7 +77,7 @@ describe('ToolChangesService with ToolRepository', () => {
 
   /** Version numbers stored for get_weather. */
   async function versionsOf(projectId: string): Promise<number[]> {
-    const { rows } = await db.sql.query<{ version: number }>(
+    const { rows } = await medium.db.sql.query<{ version: number }>(
       `SELECT v.version FROM tool_versions v JOIN tools t ON t.id = v.tool_id
        WHERE t.project_id = $1 AND t.name = 'get_weather' ORDER BY v.version`,
       [projectId],
