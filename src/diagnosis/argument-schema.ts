@@ -3,7 +3,7 @@ import type { AjvLikeError, ArgumentSchema, SchemaCheck } from './diagnosis.type
 import { discardInterruptedPattern, isPatternCompiled } from './linear-regex';
 import { MAX_COUNTED_DEPTH, measureSchemaCost, type SchemaCost } from './schema-cost';
 import { runWithinBudget } from './time-budget';
-import { compileUserSchema, SCHEMA_COMPILE_BUDGET_MS } from './user-schema-compiler';
+import { compileUserSchema, SCHEMA_COMPILE_BUDGET_MS, SCHEMA_COMPILE_STARVED_RETRIES } from './user-schema-compiler';
 
 /**
  * What one argument validation may cost. A user's schema never decides how long the worker or the validate
@@ -50,7 +50,9 @@ function prepare(json: Record<string, unknown>): Prepared {
   // Ajv registers a schema under its $id; an id-less copy keeps two versions of one tool independent.
   const { $id: _ignoredId, ...schema } = json;
   // Schemas stored before the registration checks existed are measured here too, within the same budget.
-  const measured = runWithinBudget(() => measureSchemaCostSafely(schema), SCHEMA_COMPILE_BUDGET_MS);
+  const measured = runWithinBudget(() => measureSchemaCostSafely(schema), SCHEMA_COMPILE_BUDGET_MS, {
+    starvedRetries: SCHEMA_COMPILE_STARVED_RETRIES,
+  });
   // What registration now refuses as explosive is never run: no event pays the budget to learn it again.
   if (measured.timedOut || measured.value?.problems.some((problem) => problem.kind === 'explodes')) return { status: 'too_expensive' };
   const compiled = compileUserSchema(schema, 'draft7', { isStrict: false });

@@ -21,6 +21,8 @@ import { runWithinBudget } from './time-budget';
  */
 
 export const SCHEMA_COMPILE_BUDGET_MS = 250;
+/** A compile cut off while the process was starved of CPU (see runWithinBudget) is tried again this many times. */
+export const SCHEMA_COMPILE_STARVED_RETRIES = 2;
 
 export type UserSchemaDraft = 'draft7' | 'draft2019' | 'draft2020';
 
@@ -51,7 +53,9 @@ export function compileUserSchema(
     code: { regExp: linearRegExp },
   };
   try {
-    const compiled = runWithinBudget(() => addFormats(new AJV_BY_DRAFT[draft](options)).compile(schema), budgetMs);
+    const compiled = runWithinBudget(() => addFormats(new AJV_BY_DRAFT[draft](options)).compile(schema), budgetMs, {
+      starvedRetries: SCHEMA_COMPILE_STARVED_RETRIES,
+    });
     return compiled.timedOut ? { status: 'too_expensive' } : { status: 'compiled', validate: compiled.value };
   } catch (error) {
     if (error instanceof RangeError) return { status: 'refused', message: 'nests its references too deeply to compile' };

@@ -1,0 +1,66 @@
+import { runWithinBudget } from './time-budget';
+
+/** Blocks this thread for `ms` without using CPU: how work looks to the watchdog when other processes hold the cores. */
+function sleepWithoutCpu(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+describe('runWithinBudget', () => {
+  it('answers the value of work that finishes within its budget', () => {
+    expect(runWithinBudget(() => 6 * 7, 50)).toMatchObject({ timedOut: false, value: 42 });
+  });
+
+  it('cuts off work that burns its whole budget in CPU, without trying it again', () => {
+    let calls = 0;
+    const outcome = runWithinBudget(
+      () => {
+        calls += 1;
+        for (;;) Math.sqrt(calls);
+      },
+      30,
+      { starvedRetries: 2 },
+    );
+    expect(outcome.timedOut).toBe(true);
+    // a spin loop the machine starves may be retried too, but never more often than allowed
+    expect(calls).toBeLessThanOrEqual(3);
+  });
+
+  it('runs again work that was cut off while the process got almost no CPU, and answers its value', () => {
+    let calls = 0;
+    const outcome = runWithinBudget(
+      () => {
+        calls += 1;
+        if (calls === 1) sleepWithoutCpu(1_000);
+        return 'finished';
+      },
+      30,
+      { starvedRetries: 2 },
+    );
+    expect(outcome).toMatchObject({ timedOut: false, value: 'finished' });
+    expect(calls).toBe(2);
+  });
+
+  it('gives up on starved work after the retries it was allowed', () => {
+    let calls = 0;
+    const outcome = runWithinBudget(
+      () => {
+        calls += 1;
+        sleepWithoutCpu(1_000);
+      },
+      20,
+      { starvedRetries: 2 },
+    );
+    expect(outcome.timedOut).toBe(true);
+    expect(calls).toBe(3);
+  });
+
+  it('never runs work twice when no retries are allowed (the per-validation budget)', () => {
+    let calls = 0;
+    const outcome = runWithinBudget(() => {
+      calls += 1;
+      sleepWithoutCpu(1_000);
+    }, 20);
+    expect(outcome.timedOut).toBe(true);
+    expect(calls).toBe(1);
+  });
+});
