@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { ARGUMENT_VALIDATION_BUDGET_MS, SCHEMA_COMPILE_BUDGET_MS } from '../../src/diagnosis';
 import { QueueProducer } from '../../src/infra/queue/queue.producer';
 import { anErrorEvent } from '../factories/event.factory';
-import { spawnApp } from '../support/app-process';
+import { startAppProcess } from '../support/app-process';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
 
 // Issue 13, findings 1 and 2: a user's schema never decides how long a request or a job runs, nor how much memory
@@ -279,18 +279,7 @@ describe('a process with hostile schemas stored before this change', () => {
       expect((await t.request('POST', '/v1/events', { body: { events: [event] } })).status).toBe(202);
     }
 
-    const port = 20000 + Math.floor(Math.random() * 20000);
-    const app = spawnApp({
-      DATABASE_URL: t.db.url,
-      REDIS_URL: t.config.redisUrl,
-      QUEUE_PREFIX: t.config.queuePrefix,
-      ROLES: 'api,worker',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      MIGRATE_ON_START: 'false',
-      RATE_LIMIT_REQUESTS: '0',
-    });
-    const url = `http://127.0.0.1:${port}`;
+    const { app, url } = await startAppProcess(t);
     const headers = { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json' };
     const validateLoop = (name: string, tool: string, args: unknown) => ({
       name,
@@ -300,9 +289,6 @@ describe('a process with hostile schemas stored before this change', () => {
       intervalMs: 10,
     });
     try {
-      await eventually(async () => ((await fetch(`${url}/healthz`).catch(() => null))?.ok ? true : undefined), 20_000).catch((error) => {
-        throw new Error(`${error.message}; the app printed:\n${app.output().slice(-2000)}`);
-      });
       // each schema is compiled once per version (a budget of its own); what follows measures the validations
       for (const tool of [...Object.keys(hostileArgs), 'baseline']) {
         expect((await fetch(`${url}/v1/tools/${tool}/validate`, { method: 'POST', headers, body: '{"arguments":{}}' })).status).toBe(200);

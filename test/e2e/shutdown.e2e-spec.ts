@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { spawnApp } from '../support/app-process';
+import { startAppProcess } from '../support/app-process';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
 
 describe('SIGTERM under load', () => {
@@ -11,21 +11,7 @@ describe('SIGTERM under load', () => {
   afterAll(() => t.close());
 
   it('loses nothing it accepted: every 202 is stored', async () => {
-    const port = 20000 + Math.floor(Math.random() * 20000);
-    const app = spawnApp({
-      DATABASE_URL: t.db.url,
-      REDIS_URL: t.config.redisUrl,
-      QUEUE_PREFIX: t.config.queuePrefix,
-      ROLES: 'api,worker',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      MIGRATE_ON_START: 'false',
-      RATE_LIMIT_REQUESTS: '0',
-    });
-    const url = `http://127.0.0.1:${port}`;
-    await eventually(async () => ((await fetch(`${url}/healthz`).catch(() => null))?.ok ? true : undefined), 20_000).catch((error) => {
-      throw new Error(`${error.message}; the app printed:\n${app.output().slice(-2000)}`);
-    });
+    const { app, url } = await startAppProcess(t);
 
     let accepted = 0;
     let stop = false;

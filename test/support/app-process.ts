@@ -1,5 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { eventually, TestApp } from './test-app';
 
 export const MAIN_JS = join(__dirname, '..', '..', 'dist', 'src', 'main.js');
 
@@ -23,4 +25,37 @@ export function spawnApp(env: Record<string, string>, nodeArgs: readonly string[
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, output: () => output, exited };
+}
+
+/** A port the OS has just handed out as free (it could be taken again before use, but never by a fixed or random pick). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/**
+ * The compiled app as its own process (API and worker) on `t`'s database, queue prefix and project, listening on a
+ * free port; resolves once /healthz answers, and fails with what the app printed when it never does.
+ */
+export async function startAppProcess(t: Pick<TestApp, 'db' | 'config'>): Promise<{ app: AppProcess; url: string }> {
+  const port = await freePort();
+  const app = spawnApp({
+    DATABASE_URL: t.db.url,
+    REDIS_URL: t.config.redisUrl,
+    QUEUE_PREFIX: t.config.queuePrefix,
+    ROLES: 'api,worker',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    MIGRATE_ON_START: 'false',
+    RATE_LIMIT_REQUESTS: '0',
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await eventually(async () => ((await fetch(`${url}/healthz`).catch(() => null))?.ok ? true : undefined), 20_000).catch((error) => {
+    app.child.kill('SIGKILL');
+    throw new Error(`${error.message}; the app printed:\n${app.output().slice(-2000)}`);
+  });
+  return { app, url };
 }
