@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Client } from 'pg';
 import { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
+import { PrismaService } from '../prisma/prisma.service';
 
 export interface HeldLock {
   release(): Promise<void>;
@@ -13,31 +14,26 @@ export interface HeldLock {
  */
 @Injectable()
 export class AdvisoryLocks {
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly prisma: PrismaService,
+  ) {}
 
   /**
    * Whether some session holds the lock now, read from pg_locks without taking it: two callers asking at once must not
    * see each other's probe as a holder. A bigint advisory key is stored split into classid (high) and objid (low).
    */
   async isHeld(name: string): Promise<boolean> {
-    const client = new Client({ connectionString: this.config.databaseUrl });
-    client.on('error', () => undefined);
-    await client.connect();
-    try {
-      const { rows } = await client.query<{ held: boolean }>(
-        `WITH k AS (SELECT hashtextextended($1, 0) AS key)
-         SELECT EXISTS (
-           SELECT 1 FROM pg_locks, k
-           WHERE locktype = 'advisory' AND objsubid = 1 AND granted
-             AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-             AND classid::bigint = (key >> 32) & 4294967295 AND objid::bigint = key & 4294967295
-         ) AS held`,
-        [name],
-      );
-      return rows[0].held;
-    } finally {
-      await client.end().catch(() => undefined);
-    }
+    // a read needs no session of its own: the pool's connection will do
+    const rows = await this.prisma.$queryRaw<Array<{ held: boolean }>>`
+      WITH k AS (SELECT hashtextextended(${name}, 0) AS key)
+      SELECT EXISTS (
+        SELECT 1 FROM pg_locks, k
+        WHERE locktype = 'advisory' AND objsubid = 1 AND granted
+          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+          AND classid::bigint = (key >> 32) & 4294967295 AND objid::bigint = key & 4294967295
+      ) AS held`;
+    return rows[0].held;
   }
 
   /** The lock, or null when another session holds it. */
