@@ -1,11 +1,11 @@
 import { Controller, Get, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { ApiError, notFound } from '../infra/http/api-error';
-import { decodeInstantCursor, encodeCursor } from '../infra/http/cursor';
+import { encodeCursor, readInstantCursor } from '../infra/http/cursor';
 import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
-import { compileQueryValidator } from '../infra/http/query-validator';
-import { EARLIEST_INSTANT } from '../infra/http/storable-values';
-import { QueueUnavailableError } from '../infra/queue/queue.producer';
+import { compileQueryValidator, invalidQuery } from '../infra/http/query-validator';
+import { EARLIEST_INSTANT, isUuid } from '../infra/http/storable-values';
+import { queueUnavailableResponse, QueueUnavailableError } from '../infra/queue/queue.producer';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
 import type { AuthenticatedProject } from '../tenancy/project.repository';
@@ -23,9 +23,6 @@ const LIST_QUERY_SCHEMA = {
 };
 const validateRunQuery = compileQueryValidator<{ date?: string }>(RUN_QUERY_SCHEMA);
 const validateListQuery = compileQueryValidator<{ cursor?: string; limit: number }>(LIST_QUERY_SCHEMA);
-
-/** How long a client asked to retry waits before queueing a run again. */
-const QUEUE_RETRY_AFTER_SECONDS = 5;
 
 @Controller('v1/jobs')
 @UseGuards(ApiKeyGuard)
@@ -69,7 +66,8 @@ export class JobsController {
   @ApiRoute({ summary: 'Every nightly run of this project, newest first', query: LIST_QUERY_SCHEMA, response: JOB_RUNS_RESPONSE })
   async list(@CurrentProject() project: AuthenticatedProject, @Query() rawQuery: unknown) {
     const query = validateListQuery(rawQuery);
-    const before = query.cursor ? decodeRunCursor(query.cursor) : undefined;
+    const cursor = query.cursor ? readInstantCursor(query.cursor) : undefined;
+    const before = cursor && { startedAt: cursor.at, id: cursor.id };
     const rows = await this.runs.listRuns(project.projectId, query.limit + 1, before);
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
@@ -82,23 +80,19 @@ export class JobsController {
   @Get(':id')
   @ApiRoute({ summary: 'One run of this project: queued, running, or its outcome', response: JOB_RUN_RESPONSE })
   async get(@CurrentProject() project: AuthenticatedProject, @Param('id') id: string) {
-    const run = UUID.test(id) ? await this.runs.findRun(project.projectId, id) : null;
+    const run = isUuid(id) ? await this.runs.findRun(project.projectId, id) : null;
     if (!run) throw notFound('job run', id);
     return toRunView(run);
   }
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 function toApiError(error: unknown): unknown {
   if (error instanceof NightlyAlreadyRunningError) return new ApiError(409, 'job_running', error.message);
   if (!(error instanceof QueueUnavailableError)) return error;
-  const headers = { 'retry-after': String(QUEUE_RETRY_AFTER_SECONDS) };
-  if (!error.mayHaveLanded)
-    return new ApiError(503, 'queue_unavailable', 'The job queue is unavailable; no run was queued. Retry later.', { headers });
-  // Redis did not confirm in time: the run stays queued and asking again adds its job once
-  return new ApiError(503, 'queue_unconfirmed', 'The job queue did not confirm in time; asking again is safe (it queues the same run).', {
-    headers,
+  // unconfirmed: the run stays queued and asking again adds its job once
+  return queueUnavailableResponse(error, {
+    unavailable: 'The job queue is unavailable; no run was queued. Retry later.',
+    unconfirmed: 'The job queue did not confirm in time; asking again is safe (it queues the same run).',
   });
 }
 
@@ -117,13 +111,5 @@ function toRunView(run: JobRun) {
 }
 
 function invalidDate(message: string) {
-  return new ApiError(400, 'invalid_query', `Invalid query parameter date`, { details: [{ path: '/query/date', message }] });
-}
-
-function decodeRunCursor(cursor: string) {
-  const decoded = decodeInstantCursor(cursor);
-  if (decoded) return { startedAt: decoded.at, id: decoded.id };
-  throw new ApiError(400, 'invalid_query', 'Invalid query parameter cursor', {
-    details: [{ path: '/query/cursor', message: 'is not a cursor this API issued' }],
-  });
+  return invalidQuery([{ path: '/query/date', message }]);
 }

@@ -9,6 +9,7 @@ import { JobName, QueueName } from '../infra/queue/queue.names';
 import { RunningWorker, startQueueWorker } from '../infra/queue/queue-worker';
 import { parseDay } from './analytics-day';
 import { NightlyService } from './nightly.service';
+import { isUuid } from '../infra/http/storable-values';
 
 /** Runs the nightly jobs, one at a time per worker process: the scheduler's (every project) and those the API queued. */
 @Injectable()
@@ -55,7 +56,7 @@ export class NightlyProcessor implements OnApplicationBootstrap, BeforeApplicati
   private recordGivenUp(job: Job<unknown> | undefined, error: Error) {
     if (job?.name !== JobName.NightlyProjectRun || !isFinallyFailed(job)) return;
     const runId = (job.data as { runId?: unknown } | null)?.runId;
-    if (typeof runId !== 'string' || !UUID_PATTERN.test(runId)) return;
+    if (typeof runId !== 'string' || !isUuid(runId)) return;
     this.nightly.recordGivenUpRun(runId, `the queue gave up on this run: ${error.message}`).catch((recordError: unknown) => {
       this.logger.warn({ runId, err: String(recordError) }, 'could not record a given-up nightly run');
     });
@@ -65,8 +66,6 @@ export class NightlyProcessor implements OnApplicationBootstrap, BeforeApplicati
     await this.worker?.close(this.config.shutdownTimeoutMs);
   }
 }
-
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** BullMQ emits `failed` for attempts it will retry too; a job that will not run again has its finishedOn set. */
 function isFinallyFailed(job: Job<unknown>): boolean {

@@ -17,8 +17,7 @@ import {
 import { ErrorGroupQueries } from './error-group.queries';
 import { failedArgumentValues, toErrorGroupView, toSampleView } from './error-group-view';
 import { requireToolName } from './tool-name';
-
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from '../infra/http/storable-values';
 
 @Controller('v1')
 @UseGuards(ApiKeyGuard)
@@ -50,7 +49,7 @@ export class ErrorGroupsController {
   })
   async get(@CurrentProject() project: AuthenticatedProject, @Param('id') id: string, @Query() rawQuery: unknown) {
     const filter = readErrorGroupQuery(rawQuery);
-    const group = UUID_PATTERN.test(id) ? await this.groups.findErrorGroup(project.projectId, id.toLowerCase()) : null;
+    const group = isUuid(id) ? await this.groups.findErrorGroup(project.projectId, id.toLowerCase()) : null;
     if (!group) throw notFound('error group', id);
     const samples = await this.groups.findSampleEvents(project.projectId, group.sampleEventIds, filter);
     return {
@@ -68,7 +67,7 @@ export class ErrorGroupsController {
   })
   async setStatus(@CurrentProject() project: AuthenticatedProject, @Param('id') id: string, @Body() body: unknown) {
     const { status } = readErrorGroupPatch(body);
-    const isUpdated = UUID_PATTERN.test(id) && (await this.groups.updateStatus(project.projectId, id.toLowerCase(), status));
+    const isUpdated = isUuid(id) && (await this.groups.updateStatus(project.projectId, id.toLowerCase(), status));
     const group = isUpdated ? await this.groups.findErrorGroup(project.projectId, id.toLowerCase()) : null;
     if (!group) throw notFound('error group', id);
     return toErrorGroupView(group);

@@ -5,7 +5,7 @@ import { ApiError, FieldError } from '../infra/http/api-error';
 import { AcceptedEvent } from '../infra/queue/queue.payloads';
 import { ROOT_LOGGER } from '../infra/logging/logging.module';
 import { JobName } from '../infra/queue/queue.names';
-import { QueueProducer, QueueUnavailableError } from '../infra/queue/queue.producer';
+import { QueueProducer, queueUnavailableResponse, QueueUnavailableError } from '../infra/queue/queue.producer';
 import { eventErrors, MAX_EVENTS_PER_BATCH } from './event.schemas';
 import { normalizeEvent } from './event-normalizer';
 import { mapProviderShape } from './provider-shapes';
@@ -25,7 +25,6 @@ export interface ClientInfo {
   dropped: number;
 }
 
-export const QUEUE_RETRY_AFTER_SECONDS = 5;
 const UNCONFIRMED_MESSAGE =
   'The event queue did not confirm in time; these events may or may not have been queued. Resending them with the same ids is safe (an id is stored once); events sent without an id could be stored twice.';
 
@@ -92,15 +91,12 @@ export class IngestService {
       await this.producer.enqueue(JobName.CategorizeBatch, { projectId, receivedAt: now.toISOString(), events: accepted }, randomUUID());
     } catch (error) {
       if (!(error instanceof QueueUnavailableError)) throw error;
-      const headers = { 'retry-after': String(QUEUE_RETRY_AFTER_SECONDS) };
-      if (!error.mayHaveLanded) {
-        throw new ApiError(503, 'queue_unavailable', 'The event queue is unavailable; nothing was accepted. Retry later.', {
-          headers,
-          body: { accepted: 0 },
-        });
-      }
-      // Redis did not confirm in time: the job may still land, so no count is claimed either way.
-      throw new ApiError(503, 'queue_unconfirmed', UNCONFIRMED_MESSAGE, { headers });
+      // unconfirmed: the job may still land, so no count is claimed either way
+      throw queueUnavailableResponse(
+        error,
+        { unavailable: 'The event queue is unavailable; nothing was accepted. Retry later.', unconfirmed: UNCONFIRMED_MESSAGE },
+        { accepted: 0 },
+      );
     }
   }
 

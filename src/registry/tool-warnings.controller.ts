@@ -7,8 +7,7 @@ import { AuthenticatedProject } from '../tenancy/project.repository';
 import { WARNING_CHANGE_RESPONSE, WARNINGS_RESPONSE } from './registry-responses.schemas';
 import { DISMISS_BODY_SCHEMA, readDismissBody, readWarningBody, requireToolName, WARNING_BODY_SCHEMA } from './registry.schemas';
 import { ToolChangesService, WarningChangeResult } from './tool-changes.service';
-
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from '../infra/http/storable-values';
 
 /** Warnings by hand: add, dismiss, reinstate. Each change to the active set is a new description version. */
 @Controller('v1/tools/:name/warnings')
@@ -68,6 +67,6 @@ export class ToolWarningsController {
 }
 
 function requireWarningId(id: string): string {
-  if (!UUID_PATTERN.test(id)) throw notFound('warning', id);
+  if (!isUuid(id)) throw notFound('warning', id);
   return id.toLowerCase();
 }

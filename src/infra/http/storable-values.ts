@@ -10,6 +10,13 @@ export const EARLIEST_INSTANT = new Date('1970-01-01T00:00:00.000Z');
 export const LATEST_INSTANT = new Date('9999-12-31T23:59:59.999Z');
 export const INSTANT_RANGE_TEXT = 'between 1970-01-01 and 9999-12-31 (UTC)';
 
+/** Whether `text` is a UUID, the only thing a uuid column accepts: anything else would be a 500 from Postgres, not a 404. */
+export function isUuid(text: string): boolean {
+  return UUID_PATTERN.test(text);
+}
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export function isStorableInstant(date: Date): boolean {
   const time = date.getTime();
   return time >= EARLIEST_INSTANT.getTime() && time <= LATEST_INSTANT.getTime();

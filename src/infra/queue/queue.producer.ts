@@ -3,6 +3,7 @@ import { Queue } from 'bullmq';
 import { Redis, ReplyError } from 'ioredis';
 import { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
+import { ApiError } from '../http/api-error';
 import { createProducerConnection } from '../redis/redis-connections';
 import { JobName, QueueName } from './queue.names';
 import { JOBS } from './queue.jobs';
@@ -19,6 +20,23 @@ export class QueueUnavailableError extends Error {
   ) {
     super(message);
   }
+}
+
+/** How long a client told to retry (a 503 for a job that could not be queued) waits first. */
+export const QUEUE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The 503 a route answers when its job could not be queued: `queue_unavailable` when Redis certainly holds nothing of
+ * it, `queue_unconfirmed` when it may have landed; both with Retry-After. Each route says what that means for it.
+ */
+export function queueUnavailableResponse(
+  error: QueueUnavailableError,
+  messages: { unavailable: string; unconfirmed: string },
+  unavailableBody?: Record<string, unknown>,
+): ApiError {
+  const headers = { 'retry-after': String(QUEUE_RETRY_AFTER_SECONDS) };
+  if (!error.mayHaveLanded) return new ApiError(503, 'queue_unavailable', messages.unavailable, { headers, body: unavailableBody });
+  return new ApiError(503, 'queue_unconfirmed', messages.unconfirmed, { headers });
 }
 
 /** Short enough that a request waiting on a frozen Redis still answers 503 within 3 s, rate limit check included. */
