@@ -93,7 +93,7 @@ export class NightlyService {
   }
 
   private async recordSkippedRun(projectId: string, day: Date, trigger: string, lockWaitMs: number) {
-    const reason = `skipped: another run of this project held its lock for the ${lockWaitMs} ms this run waited`;
+    const reason = skippedReason(lockWaitMs);
     this.logger.error({ projectId, day: formatDay(day), trigger }, `nightly run ${reason}`);
     try {
       await this.jobRuns.finishRun(await this.jobRuns.insertRunningRun(projectId, NIGHTLY_JOB, day, trigger), 'skipped', null, reason);
@@ -124,7 +124,7 @@ export class NightlyService {
   async runQueuedRun(runId: string, projectId: string, day: Date, lockWaitMs = LOCK_WAIT_MS): Promise<void> {
     const lock = await this.waitForLock(projectId, lockWaitMs);
     if (!lock) {
-      const reason = `skipped: another run of this project held its lock for the ${lockWaitMs} ms this run waited`;
+      const reason = skippedReason(lockWaitMs);
       this.logger.error({ projectId, day: formatDay(day), runId }, `nightly run ${reason}`);
       await this.jobRuns.finishRun(runId, 'skipped', null, reason);
       return;
@@ -248,6 +248,11 @@ export class NightlyService {
     }
     return { measured, retired };
   }
+}
+
+/** Why a run that waited `lockWaitMs` for its project's lock in vain did not run (the scheduled and the queued alike). */
+function skippedReason(lockWaitMs: number): string {
+  return `skipped: another run of this project held its lock for the ${lockWaitMs} ms this run waited`;
 }
 
 function isEligible(recommendation: StoredRecommendation, policy: ProjectPolicyValues): boolean {
