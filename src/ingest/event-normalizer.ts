@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AcceptedEvent } from '../infra/queue/queue.payloads';
 import { FieldError } from '../infra/http/api-error';
-import { firstUnstorableValue, INSTANT_RANGE_TEXT, isStorableInstant } from '../infra/http/storable-values';
+import { firstUnstorableValue, INSTANT_RANGE_TEXT, isStorableInstant, truncateText } from '../infra/http/storable-values';
 import { MAX_METADATA_BYTES } from './event.schemas';
 import { redactSecrets, redactSecretsInText } from './secret-redaction';
 import { firstUnstorableInJsonText } from './storable-json';
@@ -74,13 +74,6 @@ function truncateJson(value: unknown, maxBytes: number): unknown {
   const text = JSON.stringify(value);
   if (text === undefined || Buffer.byteLength(text) <= maxBytes) return value;
   return { $truncated: true, bytes: Buffer.byteLength(text), preview: truncateText(text, maxBytes) };
-}
-
-/** Cuts at most `maxChars` UTF-16 units, never between the two halves of a surrogate pair (jsonb refuses a lone one). */
-function truncateText(text: string, maxChars: number): string {
-  if (text.length <= maxChars) return text;
-  const isPairCut = /[\uD800-\uDBFF]/.test(text[maxChars - 1]);
-  return text.slice(0, isPairCut ? maxChars - 1 : maxChars);
 }
 
 function jsonDepth(value: unknown): number {

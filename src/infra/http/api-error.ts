@@ -1,3 +1,5 @@
+import { truncateText } from './storable-values';
+
 /** A field-level problem: JSON Pointer into the request (body or query) and what is wrong there. */
 export interface FieldError {
   path: string;
@@ -37,12 +39,9 @@ const MAX_ECHOED_ID_CHARS = 200;
 
 /** The 404 of a thing looked up by id or name in the caller's project: `No tool "calc" in this project`. */
 export function notFound(kind: string, id: string): ApiError {
-  return new ApiError(404, 'not_found', `No ${kind} ${JSON.stringify(truncate(id, MAX_ECHOED_ID_CHARS))} in this project`);
+  return new ApiError(404, 'not_found', `No ${kind} ${JSON.stringify(echoedId(id))} in this project`);
 }
 
-/** Cuts text to `maxChars` UTF-16 units without splitting a surrogate pair, marking the cut with an ellipsis. */
-function truncate(text: string, maxChars: number): string {
-  if (text.length <= maxChars) return text;
-  const end = /[\uD800-\uDBFF]/.test(text[maxChars - 1]) ? maxChars - 1 : maxChars;
-  return `${text.slice(0, end)}…`;
+function echoedId(id: string): string {
+  return id.length <= MAX_ECHOED_ID_CHARS ? id : `${truncateText(id, MAX_ECHOED_ID_CHARS)}…`;
 }

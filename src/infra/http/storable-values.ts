@@ -1,4 +1,4 @@
-import { FieldError } from './api-error';
+import type { FieldError } from './api-error';
 
 // What Postgres can store, checked at the edge: a value accepted here never makes a query or a batch fail later.
 
@@ -94,4 +94,11 @@ function locateUnstorableValue(value: unknown, path: string): FieldError | null 
 /** A key or parameter name as it can be shown in a JSON Pointer of an error: escaped, and printable. */
 export function pointerSegment(name: string): string {
   return name.toWellFormed().replaceAll('\u0000', '\\u0000').replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+/** Cuts at most `maxChars` UTF-16 units, never between the two halves of a surrogate pair (jsonb refuses a lone one). */
+export function truncateText(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const isPairCut = /[\uD800-\uDBFF]/.test(text[maxChars - 1]);
+  return text.slice(0, isPairCut ? maxChars - 1 : maxChars);
 }
