@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError, notFound } from '../infra/http/api-error';
+import { isUuid } from '../infra/http/storable-values';
 import { RegistryService } from '../registry/registry.service';
 import { ProjectPolicyValues, RecommendationRepository, StoredRecommendation } from './recommendation.repository';
 import { DEFAULT_POLICY } from './nightly.service';
@@ -49,7 +50,7 @@ export class RecommendationsService {
   }
 
   private async find(projectId: string, id: string): Promise<StoredRecommendation> {
-    const recommendation = /^[0-9a-f-]{36}$/i.test(id) ? await this.recommendations.findRecommendation(projectId, id) : null;
+    const recommendation = isUuid(id) ? await this.recommendations.findRecommendation(projectId, id) : null;
     if (!recommendation) throw notFound('recommendation', id);
     return recommendation;
   }

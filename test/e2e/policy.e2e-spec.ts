@@ -63,3 +63,23 @@ describe('PUT /v1/policy', () => {
     expect(theirs.body).toMatchObject({ autoApply: true, minOccurrences: 5 });
   });
 });
+
+/** An id the uuid column cannot hold is a 404 like any unknown id, never a 500 from the query it would make. */
+describe('POST /v1/recommendations/:id/apply and /dismiss with an id that is not a UUID', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ ROLES: 'api' });
+  });
+  afterAll(() => t.close());
+
+  it.each([
+    ['36 hyphens', '-'.repeat(36)],
+    ['36 hex digits without hyphens', 'a'.repeat(36)],
+    ['a UUID with its hyphens moved', '0123456789ab-cdef-0123-4567-89abcdef0123'.slice(0, 36)],
+  ])('answers 404 not_found for %s', async (_case, id) => {
+    for (const action of ['apply', 'dismiss']) {
+      const response = await t.request('POST', `/v1/recommendations/${id}/${action}`);
+      expect({ action, status: response.status, code: response.body.error?.code }).toEqual({ action, status: 404, code: 'not_found' });
+    }
+  });
+});
