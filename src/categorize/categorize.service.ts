@@ -14,10 +14,6 @@ import { errorGroupIdFor } from './error-group-id';
 import { EventDiagnosis, StoredEventRow } from './stored-event';
 import { classifyWriteFailure } from './write-failure';
 
-// Each diagnosis may spend up to ARGUMENT_VALIDATION_BUDGET_MS validating against a user's schema: the batches in
-// flight together yield to the event loop once this much time has passed, so requests and health checks are
-// answered between events.
-
 export interface BatchOutcome {
   received: number;
   stored: number;
@@ -52,6 +48,7 @@ export class CategorizeService {
     const byId = new Map<string, AcceptedEvent>();
     const rows: StoredEventRow[] = [];
     for (const event of payload.events) {
+      // a diagnosis may spend its whole validation budget on a user's schema: requests and health checks go between
       await this.timeSlice.yieldIfDue();
       const row = toRow(payload.projectId, event, receivedAt, schemas.get(event.tool));
       if (byId.has(row.id)) continue;
