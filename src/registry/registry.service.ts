@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ArgumentSchema, compileArgumentSchema } from '../diagnosis';
+import { SharedTimeSlice } from '../infra/event-loop/shared-time-slice';
 import type { JsonObject, WarningRecord } from './registry.types';
 import { AutoWarning, AutoWarningResult, ToolChangesService } from './tool-changes.service';
 import { ToolRepository } from './tool.repository';
@@ -20,6 +21,7 @@ export class RegistryService {
     private readonly schemas: ToolSchemaRepository,
     private readonly tools: ToolRepository,
     private readonly toolChanges: ToolChangesService,
+    private readonly timeSlice: SharedTimeSlice,
   ) {}
 
   async findArgumentSchemas(projectId: string, toolNames: readonly string[]): Promise<Map<string, ArgumentSchema>> {
@@ -33,7 +35,7 @@ export class RegistryService {
         if (this.compiled.size >= MAX_CACHED_SCHEMAS) this.compiled.delete(this.compiled.keys().next().value!);
         this.compiled.set(key, entry);
         // a compile may take up to SCHEMA_COMPILE_BUDGET_MS: let requests through between two of them
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        await this.timeSlice.yieldIfDue();
       }
       if (entry.schema) schemas.set(row.name, entry.schema);
     }
