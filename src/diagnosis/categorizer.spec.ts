@@ -179,6 +179,27 @@ describe('diagnose', () => {
     });
   });
 
+  it.each([
+    "Function execution failed: Missing number argument. Expected: 'number', 'n', 'num', 'value', or 'integer'. Received: numbers",
+    'Error: missing `number` parameter',
+    "ToolError: Missing 'number' field in input",
+  ])('reads a tool naming its missing argument between the words, without a schema, as the rename it is: %s', (message) => {
+    const diagnosis = diagnose({ tool: 'prime_factors', arguments: { numbers: [12, 15, 18] }, error: failed(message) });
+    expect(diagnosis).toMatchObject({
+      category: 'argument_mismatch',
+      subtype: 'unknown_argument',
+      argumentPath: '/numbers',
+      wrongArgument: 'numbers',
+      intendedArgument: 'number',
+      arrayForScalar: true,
+    });
+  });
+
+  it('does not read the words of "missing required argument" as an argument name', () => {
+    const diagnosis = diagnose({ tool: 'f', arguments: { b: 1 }, error: failed('Missing required argument') });
+    expect(diagnosis).toMatchObject({ category: 'argument_mismatch', subtype: 'missing_argument', argumentPath: null });
+  });
+
   it('lets the schema decide over a contradicting message', () => {
     const diagnosis = diagnose({ tool: 'factorial', arguments: { n: 25 }, error: failed('connect ECONNREFUSED'), schema: factorialSchema });
     expect(diagnosis).toMatchObject({
