@@ -10,6 +10,11 @@ import { ToolEvent, ToolEventError } from './wire';
 export interface ToolcoachCallbackOptions {
   /** The agent's name on every event; by default `metadata.agent`, an `agent:<name>` tag, or the client's `agent`. */
   agent?: string;
+  /**
+   * The model on every event. By default the model LangChain's chat model names for the call that asked for the tool
+   * (`ls_model_name` in its run metadata, else `model` in its invocation params).
+   */
+  model?: string;
   /** Flags results that report a failure without throwing, such as `{success: false, error}`. */
   isFailure?: (result: unknown) => boolean;
 }
@@ -20,6 +25,10 @@ const MAX_TRACKED = 10_000;
 const STACK_LINE = /\n\s+at .*/g;
 // Metadata keys LangChain and LangGraph add for their own bookkeeping; the rest is the user's.
 const INTERNAL_METADATA = /^(langgraph_|ls_|lc_|__|checkpoint_ns$|versions$)/;
+// The server refuses longer names; a model name is never this long, a bug upstream could make one.
+const MAX_MODEL_CHARS = 200;
+// Parent links are followed this far up at most: a trace is a few levels deep, a cycle would be a bug upstream.
+const MAX_TRACE_DEPTH = 64;
 
 interface ToolRun {
   runId: string;
@@ -36,6 +45,26 @@ interface ToolRun {
 interface ModelToolCall {
   name: string;
   args: unknown;
+  /** The model that asked for the call, when its run named one. */
+  model: string | undefined;
+}
+
+/** A chain or model run still going on: where it sits in its trace, and what it was started with. */
+interface OpenRun {
+  parentRunId: string | undefined;
+  tags: string[] | undefined;
+  metadata: Record<string, unknown> | undefined;
+  /** Set on model runs: the model the run named, if any. */
+  model?: string;
+}
+
+/** Where an event's run sits and what it carried, for the fields every event gets. */
+interface RunContext {
+  runId: string | undefined;
+  parentRunId: string | undefined;
+  tags: string[] | undefined;
+  metadata: Record<string, unknown> | undefined;
+  model: string | undefined;
 }
 
 interface ToolMessageLike {
@@ -53,10 +82,12 @@ interface ToolMessageLike {
 export class ToolcoachCallbackHandler implements CallbackHandlerMethods {
   readonly name = 'toolcoach';
   private readonly runs = new Map<string, ToolRun>();
-  /** Tool calls the model made, by id, to attach arguments to failures that never reached a tool. */
+  /** Tool calls the model made, by id, to attach arguments and the model to the events of those calls. */
   private readonly modelToolCalls = new Map<string, ModelToolCall>();
-  /** Tags and metadata of running tool nodes, for the agent name of failures that never reached a tool. */
-  private readonly toolNodes = new Map<string, { tags?: string[]; metadata?: Record<string, unknown> }>();
+  /** Chain and model runs that have not ended: parent links to find a run's trace, metadata of tool nodes and models. */
+  private readonly openRuns = new Map<string, OpenRun>();
+  /** The last model named in each trace (by root run id), for tool runs no model tool call can be matched to. */
+  private readonly lastModelOfTrace = new Map<string, string>();
   /** Tool call ids that reached a tool, whose outcome the tool callbacks already reported. */
   private readonly ranToolCallIds = new Set<string>();
 
@@ -123,9 +154,42 @@ export class ToolcoachCallbackHandler implements CallbackHandlerMethods {
     }
   }
 
+  handleChatModelStart(
+    _llm: Serialized,
+    _messages: unknown[][],
+    runId: string,
+    parentRunId?: string,
+    extraParams?: Record<string, unknown>,
+    tags?: string[],
+    metadata?: Record<string, unknown>,
+  ): void {
+    this.startModelRun(runId, parentRunId, extraParams, tags, metadata);
+  }
+
+  /** Plain (non-chat) models; LangChain calls this one for chat models only when a handler has no handleChatModelStart. */
+  handleLLMStart(
+    _llm: Serialized,
+    _prompts: string[],
+    runId: string,
+    parentRunId?: string,
+    extraParams?: Record<string, unknown>,
+    tags?: string[],
+    metadata?: Record<string, unknown>,
+  ): void {
+    this.startModelRun(runId, parentRunId, extraParams, tags, metadata);
+  }
+
   /** Remembers the tool calls the model asked for, and reports the malformed ones LangChain could not parse. */
-  handleLLMEnd(output: LLMResult, _runId: string, _parentRunId?: string, tags?: string[]): void {
+  handleLLMEnd(output: LLMResult, runId: string, parentRunId?: string, tags?: string[]): void {
     try {
+      const run = this.openRuns.get(runId);
+      const context: RunContext = {
+        runId,
+        parentRunId: run?.parentRunId ?? parentRunId,
+        tags: run?.tags ?? tags,
+        metadata: run?.metadata,
+        model: run?.model,
+      };
       for (const generations of output.generations ?? []) {
         for (const generation of generations) {
           const message = (
@@ -137,36 +201,42 @@ export class ToolcoachCallbackHandler implements CallbackHandlerMethods {
             }
           ).message;
           for (const call of message?.tool_calls ?? []) {
-            if (call.id) remember(this.modelToolCalls, call.id, { name: call.name, args: call.args });
+            if (call.id) remember(this.modelToolCalls, call.id, { name: call.name, args: call.args, model: context.model });
           }
           for (const call of message?.invalid_tool_calls ?? []) {
-            this.reportUnreached({
-              tool: call.name || 'unknown',
-              toolCallId: call.id,
-              args: call.args,
-              error: { type: 'InvalidToolCall', message: call.error ?? `the model's arguments for ${call.name} are not valid JSON` },
-              tags,
-            });
+            if (call.id) rememberId(this.ranToolCallIds, call.id);
+            this.reportUnreached(
+              {
+                tool: call.name || 'unknown',
+                toolCallId: call.id,
+                args: call.args,
+                error: { type: 'InvalidToolCall', message: call.error ?? `the model's arguments for ${call.name} are not valid JSON` },
+              },
+              context,
+            );
           }
         }
       }
     } catch {
       // Never break the agent.
     }
+    this.endRun(runId, parentRunId);
+  }
+
+  handleLLMError(_error: unknown, runId: string, parentRunId?: string): void {
+    this.endRun(runId, parentRunId);
   }
 
   handleChainStart(
     _chain: Serialized,
     _inputs: ChainValues,
     runId: string,
-    _parentRunId?: string,
+    parentRunId?: string,
     tags?: string[],
     metadata?: Record<string, unknown>,
-    _runType?: string,
-    runName?: string,
   ): void {
     try {
-      if (runName === 'tools' || metadata?.langgraph_node === 'tools') remember(this.toolNodes, runId, { tags, metadata });
+      remember(this.openRuns, runId, { parentRunId, tags, metadata });
     } catch {
       // Never break the agent.
     }
@@ -176,29 +246,76 @@ export class ToolcoachCallbackHandler implements CallbackHandlerMethods {
    * A tool node's output: error ToolMessages for calls that never reached a tool (an unknown tool name, arguments
    * that failed the tool's schema) become events here, since LangChain runs no tool callback for them.
    */
-  handleChainEnd(outputs: ChainValues, runId: string, _parentRunId?: string, tags?: string[]): void {
+  handleChainEnd(outputs: ChainValues, runId: string, parentRunId?: string, tags?: string[]): void {
     try {
-      const node = this.toolNodes.get(runId);
-      if (node) this.toolNodes.delete(runId);
+      const node = this.openRuns.get(runId);
       const messages = (outputs as { messages?: unknown } | undefined)?.messages;
-      if (!Array.isArray(messages)) return;
-      for (const item of messages) {
-        const message = asToolMessage(item);
-        if (!message || message.status !== 'error' || !message.tool_call_id || this.ranToolCallIds.has(message.tool_call_id)) continue;
-        rememberId(this.ranToolCallIds, message.tool_call_id);
-        const call = this.modelToolCalls.get(message.tool_call_id);
-        this.reportUnreached({
+      if (Array.isArray(messages)) this.reportToolNodeFailures(messages, runId, node, parentRunId, tags);
+    } catch {
+      // Never break the agent.
+    }
+    this.endRun(runId, parentRunId);
+  }
+
+  handleChainError(_error: unknown, runId: string, parentRunId?: string): void {
+    this.endRun(runId, parentRunId);
+  }
+
+  private reportToolNodeFailures(
+    messages: unknown[],
+    runId: string,
+    node: OpenRun | undefined,
+    parentRunId: string | undefined,
+    tags: string[] | undefined,
+  ): void {
+    for (const item of messages) {
+      const message = asToolMessage(item);
+      if (!message || message.status !== 'error' || !message.tool_call_id || this.ranToolCallIds.has(message.tool_call_id)) continue;
+      rememberId(this.ranToolCallIds, message.tool_call_id);
+      const call = this.modelToolCalls.get(message.tool_call_id);
+      this.reportUnreached(
+        {
           tool: message.name ?? call?.name ?? 'unknown',
           toolCallId: message.tool_call_id,
           args: call?.args,
           error: unreachedErrorOf(contentText(message.content)),
-          tags: node?.tags ?? tags,
-          metadata: node?.metadata,
-        });
-      }
+        },
+        { runId, parentRunId: node?.parentRunId ?? parentRunId, tags: node?.tags ?? tags, metadata: node?.metadata, model: call?.model },
+      );
+    }
+  }
+
+  private startModelRun(
+    runId: string,
+    parentRunId: string | undefined,
+    extraParams: Record<string, unknown> | undefined,
+    tags: string[] | undefined,
+    metadata: Record<string, unknown> | undefined,
+  ): void {
+    try {
+      const model = modelNameOf(metadata, extraParams);
+      remember(this.openRuns, runId, { parentRunId, tags, metadata, model });
+      if (model !== undefined) remember(this.lastModelOfTrace, this.rootOf(runId), model);
     } catch {
       // Never break the agent.
     }
+  }
+
+  private endRun(runId: string, parentRunId: string | undefined): void {
+    this.openRuns.delete(runId);
+    // the root run ended: its trace is over
+    if (parentRunId === undefined) this.lastModelOfTrace.delete(runId);
+  }
+
+  /** The id of the outermost run still known above this one: the trace's root (LangSmith's trace id). */
+  private rootOf(runId: string): string {
+    let current = runId;
+    for (let depth = 0; depth < MAX_TRACE_DEPTH; depth++) {
+      const parent = this.openRuns.get(current)?.parentRunId;
+      if (parent === undefined) break;
+      current = parent;
+    }
+    return current;
   }
 
   private reportRun(run: ToolRun, status: 'success' | 'error', result: unknown, error: ToolEventError | undefined): void {
@@ -208,32 +325,41 @@ export class ToolcoachCallbackHandler implements CallbackHandlerMethods {
       arguments: parseArguments(run.input),
       durationMs: performance.now() - run.startedAtMs,
       occurredAt: new Date(run.occurredAt).toISOString(),
-      framework: FRAMEWORK,
-      runId: run.runId,
     };
     if (result !== undefined) event.result = result;
     if (error) event.error = error;
-    const agent = this.agentOf(run.tags, run.metadata);
-    if (agent !== undefined) event.agent = agent;
-    if (run.toolCallId !== undefined) event.toolCallId = run.toolCallId;
-    const metadata = userMetadata(run.metadata, run.tags, run.parentRunId);
-    if (metadata) event.metadata = metadata;
-    this.client.report(event);
+    const call = run.toolCallId === undefined ? undefined : this.modelToolCalls.get(run.toolCallId);
+    this.send(event, run.toolCallId, {
+      runId: run.runId,
+      parentRunId: run.parentRunId,
+      tags: run.tags,
+      metadata: run.metadata,
+      model: call?.model,
+    });
   }
 
-  private reportUnreached(failure: {
-    tool: string;
-    toolCallId?: string;
-    args: unknown;
-    error: ToolEventError;
-    tags?: string[];
-    metadata?: Record<string, unknown>;
-  }): void {
-    const event: ToolEvent = { tool: failure.tool, status: 'error', error: failure.error, durationMs: 0, framework: FRAMEWORK };
+  /** A call that never ran a tool: no duration, since nothing ran. */
+  private reportUnreached(failure: { tool: string; toolCallId?: string; args: unknown; error: ToolEventError }, context: RunContext): void {
+    const event: ToolEvent = { tool: failure.tool, status: 'error', error: failure.error };
     if (failure.args !== undefined) event.arguments = typeof failure.args === 'string' ? parseArguments(failure.args) : failure.args;
-    if (failure.toolCallId) event.toolCallId = failure.toolCallId;
-    const agent = this.agentOf(failure.tags, failure.metadata);
+    this.send(event, failure.toolCallId, context);
+  }
+
+  /** Adds what every event carries: framework, run ids and trace, agent, model, tool call id, the user's metadata. */
+  private send(event: ToolEvent, toolCallId: string | undefined, context: RunContext): void {
+    event.framework = FRAMEWORK;
+    if (context.runId !== undefined) {
+      event.runId = context.runId;
+      event.traceId = context.parentRunId === undefined ? context.runId : this.rootOf(context.parentRunId);
+    }
+    if (toolCallId) event.toolCallId = toolCallId;
+    const agent = this.agentOf(context.tags, context.metadata);
     if (agent !== undefined) event.agent = agent;
+    const model =
+      this.options.model ?? context.model ?? (event.traceId === undefined ? undefined : this.lastModelOfTrace.get(event.traceId));
+    if (model !== undefined) event.model = model;
+    const metadata = userMetadata(context.metadata, context.tags, context.parentRunId);
+    if (metadata) event.metadata = metadata;
     this.client.report(event);
   }
 
@@ -245,6 +371,15 @@ export class ToolcoachCallbackHandler implements CallbackHandlerMethods {
     if (tag) return tag.slice('agent:'.length);
     return this.client.agent;
   }
+}
+
+/** The model a chat model run names: LangSmith's `ls_model_name`, else the provider's own invocation parameter. */
+function modelNameOf(metadata: Record<string, unknown> | undefined, extraParams: Record<string, unknown> | undefined): string | undefined {
+  const params = extraParams?.invocation_params as Record<string, unknown> | undefined;
+  for (const candidate of [metadata?.ls_model_name, params?.model, params?.model_name, params?.modelName]) {
+    if (typeof candidate === 'string' && candidate) return candidate.slice(0, MAX_MODEL_CHARS);
+  }
+  return undefined;
 }
 
 function remember<V>(map: Map<string, V>, key: string, value: V): void {

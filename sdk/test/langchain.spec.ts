@@ -1,7 +1,11 @@
 import type { Serialized } from '@langchain/core/load/serializable';
-import { ToolMessage } from '@langchain/core/messages';
+import { AIMessage, ToolMessage } from '@langchain/core/messages';
+import { tool } from '@langchain/core/tools';
+import { createAgent } from 'langchain';
+import { z } from 'zod';
 import { Toolcoach, ToolEvent } from '../src';
 import { ToolcoachCallbackHandler } from '../src/langchain';
+import { ScriptedChatModel } from './scripted-chat-model';
 
 const serialized: Serialized = { lc: 1, type: 'not_implemented', id: ['langchain', 'tools', 'DynamicStructuredTool'] };
 
@@ -40,6 +44,7 @@ describe('ToolcoachCallbackHandler', () => {
         occurredAt: expect.any(String),
         framework: 'langchainjs',
         runId: 'run-1',
+        traceId: 'parent-1',
         toolCallId: 'call-run-1',
         agent: 'math',
         metadata: { team: 'core', tags: ['agent:math'], parentRunId: 'parent-1' },
@@ -103,7 +108,7 @@ describe('ToolcoachCallbackHandler', () => {
       },
       'llm-1',
     );
-    handler.handleChainStart(serialized, {}, 'node-1', undefined, [], { agent: 'math', langgraph_node: 'tools' }, undefined, 'tools');
+    handler.handleChainStart(serialized, {}, 'node-1', undefined, [], { agent: 'math', langgraph_node: 'tools' });
     handler.handleChainEnd(
       {
         messages: [
@@ -200,5 +205,98 @@ describe('ToolcoachCallbackHandler', () => {
     handler.handleToolEnd('[2,2,3]', 'run-1');
     expect(enqueue.mock.calls[0][0].descriptionVersion).toBe(3);
     await tc.shutdown(10);
+  });
+});
+
+describe('ToolcoachCallbackHandler in a real LangChain.js agent', () => {
+  const factorial = tool(
+    ({ n }) => {
+      if (n > 20) throw new RangeError(`factorial overflow for n > 20: ${n}`);
+      let product = 1;
+      for (let i = 2; i <= n; i++) product *= i;
+      return product;
+    },
+    { name: 'factorial', description: 'Returns n!.', schema: z.object({ n: z.number().int().min(0) }) },
+  );
+
+  /** One agent run whose model makes every kind of call: fine, thrown, schema failure, unknown tool, invalid JSON. */
+  async function runAgent(options: ConstructorParameters<typeof ToolcoachCallbackHandler>[1] = {}) {
+    const { handler, events } = setUp(options);
+    const model = new ScriptedChatModel('scripted-reader-1', [
+      new AIMessage({
+        content: '',
+        tool_calls: [
+          { id: 'ok', name: 'factorial', args: { n: 5 } },
+          { id: 'thrown', name: 'factorial', args: { n: 25 } },
+          { id: 'schema', name: 'factorial', args: { number: 5 } },
+          { id: 'unknown', name: 'factorialize', args: { n: 5 } },
+        ],
+        invalid_tool_calls: [{ id: 'invalid', name: 'factorial', args: '{"n": 5', error: 'Unterminated JSON', type: 'invalid_tool_call' }],
+      }),
+      new AIMessage('Done.'),
+    ]);
+    const agent = createAgent({ model, tools: [factorial] });
+    await agent.invoke(
+      { messages: [{ role: 'user', content: 'compute 5!' }] },
+      { callbacks: [handler], metadata: { team: 'core', agent: 'math' } },
+    );
+    const byCall = Object.fromEntries(events.map((e) => [e.toolCallId, e]));
+    return { handler, events, byCall };
+  }
+
+  it('names the model from the chat model run that asked for each call, on calls that ran and calls that never did', async () => {
+    const { events, byCall } = await runAgent();
+    expect(Object.keys(byCall).sort()).toEqual(['invalid', 'ok', 'schema', 'thrown', 'unknown']);
+    expect(events.map((e) => e.model)).toEqual(events.map(() => 'scripted-reader-1'));
+    expect(byCall.ok).toMatchObject({ status: 'success', agent: 'math', framework: 'langchainjs' });
+    expect(byCall.thrown.error).toMatchObject({ type: 'RangeError' });
+    expect(byCall.schema.error).toMatchObject({ type: 'ToolInputParsingException' });
+    expect(byCall.unknown.error).toMatchObject({ type: 'ToolNotFoundError' });
+    expect(byCall.invalid.error).toEqual({ type: 'InvalidToolCall', message: 'Unterminated JSON' });
+  });
+
+  it('an explicit model option wins over the name the chat model gives', async () => {
+    const { events } = await runAgent({ model: 'gpt-4.1' });
+    expect(new Set(events.map((e) => e.model))).toEqual(new Set(['gpt-4.1']));
+  });
+
+  it("keeps the run's metadata, run id, parent run id and trace on every event", async () => {
+    const { events } = await runAgent();
+    const traces = new Set(events.map((e) => e.traceId));
+    expect(traces.size).toBe(1);
+    expect([...traces][0]).toEqual(expect.any(String));
+    for (const event of events) {
+      expect(event.runId).toEqual(expect.any(String));
+      expect(event.runId).not.toBe(event.traceId);
+      expect(event.metadata).toMatchObject({ team: 'core', parentRunId: expect.any(String) });
+      expect(Object.keys(event.metadata!).filter((k) => /^(ls_|langgraph_)/.test(k))).toEqual([]);
+    }
+    const runIds = new Set(events.map((e) => e.runId));
+    expect(runIds.size).toBe(events.length);
+  });
+
+  it('gives a duration only to calls that ran a tool; absent, not 0, for those that never did', async () => {
+    const { byCall } = await runAgent();
+    expect(byCall.ok.durationMs).toEqual(expect.any(Number));
+    expect(byCall.thrown.durationMs).toEqual(expect.any(Number));
+    for (const id of ['schema', 'unknown', 'invalid']) expect('durationMs' in byCall[id]).toBe(false);
+  });
+
+  it('forgets every run once the agent run ends', async () => {
+    const { handler } = await runAgent();
+    const state = handler as unknown as {
+      runs: Map<string, unknown>;
+      openRuns: Map<string, unknown>;
+      lastModelOfTrace: Map<string, unknown>;
+    };
+    expect([state.runs.size, state.openRuns.size, state.lastModelOfTrace.size]).toEqual([0, 0, 0]);
+  });
+
+  it('reports a tool run outside any agent with its own run as the trace and no model', async () => {
+    const { handler, events } = setUp();
+    await factorial.invoke({ id: 'direct', name: 'factorial', args: { n: 3 }, type: 'tool_call' }, { callbacks: [handler] });
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ status: 'success', toolCallId: 'direct', traceId: events[0].runId });
+    expect('model' in events[0]).toBe(false);
   });
 });
