@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { resolveConnection } from './connection-settings';
 import { DescriptionCache, defaultCacheDir } from './description-cache';
 import { Logger, OnceLogger } from './logger';
 import { isSecretKeyByDefault, SecretKeyMatcher } from './redaction';
@@ -22,9 +23,10 @@ export interface ToolcoachOptions extends Pick<
   | 'fetch'
   | 'random'
 > {
-  /** Where the toolcoach API listens, e.g. http://localhost:3000. */
-  baseUrl: string;
-  apiKey: string;
+  /** Where the toolcoach API listens. Default: `TOOLCOACH_URL` (alias `TOOLCOACH_BASE_URL`), else http://localhost:3000. */
+  baseUrl?: string;
+  /** A project's API key. Default: `TOOLCOACH_API_KEY`. */
+  apiKey?: string;
   /** Default `agent` of every event that does not name one. */
   agent?: string;
   /**
@@ -71,17 +73,25 @@ export class Toolcoach {
   private readonly onBeforeExit: (() => void) | undefined;
   private loadSource: DescriptionSource | undefined;
 
-  constructor(options: ToolcoachOptions) {
+  constructor(options: ToolcoachOptions = {}) {
     const logger = options.logger ?? console;
     this.log = new OnceLogger(logger);
     this.agent = options.agent;
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.apiKey = options.apiKey;
+    const connection = resolveConnection(options);
+    this.baseUrl = connection.baseUrl;
+    this.apiKey = connection.apiKey ?? '';
+    if (connection.apiKey === undefined) {
+      this.log.warn(
+        'no-api-key',
+        `toolcoach: no API key (pass apiKey or set TOOLCOACH_API_KEY); ${this.baseUrl} will refuse every request`,
+      );
+    }
     this.fetch = options.fetch ?? globalThis.fetch;
     this.startupTimeoutMs = options.startupTimeoutMs ?? 2000;
     this.reporter = new Reporter({
       ...options,
       baseUrl: this.baseUrl,
+      apiKey: this.apiKey,
       isSecretKey: options.redact === undefined ? isSecretKeyByDefault : options.redact,
       client: { sdk: SDK_NAME, version: SDK_VERSION },
       logger,
