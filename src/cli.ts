@@ -9,7 +9,7 @@ import { ProjectRepository } from './tenancy/project.repository';
 import { ProjectExistsError, ProjectService } from './tenancy/project.service';
 
 const USAGE = `Usage: npm run cli -- <command>
-  project:create NAME          create a project and print its first API key (shown once)
+  project:create NAME          create a project and print its first API key (shown once), as TOOLCOACH_API_KEY
   key:create PROJECT [NAME]    create another API key for a project and print it
   key:revoke KEY               revoke an API key at once`;
 
@@ -25,6 +25,8 @@ async function main(argv: string[]): Promise<number> {
         const { projectId, apiKey } = await projects.createProject(args[0]);
         console.log(`project ${args[0]} created (id ${projectId})`);
         console.log(`API key (shown once, store it now): ${apiKey}`);
+        // the one name both SDKs, the demo and the OpenTelemetry examples read the key from
+        console.log(`export TOOLCOACH_API_KEY=${apiKey}`);
         return 0;
       }
       case 'key:create': {
