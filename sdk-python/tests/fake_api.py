@@ -1,4 +1,5 @@
-"""A local stand-in for POST /v1/events, scripted per test: records every request and answers from a queue."""
+"""A local stand-in for the toolcoach API, scripted per test: records every request; POST /v1/events answers from a
+queue, other routes (the registry's) answer what ``route`` set for them."""
 
 from __future__ import annotations
 
@@ -13,17 +14,28 @@ class FakeApi:
     def __init__(self) -> None:
         self.requests: List[Dict[str, Any]] = []
         self.answers: List[Tuple[int, Dict[str, str], Any]] = []
+        self.routes: Dict[Tuple[str, str], Tuple[int, Any]] = {}
         self.lock = threading.Lock()
         self.arrived = threading.Condition(self.lock)
         api = self
 
         class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+                self.do_POST()
+
             def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
+                route = (self.command, self.path)
                 with api.lock:
-                    api.requests.append({"at": time.monotonic(), "path": self.path, "headers": dict(self.headers), "body": body})
-                    status, headers, answer = api.answers.pop(0) if api.answers else (202, {}, None)
+                    api.requests.append(
+                        {"at": time.monotonic(), "method": self.command, "path": self.path, "headers": dict(self.headers), "body": body}
+                    )
+                    if route in api.routes:
+                        status, answer = api.routes[route]
+                        headers = {}
+                    else:
+                        status, headers, answer = api.answers.pop(0) if api.answers else (202, {}, None)
                     api.arrived.notify_all()
                 if answer is None:
                     events = body.get("events", [])
@@ -48,6 +60,11 @@ class FakeApi:
     def answer(self, status: int, headers: Optional[Dict[str, str]] = None, body: Any = None) -> None:
         with self.lock:
             self.answers.append((status, headers or {}, body))
+
+    def route(self, method: str, path: str, status: int, body: Any) -> None:
+        """Answers every ``method path`` request (the path with its query) with ``status`` and ``body``."""
+        with self.lock:
+            self.routes[(method, path)] = (status, body)
 
     def wait_for_requests(self, count: int, timeout_s: float = 5.0) -> List[Dict[str, Any]]:
         deadline = time.monotonic() + timeout_s

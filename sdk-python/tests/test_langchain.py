@@ -14,12 +14,13 @@ from pydantic import BaseModel  # noqa: E402
 
 from fake_api import FakeApi  # noqa: E402
 from langchain_standins import StructuredTool, ToolNode  # noqa: E402
-from toolcoach import HAS_LANGCHAIN, Reporter, ToolcoachCallbackHandler, load_tools  # noqa: E402
-from toolcoach.langchain import parse_input_str  # noqa: E402
+from toolcoach import HAS_LANGCHAIN, Reporter, ToolcoachCallbackHandler, live, load_tools  # noqa: E402
+from toolcoach.langchain import HandledErrorRecorder, parse_input_str, record_handled_errors  # noqa: E402
+from toolcoach.reporter import configured_base_url  # noqa: E402
 
-BASE_URL = os.environ.get("TOOLCOACH_BASE_URL")
+BASE_URL = os.environ.get("TOOLCOACH_URL") or os.environ.get("TOOLCOACH_BASE_URL")
 API_KEY = os.environ.get("TOOLCOACH_API_KEY")
-NEEDS_BACKEND = "set TOOLCOACH_BASE_URL and TOOLCOACH_API_KEY to run against a real backend (npm test does)"
+NEEDS_BACKEND = "set TOOLCOACH_URL and TOOLCOACH_API_KEY to run against a real backend (npm test does)"
 
 # What LangGraph's ToolNode passes on to the model (langgraph-prebuilt 1.1.0, observed at runtime).
 EXPECTED_TYPE_ERROR = (
@@ -92,7 +93,9 @@ class HandlerTest(unittest.TestCase):
         self.assertEqual(events["call_type"]["error"]["message"], EXPECTED_TYPE_ERROR)
         self.assertEqual(events["call_missing"]["error"]["message"], EXPECTED_MISSING_ERROR)
         self.assertEqual(events["call_unknown"]["tool"], "nope")
-        self.assertEqual(events["call_unknown"]["error"]["message"], EXPECTED_UNKNOWN_TOOL)
+        self.assertEqual(events["call_unknown"]["error"], {"type": "ToolNotFoundError", "message": EXPECTED_UNKNOWN_TOOL})
+        self.assertNotIn("durationMs", events["call_unknown"])  # it never ran
+        self.assertEqual(events["call_type"]["error"]["type"], "ToolInvocationError")
         # The handler reports exactly what the model was told.
         told = {m.tool_call_id: m.content for m in outputs["messages"] if m.status == "error"}
         self.assertEqual(told["call_type"], events["call_type"]["error"]["message"])
@@ -114,7 +117,7 @@ class HandlerTest(unittest.TestCase):
         self.handler.on_tool_end(message, run_id=run_id)
         event = self.reported()["c1"]
         self.assertEqual((event["status"], event["arguments"]), ("error", {"a": "x"}))
-        self.assertEqual(event["error"]["message"], "Tool input validation error")
+        self.assertEqual(event["error"], {"type": "ToolMessageError", "message": "Tool input validation error"})
 
     def test_reports_agent_executors_invalid_tool_under_the_requested_name(self):
         run_id = uuid.uuid4()
@@ -127,7 +130,75 @@ class HandlerTest(unittest.TestCase):
         )
         self.handler.on_tool_end("serach is not a valid tool, try one of [search].", run_id=run_id)
         event = self.reported()["c2"]
-        self.assertEqual((event["tool"], event["status"]), ("serach", "error"))
+        self.assertEqual((event["tool"], event["status"], event["error"]["type"]), ("serach", "error", "ToolNotFoundError"))
+
+    def test_reports_a_handled_tool_error_answered_as_plain_text_as_the_error_it_was(self):
+        # LangChain's BaseTool.run with handle_tool_error=True and no tool call: the handler's answer reaches on_tool_end
+        # as a bare string (checked on real langchain_core in test_langchain_core.py); a recorder notes the exception.
+        tool = type("Tool", (), {"name": "primes", "handle_tool_error": True, "handle_validation_error": False})()
+        self.assertTrue(record_handled_errors(tool))
+        self.assertFalse(record_handled_errors(tool))  # wrapped once
+        self.assertIsInstance(tool.handle_tool_error, HandledErrorRecorder)
+        self.assertFalse(tool.handle_validation_error)  # handles nothing: left alone
+        run_id = uuid.uuid4()
+        self.handler.on_tool_start({"name": "primes"}, "{'n': 1}", run_id=run_id, inputs={"n": 1}, tool_call_id="c3")
+        ToolException = type("ToolException", (Exception,), {})
+        answer = tool.handle_tool_error(ToolException("number must be >= 2"))
+        self.assertEqual(answer, "number must be >= 2")  # what LangChain itself would answer
+        self.handler.on_tool_end(answer, run_id=run_id)
+        run_id = uuid.uuid4()
+        self.handler.on_tool_start({"name": "primes"}, "{'n': 5}", run_id=run_id, inputs={"n": 5}, tool_call_id="c4")
+        self.handler.on_tool_end("number must be >= 2", run_id=run_id)  # the same text from a run that handled nothing
+        events = self.reported()
+        self.assertEqual(events["c3"]["status"], "error")
+        self.assertEqual((events["c3"]["error"]["type"], events["c3"]["error"]["message"]), ("ToolException", "number must be >= 2"))
+        self.assertEqual(events["c4"]["status"], "success")
+
+    def test_a_recorder_answers_as_langchain_does_for_each_setting(self):
+        error = ValueError("bad n")
+        self.assertEqual(HandledErrorRecorder("t", True, None)(error), "bad n")
+        self.assertEqual(HandledErrorRecorder("t", True, None)(ValueError()), "Tool execution error")
+        self.assertEqual(HandledErrorRecorder("t", True, "Tool input validation error")(error), "Tool input validation error")
+        self.assertEqual(HandledErrorRecorder("t", "fixed", None)(error), "fixed")
+        self.assertEqual(HandledErrorRecorder("t", lambda e: "custom: %s" % e, None)(error), "custom: bad n")
+
+    def test_reports_invalid_tool_calls_of_a_model_answer_with_the_model_that_made_them(self):
+        message = type("AIMessage", (), {})()
+        message.tool_calls = [{"name": "add", "args": {"a": 1, "b": 2}, "id": "ok", "type": "tool_call"}]
+        message.invalid_tool_calls = [
+            {"name": "add", "args": '{"a": 1, "b": ', "id": "bad_json", "error": None, "type": "invalid_tool_call"},
+            {"name": "add", "args": "[1, 2]", "id": "not_object", "error": None, "type": "invalid_tool_call"},
+            {"name": None, "args": "{}", "id": "no_name", "error": None, "type": "invalid_tool_call"},
+            {"name": "add", "args": "x", "id": "given", "error": "Function add arguments are not valid JSON.", "type": "invalid_tool_call"},
+        ]
+        response = type("LLMResult", (), {"generations": [[type("ChatGeneration", (), {"message": message})()]]})()
+        model_run = uuid.uuid4()
+        self.handler.on_chat_model_start({}, [[]], run_id=model_run, metadata={"ls_model_name": "gpt-test", "user": "u1"})
+        self.handler.on_llm_end(response, run_id=model_run)
+        events = self.reported()
+        self.assertEqual(sorted(events), ["bad_json", "given", "no_name", "not_object"])  # the valid call is no event
+        bad = events["bad_json"]
+        self.assertEqual((bad["tool"], bad["status"], bad["arguments"], bad["model"]), ("add", "error", '{"a": 1, "b": ', "gpt-test"))
+        self.assertEqual(bad["error"]["type"], "InvalidToolCall")
+        self.assertRegex(bad["error"]["message"], r"^the model's arguments for add are not valid JSON: Expecting value: line 1 column \d+")
+        self.assertEqual((bad["runId"], bad["metadata"]), (str(model_run), {"user": "u1"}))
+        self.assertNotIn("durationMs", bad)
+        self.assertEqual(events["not_object"]["error"]["message"], "the model's arguments for add are not a JSON object (list)")
+        self.assertEqual((events["no_name"]["tool"], events["no_name"]["error"]["message"]), ("unknown", "the model's tool call names no tool"))
+        self.assertEqual(events["given"]["error"]["message"], "Function add arguments are not valid JSON.")
+
+    def test_names_the_model_that_asked_for_a_tool_call_and_keeps_the_runs_metadata(self):
+        message = type("AIMessage", (), {"invalid_tool_calls": []})()
+        message.tool_calls = [{"name": "nope", "args": {"q": 1}, "id": "call_unknown"}, {"name": "add", "args": {"a": 1, "b": 2}, "id": "call_ok"}]
+        response = type("LLMResult", (), {"generations": [[type("ChatGeneration", (), {"message": message})()]]})()
+        model_run = uuid.uuid4()
+        self.handler.on_chat_model_start({}, [[]], run_id=model_run, invocation_params={"model": "gpt-params"})
+        self.handler.on_llm_end(response, run_id=model_run)
+        ToolNode(make_tools()).invoke(message.tool_calls, [self.handler])
+        events = self.reported()
+        self.assertEqual(events["call_unknown"]["arguments"], {"q": 1})  # from the model's call: no tool run had them
+        self.assertEqual((events["call_unknown"]["model"], events["call_ok"]["model"]), ("gpt-params", "gpt-params"))
+        self.assertIn("runId", events["call_ok"])
 
     def test_never_raises_on_callbacks_it_does_not_expect(self):
         self.handler.on_tool_end("x", run_id=uuid.uuid4())
@@ -160,11 +231,101 @@ class HandlerTest(unittest.TestCase):
         self.assertEqual(events[0]["error"]["message"], EXPECTED_TYPE_ERROR)
 
 
+def served(name, version, description, base):
+    return {"name": name, "version": version, "description": description, "baseDescription": base, "warnings": []}
+
+
 class LoadToolsTest(unittest.TestCase):
+    """load_tools against a local stand-in API: what it registers, what it applies, and what it falls back to."""
+
+    def setUp(self):
+        self.api = FakeApi()
+        self.api.route("POST", "/v1/tools:bulk", 200, {"tools": []})
+        live._warned.clear()  # each test sees the first warning of its kind
+
+    def tearDown(self):
+        self.api.close()
+
+    def load(self, tools, **options):
+        return load_tools(tools, base_url=self.api.base_url, api_key="k", **options)
+
+    def test_registers_each_tool_with_its_json_schema_then_applies_the_served_descriptions(self):
+        warned = "Divide a by b.\n\nCommon mistakes:\n- Never pass b = 0."
+        self.api.route("GET", "/v1/tools?format=raw", 200, {"tools": [served("divide", 3, warned, "Divide a by b.")]})
+        tools = make_tools()
+        loaded = self.load(tools)
+        self.assertIs(loaded[0], tools[0])
+        requests = self.api.wait_for_requests(2)
+        self.assertEqual([(r["method"], r["path"]) for r in requests], [("POST", "/v1/tools:bulk"), ("GET", "/v1/tools?format=raw")])
+        self.assertEqual(requests[0]["headers"]["Authorization"], "Bearer k")
+        registered = requests[0]["body"]["tools"]
+        self.assertEqual([t["name"] for t in registered], ["add", "divide"])
+        self.assertEqual(registered[0]["description"], "Add two integers.")
+        self.assertEqual(registered[0]["parameters"], AddArgs.model_json_schema())
+        self.assertEqual(registered[0]["parameters"]["required"], ["a", "b"])
+        self.assertEqual((tools[0].description, tools[0].metadata), ("Add two integers.", None))  # not served: kept
+        self.assertEqual((tools[1].description, tools[1].metadata), (warned, {"toolcoach_description_version": 3}))
+
+    def test_registers_the_tools_own_description_again_never_the_served_one(self):
+        self.api.route("GET", "/v1/tools?format=raw", 200, {"tools": [served("add", 2, "Add two integers. Warned.", "Add two integers.")]})
+        tools = make_tools()
+        self.load(tools)
+        self.load(tools)
+        bulk = [r for r in self.api.wait_for_requests(4) if r["path"] == "/v1/tools:bulk"]
+        self.assertEqual([r["body"]["tools"][0]["description"] for r in bulk], ["Add two integers.", "Add two integers."])
+        self.assertEqual(tools[0].description, "Add two integers. Warned.")
+        tools[0].description = "Add two integers, now with a new text."  # changed by its owner: that text is registered
+        self.load(tools)
+        bulk = [r for r in self.api.wait_for_requests(6) if r["path"] == "/v1/tools:bulk"]
+        self.assertEqual(bulk[-1]["body"]["tools"][0]["description"], "Add two integers, now with a new text.")
+
+    def test_registers_openai_style_and_plain_dict_tools_with_their_schemas(self):
+        schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+        openai = {"type": "function", "function": {"name": "weather", "description": "Weather now.", "parameters": schema}}
+        plain = {"name": "time", "description": "Time now."}
+        self.api.route("GET", "/v1/tools?format=raw", 200, {"tools": [served("weather", 2, "Weather now. Warned.", "Weather now.")]})
+        self.load([openai, plain])
+        registered = self.api.wait_for_requests(1)[0]["body"]["tools"]
+        self.assertEqual(registered[0], {"name": "weather", "description": "Weather now.", "parameters": schema})
+        self.assertEqual(registered[1], {"name": "time", "description": "Time now.", "parameters": {"type": "object", "properties": {}}})
+        self.assertEqual(openai["function"]["description"], "Weather now. Warned.")
+
+    def test_keeps_the_tools_own_descriptions_when_registration_is_refused_and_says_why_once(self):
+        self.api.route("POST", "/v1/tools:bulk", 400, {"error": {"code": "invalid_tool", "details": [{"path": "/tools/0/parameters"}]}})
+        self.api.route("GET", "/v1/tools?format=raw", 200, {"tools": [served("add", 2, "Served.", "Add two integers.")]})
+        tools = make_tools()
+        with self.assertLogs("toolcoach", "DEBUG") as logged:
+            self.load(tools)
+            self.load(tools)
+        warnings = [record.getMessage() for record in logged.records if record.levelname == "WARNING"]
+        self.assertEqual(len(warnings), 1, logged.output)
+        self.assertIn("HTTP 400", warnings[0])
+        self.assertIn("/tools/0/parameters", warnings[0])
+        self.assertEqual([t.description for t in tools], ["Add two integers.", "Divide a by b."])
+        self.assertEqual([r["method"] for r in self.api.wait_for_requests(2)], ["POST", "POST"])  # nothing read after a refusal
+
     def test_keeps_the_tools_own_descriptions_when_the_registry_is_unreachable(self):
         tools = make_tools()
         loaded = load_tools(tools, base_url="http://127.0.0.1:9", api_key="k", timeout_s=0.5)
         self.assertEqual([t.description for t in loaded], ["Add two integers.", "Divide a by b."])
+
+
+class ConfigurationTest(unittest.TestCase):
+    def test_reads_toolcoach_url_and_accepts_toolcoach_base_url_as_an_alias(self):
+        saved = {name: os.environ.pop(name, None) for name in ("TOOLCOACH_URL", "TOOLCOACH_BASE_URL")}
+        try:
+            self.assertEqual(configured_base_url(), "http://localhost:3000")
+            os.environ["TOOLCOACH_BASE_URL"] = "http://alias:1/"
+            self.assertEqual(configured_base_url(), "http://alias:1")
+            os.environ["TOOLCOACH_URL"] = "http://main:2"
+            self.assertEqual(configured_base_url(), "http://main:2")
+            self.assertEqual(Reporter(api_key="k").base_url, "http://main:2")
+            self.assertEqual(configured_base_url("http://given:3"), "http://given:3")
+        finally:
+            for name, value in saved.items():
+                os.environ.pop(name, None)
+                if value is not None:
+                    os.environ[name] = value
 
 
 def api(method, path, body=None):

@@ -1,17 +1,32 @@
-"""Live tool descriptions: the registry's description (with learned warnings) applied to LangChain tools at startup."""
+"""Live tool descriptions: ``load_tools`` registers the agent's tools with toolcoach and gives them the registry's
+descriptions (learned warnings included), the way the TypeScript SDK's ``loadTools`` does: ``POST /v1/tools:bulk``
+with each tool's name, description and JSON Schema, then ``GET /v1/tools?format=raw``."""
 
 from __future__ import annotations
 
 import json
 import logging
-import os
+import threading
+import time
+import urllib.error
 import urllib.request
-from typing import Any, Dict, Iterable, List, Optional
+from collections import OrderedDict
+from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
-from .langchain import DESCRIPTION_VERSION_KEY
-from .reporter import DEFAULT_BASE_URL
+from .langchain import DESCRIPTION_VERSION_KEY, record_handled_errors
+from .reporter import configured_api_key, configured_base_url
 
 logger = logging.getLogger("toolcoach")
+
+MAX_TOOLS_PER_REQUEST = 500  # POST /v1/tools:bulk takes at most this many
+# A tool without a schema the SDK can read still registers its name and description, as taking no arguments.
+_NO_ARGUMENTS: Dict[str, Any] = {"type": "object", "properties": {}}
+# Tools whose description load_tools replaced, by id: (the text it set, the tool's own text). Loading again registers
+# the tool's own text, never a served one (which would make the warnings part of the base description). Bounded.
+_MAX_REMEMBERED_TOOLS = 10_000
+_own_descriptions: "OrderedDict[int, Tuple[str, str]]" = OrderedDict()
+_own_descriptions_lock = threading.Lock()
+_warned: Set[str] = set()
 
 
 def fetch_descriptions(
@@ -19,24 +34,11 @@ def fetch_descriptions(
 ) -> Optional[Dict[str, Dict[str, Any]]]:
     """Every active tool of the project by name (``{name, version, description, ...}``); None when the registry
     cannot be read, so callers keep what they have."""
-    base = (base_url or os.environ.get("TOOLCOACH_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
-    key = api_key or os.environ.get("TOOLCOACH_API_KEY", "")
-    request = urllib.request.Request(
-        base + "/v1/tools?format=raw", headers={"Authorization": "Bearer " + key, "Accept": "application/json"}
-    )
+    base, key = configured_base_url(base_url), configured_api_key(api_key)
     try:
-        with urllib.request.urlopen(request, timeout=timeout_s) as response:
-            body = json.loads(response.read().decode("utf-8"))
-        tools = body.get("tools") if isinstance(body, dict) else None
-        if not isinstance(tools, list):
-            raise ValueError("the answer holds no tools list")
-        return {
-            tool["name"]: tool
-            for tool in tools
-            if isinstance(tool, dict) and isinstance(tool.get("name"), str) and isinstance(tool.get("description"), str)
-        }
+        return _read_tools(base, key, time.monotonic() + timeout_s)
     except Exception as error:  # unreachable, timed out, refused key, odd answer: the agent starts anyway
-        logger.warning("toolcoach: live descriptions unavailable (%s); keeping the tools' own descriptions", error)
+        _warn_once("fetch", "toolcoach: live descriptions unavailable from %s (%s); keeping the tools' own descriptions" % (base, _describe(error)))
         return None
 
 
@@ -47,17 +49,39 @@ def load_tools(
     api_key: Optional[str] = None,
     timeout_s: float = 2.0,
 ) -> List[Any]:
-    """Sets each tool's description to the live one from the registry, in place, and returns the tools as a list.
+    """Registers the tools with toolcoach, then sets each tool's description to the live one, in place; returns the
+    tools as a list. Never raises.
 
-    Fallbacks: a tool the registry does not know, or any failure to read the registry (down, slow, key refused),
-    keeps the tool's own description; this never raises. The applied version is put in the tool's ``metadata``
-    (``toolcoach_description_version``), which LangChain passes to callbacks, so reported events say which
-    description the model saw. Works with LangChain tools (``.name``/``.description``) and with OpenAI-style dicts
-    (``{"type": "function", "function": {...}}``) or plain ``{"name", "description"}`` dicts.
+    Registration sends each tool's name, its own description and the JSON Schema of its arguments (LangChain tools:
+    ``tool_call_schema`` / ``args_schema``, a pydantic model or a dict; OpenAI-style dicts
+    ``{"type": "function", "function": {...}}``: ``parameters``; plain ``{"name", "description", "parameters"}``
+    dicts), all in ``POST /v1/tools:bulk``: a new tool is created, a changed one gets a new version, an unchanged one
+    is left as it is. The live descriptions (``GET /v1/tools``) then replace the tools' descriptions, and the version
+    applied goes in the tool's ``metadata`` (``toolcoach_description_version``), which LangChain passes to callbacks,
+    so reported events say which description the model saw.
+
+    LangChain tools that handle their errors (``handle_tool_error`` / ``handle_validation_error``) are set up so that
+    ``ToolcoachCallbackHandler`` reports a handled error as the error it was (``record_handled_errors``).
+
+    Fallback: when registration or reading fails within ``timeout_s`` in all (toolcoach down, slow, key refused, a
+    schema refused), a warning is logged once and every tool keeps its own description.
     """
     tool_list = list(tools)
-    live = fetch_descriptions(base_url=base_url, api_key=api_key, timeout_s=timeout_s)
-    if not live:
+    base, key = configured_base_url(base_url), configured_api_key(api_key)
+    try:
+        for tool in tool_list:
+            record_handled_errors(tool)
+        definitions = [definition for definition in (tool_definition(tool) for tool in tool_list) if definition]
+    except Exception as error:
+        _warn_once("load-internal", "toolcoach: load_tools failed (%s); using the tools as given" % _describe(error))
+        return tool_list
+    deadline = time.monotonic() + timeout_s
+    try:
+        for start in range(0, len(definitions), MAX_TOOLS_PER_REQUEST):
+            _request("POST", base, key, "/v1/tools:bulk", deadline, {"tools": definitions[start : start + MAX_TOOLS_PER_REQUEST]})
+        live = _read_tools(base, key, deadline)
+    except Exception as error:
+        _warn_once("load", "toolcoach: could not register or load tool descriptions at %s (%s); using the tools' own descriptions" % (base, _describe(error)))
         return tool_list
     for tool in tool_list:
         try:
@@ -67,19 +91,137 @@ def load_tools(
     return tool_list
 
 
-def _apply(tool: Any, live: Dict[str, Dict[str, Any]]) -> None:
+def tool_definition(tool: Any) -> Optional[Dict[str, Any]]:
+    """The registry's shape of a tool, ``{name, description, parameters}``, with the tool's own description (not one
+    load_tools set); None for something without a name."""
+    target = _description_holder(tool)
+    name = target.get("name") if isinstance(target, dict) else getattr(target, "name", None)
+    if not isinstance(name, str) or not name:
+        return None
+    return {"name": name, "description": _own_description(target), "parameters": parameters_schema(tool)}
+
+
+def _own_description(target: Any) -> str:
+    current = target.get("description") if isinstance(target, dict) else getattr(target, "description", None)
+    current = current if isinstance(current, str) else ""
+    with _own_descriptions_lock:
+        remembered = _own_descriptions.get(id(target))
+    return remembered[1] if remembered is not None and remembered[0] == current else current
+
+
+def parameters_schema(tool: Any) -> Dict[str, Any]:
+    """The JSON Schema of a tool's arguments, or an object schema without properties when it has none we can read."""
     if isinstance(tool, dict):
-        target = tool["function"] if isinstance(tool.get("function"), dict) else tool
-        found = live.get(target.get("name"))
-        if found:
-            target["description"] = found["description"]
-        return
-    found = live.get(getattr(tool, "name", None))
+        target = _description_holder(tool)
+        for key in ("parameters", "input_schema", "inputSchema"):
+            if isinstance(target.get(key), dict):
+                return target[key]
+        return dict(_NO_ARGUMENTS)
+    # tool_call_schema leaves out injected arguments (state, config) the model never sees; args_schema is the fallback.
+    for attribute in ("tool_call_schema", "args_schema"):
+        try:
+            schema = getattr(tool, attribute, None)
+        except Exception:  # a property that fails on an unusual tool
+            continue
+        json_schema = _json_schema_of(schema)
+        if json_schema is not None:
+            return json_schema
+    return dict(_NO_ARGUMENTS)
+
+
+def _json_schema_of(schema: Any) -> Optional[Dict[str, Any]]:
+    if schema is None:
+        return None
+    if isinstance(schema, dict):
+        return schema
+    for method in ("model_json_schema", "schema"):  # pydantic v2, then v1
+        produce = getattr(schema, method, None)
+        if callable(produce):
+            try:
+                produced = produce()
+            except Exception:
+                continue
+            if isinstance(produced, dict):
+                return produced
+    return None
+
+
+def _description_holder(tool: Any) -> Any:
+    if isinstance(tool, dict) and isinstance(tool.get("function"), dict):
+        return tool["function"]
+    return tool
+
+
+def _apply(tool: Any, live: Dict[str, Dict[str, Any]]) -> None:
+    target = _description_holder(tool)
+    is_dict = isinstance(target, dict)
+    name = target.get("name") if is_dict else getattr(target, "name", None)
+    found = live.get(name) if isinstance(name, str) else None
     if not found:
         return
-    tool.description = found["description"]
-    version = found.get("version")
-    if isinstance(version, int):
-        metadata = dict(getattr(tool, "metadata", None) or {})
-        metadata[DESCRIPTION_VERSION_KEY] = version
-        tool.metadata = metadata
+    own = _own_description(target)
+    served = found["description"]
+    if is_dict:
+        target["description"] = served
+    else:
+        target.description = served
+        version = found.get("version")
+        if isinstance(version, int):
+            metadata = dict(getattr(target, "metadata", None) or {})
+            metadata[DESCRIPTION_VERSION_KEY] = version
+            target.metadata = metadata
+    with _own_descriptions_lock:
+        _own_descriptions[id(target)] = (served, own)
+        _own_descriptions.move_to_end(id(target))
+        while len(_own_descriptions) > _MAX_REMEMBERED_TOOLS:
+            _own_descriptions.popitem(last=False)
+
+
+def _read_tools(base: str, key: str, deadline: float) -> Dict[str, Dict[str, Any]]:
+    body = _request("GET", base, key, "/v1/tools?format=raw", deadline)
+    tools = body.get("tools") if isinstance(body, dict) else None
+    if not isinstance(tools, list):
+        raise ValueError("the answer holds no tools list")
+    return {
+        tool["name"]: tool
+        for tool in tools
+        if isinstance(tool, dict) and isinstance(tool.get("name"), str) and isinstance(tool.get("description"), str)
+    }
+
+
+def _request(method: str, base: str, key: str, path: str, deadline: float, body: Any = None) -> Any:
+    remaining_s = deadline - time.monotonic()
+    if remaining_s <= 0:
+        raise TimeoutError("timed out")
+    headers = {"Authorization": "Bearer " + key, "Accept": "application/json"}
+    data = None
+    if body is not None:
+        data = json.dumps(body, default=str).encode("utf-8")
+        headers["Content-Type"] = "application/json"
+    request = urllib.request.Request(base + path, data=data, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=remaining_s) as response:
+            return json.loads(response.read().decode("utf-8") or "null")
+    except urllib.error.HTTPError as error:
+        try:
+            text = error.read().decode("utf-8", "replace")
+        except Exception:
+            text = ""
+        raise RuntimeError("HTTP %d from %s %s: %s" % (error.code, method, path.split("?")[0], text[:300])) from None
+
+
+def _describe(error: BaseException) -> str:
+    if isinstance(error, TimeoutError) or "timed out" in str(error):
+        return "timed out"
+    if isinstance(error, urllib.error.URLError):
+        return str(error.reason)
+    return str(error) or type(error).__name__
+
+
+def _warn_once(key: str, message: str) -> None:
+    """The first failure of a kind is a warning; repeats (an agent that loads its tools per request) go to debug."""
+    if key in _warned:
+        logger.debug(message)
+        return
+    _warned.add(key)
+    logger.warning(message)

@@ -36,6 +36,20 @@ MAX_ERROR_MESSAGE_CHARS = 8 * 1024
 MAX_STACK_CHARS = 16 * 1024
 MAX_RETRY_AFTER_S = 300.0
 
+# One vocabulary across toolcoach's SDKs, demo and CLI; TOOLCOACH_BASE_URL is the name this SDK used first.
+URL_VARIABLES = ("TOOLCOACH_URL", "TOOLCOACH_BASE_URL")
+API_KEY_VARIABLE = "TOOLCOACH_API_KEY"
+
+
+def configured_base_url(base_url: Optional[str] = None) -> str:
+    """``base_url``, else ``TOOLCOACH_URL``, else its alias ``TOOLCOACH_BASE_URL``, else http://localhost:3000."""
+    found = base_url or next((os.environ[name] for name in URL_VARIABLES if os.environ.get(name)), None)
+    return (found or DEFAULT_BASE_URL).rstrip("/")
+
+
+def configured_api_key(api_key: Optional[str] = None) -> str:
+    return api_key or os.environ.get(API_KEY_VARIABLE, "")
+
 
 class Reporter:
     """Buffers events and sends them in batches from a background thread. Thread-safe; never raises."""
@@ -57,8 +71,8 @@ class Reporter:
         redact: bool = True,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        self.api_key = api_key or os.environ.get("TOOLCOACH_API_KEY", "")
-        self.base_url = (base_url or os.environ.get("TOOLCOACH_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        self.api_key = configured_api_key(api_key)
+        self.base_url = configured_base_url(base_url)
         self.batch_size = max(1, min(int(batch_size), MAX_EVENTS_PER_REQUEST))
         self.flush_interval_s = flush_interval_s
         self.max_buffer = max(1, int(max_buffer))
@@ -394,7 +408,7 @@ def configure(**options: Any) -> Reporter:
 
 
 def default_reporter() -> Reporter:
-    """The process-wide reporter, configured from TOOLCOACH_API_KEY and TOOLCOACH_BASE_URL on first use."""
+    """The process-wide reporter, configured from TOOLCOACH_URL and TOOLCOACH_API_KEY on first use."""
     global _default
     with _default_lock:
         if _default is None:
