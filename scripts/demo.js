@@ -1,66 +1,21 @@
 // The toolcoach loop in one command (npm run demo, with the server running): a real LangChain.js agent whose scripted
-// model makes the classic mistakes, the SDK reports them, the nightly job learns warnings, and the agent's next start
-// sees them in its tool descriptions. Set TOOLCOACH_URL and TOOLCOACH_API_KEY to use another server or project.
+// model reads its tool descriptions makes the classic mistakes (phase 1); the nightly job learns warnings; the agent
+// restarts with the new descriptions and makes fewer mistakes (phase 2); the nightly job measures each warning's effect.
+// TOOLCOACH_URL (alias TOOLCOACH_BASE_URL) and TOOLCOACH_API_KEY choose the server and project; without a key the demo
+// uses the server's development key (TOOLCOACH_DEV_KEY, default tc_dev_key).
 'use strict';
-const { fakeModel } = require('@langchain/core/testing');
-const { AIMessage, createAgent, tool } = require('langchain');
-const { z } = require('zod');
+const { createAgent } = require('langchain');
 const { Toolcoach } = require('@toolcoach/sdk');
 const { ToolcoachCallbackHandler } = require('@toolcoach/sdk/langchain');
+const { mathTools, ReaderModel, MODEL_NAME } = require('./demo-agent');
 
-const BASE_URL = process.env.TOOLCOACH_URL ?? 'http://localhost:3000';
-const API_KEY = process.env.TOOLCOACH_API_KEY ?? process.env.TOOLCOACH_DEV_KEY ?? 'tc_dev_key';
-// The nightly job proposes a warning once a mistake was seen at least 5 times; a few more sessions make it clear.
-const SESSIONS = 8;
-
-function mathTools() {
-  const primeFactorization = tool(({ number }) => factorize(number), {
-    name: 'prime_factorization',
-    description: 'Returns the prime factors of a single integer between 2 and 1,000,000.',
-    schema: z.object({ number: z.number().int().min(2).max(1_000_000).describe('the integer to factor') }),
-  });
-  const factorial = tool(
-    ({ n }) => {
-      if (n > 20) throw new RangeError(`factorial overflow for n > 20: ${n}! exceeds Number.MAX_SAFE_INTEGER`);
-      let product = 1;
-      for (let i = 2; i <= n; i++) product *= i;
-      return product;
-    },
-    {
-      name: 'factorial',
-      description: 'Returns n! for a non-negative integer n.',
-      schema: z.object({ n: z.number().int().min(0).describe('n') }),
-    },
-  );
-  return [primeFactorization, factorial];
-}
-
-function factorize(value) {
-  const factors = [];
-  for (let d = 2; value > 1; d++) {
-    while (value % d === 0) {
-      factors.push(d);
-      value /= d;
-    }
-  }
-  return factors;
-}
-
-/** What a model typically does: a list where one integer belongs, a factorial too large, then the corrected calls. */
-function scriptedModel(session) {
-  const a = 12 + session;
-  return fakeModel()
-    .respondWithTools([
-      { name: 'prime_factorization', args: { numbers: [a, a + 6] } },
-      { name: 'factorial', args: { n: 100 + session } },
-    ])
-    .respondWithTools([
-      { name: 'prime_factorization', args: { number: a } },
-      { name: 'prime_factorization', args: { number: a + 6 } },
-      { name: 'factorial', args: { n: 20 } },
-    ])
-    .respond(new AIMessage(`Done with session ${session}.`));
-}
+const env = (...names) => names.map((name) => process.env[name]?.trim()).find((value) => value);
+const BASE_URL = (env('TOOLCOACH_URL', 'TOOLCOACH_BASE_URL') ?? 'http://localhost:3000').replace(/\/+$/, '');
+const API_KEY = env('TOOLCOACH_API_KEY', 'TOOLCOACH_DEV_KEY') ?? 'tc_dev_key';
+const AGENT = 'demo-math-agent';
+// The effect of a warning is judged once at least 30 calls on each side (without it, with it) were seen.
+const SESSIONS_PER_PHASE = 20;
+const TOOL_NAMES = mathTools().map((t) => t.name);
 
 async function api(method, path) {
   const response = await fetch(BASE_URL + path, { method, headers: { authorization: `Bearer ${API_KEY}` } });
@@ -74,9 +29,101 @@ async function api(method, path) {
   return { status: response.status, body };
 }
 
-function printDescriptions(title, tools) {
-  console.log(`\n== ${title}`);
-  for (const t of tools) console.log(`-- ${t.name}\n${t.description.replace(/^/gm, '   ')}`);
+async function until(what, timeoutMs, probe) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** Runs one phase of agent sessions; returns what the agent saw and did. */
+async function runPhase(title) {
+  const tc = new Toolcoach({ baseUrl: BASE_URL, apiKey: API_KEY, agent: AGENT, cacheDir: false, flushIntervalMs: 200 });
+  const tools = await tc.loadTools(mathTools());
+  if (tc.descriptionSource !== 'server') throw new Error(`could not load the tool descriptions from ${BASE_URL}`);
+  const versions = tools.map((t) => `${t.name} v${tc.descriptionVersionOf(t.name)}`).join(', ');
+  console.log(`\n== ${title} (${versions})`);
+  const startedAt = new Date().toISOString();
+  const handler = new ToolcoachCallbackHandler(tc);
+  const failures = new Map();
+  let calls = 0;
+  for (let session = 1; session <= SESSIONS_PER_PHASE; session++) {
+    const agent = createAgent({ model: new ReaderModel(session), tools });
+    const { messages } = await agent.invoke(
+      { messages: [{ role: 'user', content: 'Factor two numbers and compute two factorials.' }] },
+      { callbacks: [handler], metadata: { demoSession: session } },
+    );
+    for (const message of messages.filter((m) => m.getType() === 'tool')) {
+      calls += 1;
+      if (message.status === 'error') failures.set(message.name, (failures.get(message.name) ?? 0) + 1);
+    }
+  }
+  const flushed = await tc.shutdown(10_000);
+  const stats = tc.stats();
+  if (!flushed.isComplete || stats.rejected > 0) throw new Error(`not every event was delivered: ${JSON.stringify(stats)}`);
+  const mistakes = [...failures.values()].reduce((sum, n) => sum + n, 0);
+  const byTool = [...failures].map(([tool, n]) => `${tool} ${n}`).join(', ');
+  console.log(
+    `   ${SESSIONS_PER_PHASE} sessions, ${calls} tool calls, ${mistakes} failed${byTool ? ` (${byTool})` : ''}; ${stats.sent} events reported`,
+  );
+  await waitUntilStored(startedAt, stats.sent);
+  return { calls, mistakes };
+}
+
+/** The worker stores events asynchronously; the nightly job must see all of them. */
+async function waitUntilStored(since, expected) {
+  await until(`storing ${expected} events`, 60_000, async () => {
+    let stored = 0;
+    let cursor;
+    do {
+      const page = await api(
+        'GET',
+        `/v1/events?agent=${AGENT}&from=${since}&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
+      if (page.status !== 200) throw new Error(`GET /v1/events answered ${page.status}: ${JSON.stringify(page.body)}`);
+      stored += page.body.items.length;
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    return stored >= expected;
+  });
+}
+
+async function runNightly(day) {
+  let run = await api('POST', `/v1/jobs/nightly?date=${day}`);
+  if (run.status !== 202) throw new Error(`POST /v1/jobs/nightly answered ${run.status}: ${JSON.stringify(run.body)}`);
+  run = await until('the nightly run', 120_000, async () => {
+    const current = await api('GET', `/v1/jobs/${run.body.id}`);
+    return ['queued', 'running'].includes(current.body.status) ? undefined : current;
+  });
+  if (run.body.status !== 'succeeded') throw new Error(`the nightly run ended ${run.body.status}: ${JSON.stringify(run.body)}`);
+  return run.body.counts;
+}
+
+async function activeWarnings(tool) {
+  const { body } = await api('GET', `/v1/tools/${tool}/warnings`);
+  return (body.warnings ?? body.items ?? []).filter((w) => w.status === 'active');
+}
+
+const percent = (rate) => (rate === null || rate === undefined ? '-' : `${Math.round(rate * 100)}%`);
+const interval = (ci) => (ci ? `[${percent(ci[0])}-${percent(ci[1])}]` : '');
+const side = (s) => (s ? `${s.mistakes}/${s.calls} = ${percent(s.rate)} ${interval(s.ci95)}` : '-');
+
+function printEffects(recommendations) {
+  const rows = [['tool', 'warning', 'mistakes without warning', 'mistakes with warning', 'verdict']];
+  for (const r of recommendations) {
+    rows.push([r.tool, r.kind, side(r.effect?.withoutWarning), side(r.effect?.withWarning), r.effect?.verdict ?? 'not measured']);
+  }
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  for (const row of rows)
+    console.log(
+      `   ${row
+        .map((cell, column) => cell.padEnd(widths[column]))
+        .join('  ')
+        .trimEnd()}`,
+    );
 }
 
 async function main() {
@@ -87,70 +134,34 @@ async function main() {
     );
     process.exit(1);
   }
-  const tc = new Toolcoach({ baseUrl: BASE_URL, apiKey: API_KEY, agent: 'demo-math-agent', cacheDir: false });
-  const tools = await tc.loadTools(mathTools());
-  printDescriptions(`Tool descriptions the agent starts with (from: ${tc.descriptionSource})`, tools);
-
-  console.log(`\n== Running ${SESSIONS} agent sessions with a scripted model`);
-  const handler = new ToolcoachCallbackHandler(tc);
-  for (let session = 1; session <= SESSIONS; session++) {
-    const agent = createAgent({ model: scriptedModel(session), tools });
-    const { messages } = await agent.invoke(
-      { messages: [{ role: 'user', content: 'Factor two numbers and compute a factorial.' }] },
-      { callbacks: [handler] },
-    );
-    const toolMessages = messages.filter((m) => m.tool_call_id);
-    const failed = toolMessages.filter((m) => m.status === 'error').length;
-    console.log(`   session ${session}: ${toolMessages.length} tool calls, ${failed} failed`);
+  for (const tool of TOOL_NAMES) {
+    if ((await activeWarnings(tool)).length > 0) {
+      console.error(
+        `The tools of this project already carry warnings (an earlier demo run?), so phase 1 would show no mistakes.\n` +
+          `Run the demo on an empty project: npm run cli -- project:create demo-2, then TOOLCOACH_API_KEY=<its key> npm run demo`,
+      );
+      process.exit(1);
+    }
   }
-  const flushed = await tc.flush(10_000);
-  console.log(`   reported: ${JSON.stringify(tc.stats())}${flushed.isComplete ? '' : ' (not all delivered!)'}`);
-
-  // The worker categorizes asynchronously; give it a moment before the nightly job reads the day.
-  const expected = tc.stats().sent;
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const { body } = await api('GET', '/v1/events?limit=200&agent=demo-math-agent');
-    const categorized = (body.items ?? []).filter((e) => e.status === 'success' || e.category);
-    if (categorized.length >= Math.min(expected, 200) || Date.now() > deadline) break;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-
   const today = new Date().toISOString().slice(0, 10);
-  console.log(`\n== Running the nightly job for ${today}`);
-  let nightly = await api('POST', `/v1/jobs/nightly?date=${today}`);
-  if (nightly.status === 404)
-    console.log('   note: this server has no nightly job endpoint (POST /v1/jobs/nightly) yet; descriptions will not change.');
-  else {
-    // the run is queued for a worker (202): follow it until it has an outcome
-    const runDeadline = Date.now() + 60_000;
-    while (nightly.status === 202 || ['queued', 'running'].includes(nightly.body.status)) {
-      if (Date.now() > runDeadline) throw new Error(`the nightly run did not finish within 60 s: ${JSON.stringify(nightly.body)}`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      nightly = await api('GET', `/v1/jobs/${nightly.body.id}`);
-    }
-    console.log(`   HTTP ${nightly.status}: ${JSON.stringify(nightly.body.counts ?? nightly.body)}`);
+  console.log(`toolcoach demo against ${BASE_URL}: agent ${AGENT}, model ${MODEL_NAME}, ${SESSIONS_PER_PHASE} sessions per phase`);
+
+  const before = await runPhase('Phase 1: the agent starts with the tools as written');
+
+  const first = await runNightly(today);
+  console.log(`\n== Nightly job for ${today}: ${first.recommendations} recommendations, ${first.applied} applied as warnings`);
+  for (const tool of TOOL_NAMES) {
+    for (const warning of await activeWarnings(tool)) console.log(`   ${tool}: ${warning.text.split('\n')[0].slice(0, 110)}`);
   }
 
-  const restarted = new Toolcoach({ baseUrl: BASE_URL, apiKey: API_KEY, agent: 'demo-math-agent', cacheDir: false });
-  const after = await restarted.loadTools(mathTools());
-  printDescriptions('Tool descriptions the agent sees at its next start', after);
-  for (const t of after) {
-    console.log(`   ${t.name}: version ${tc.descriptionVersionOf(t.name) ?? '-'} -> ${restarted.descriptionVersionOf(t.name) ?? '-'}`);
-  }
+  const after = await runPhase('Phase 2: the agent restarts and loads the learned descriptions');
 
-  console.log('\n== Success rates reported by the dashboard API (GET /v1/stats/tools)');
-  const stats = await api('GET', '/v1/stats/tools');
-  if (stats.status === 404) console.log('   note: this server has no GET /v1/stats/tools yet.');
-  else if (stats.status !== 200) console.log(`   HTTP ${stats.status}: ${JSON.stringify(stats.body)}`);
-  else {
-    const rows = stats.body.tools ?? stats.body.items ?? [];
-    for (const row of rows) {
-      const rate = row.successRate === null || row.successRate === undefined ? '-' : `${(row.successRate * 100).toFixed(1)}%`;
-      console.log(`   ${String(row.tool ?? row.name).padEnd(22)} calls ${String(row.calls).padStart(5)}  success ${rate}`);
-    }
-  }
-  await Promise.all([tc.shutdown(), restarted.shutdown()]);
+  const second = await runNightly(today);
+  const { body } = await api('GET', '/v1/recommendations?status=applied&limit=100');
+  const ours = (body.items ?? []).filter((r) => TOOL_NAMES.includes(r.tool));
+  console.log(`\n== Nightly job again: the measured effect of each warning (${second.effectsMeasured} measured; 95% intervals)`);
+  printEffects(ours);
+  console.log(`\n   failed tool calls: phase 1 ${before.mistakes}/${before.calls}, phase 2 ${after.mistakes}/${after.calls}`);
 }
 
 main().catch((error) => {
