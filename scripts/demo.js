@@ -143,6 +143,12 @@ async function main() {
       process.exit(1);
     }
   }
+  // both phases and both nightly runs are one UTC day; a start just before midnight waits for the next day
+  const msToMidnight = 86_400_000 - (Date.now() % 86_400_000);
+  if (msToMidnight < 90_000) {
+    console.log(`(waiting ${Math.ceil(msToMidnight / 1000)} s for the UTC day to change, so both phases fall on one day)`);
+    await new Promise((resolve) => setTimeout(resolve, msToMidnight + 1000));
+  }
   const today = new Date().toISOString().slice(0, 10);
   console.log(`toolcoach demo against ${BASE_URL}: agent ${AGENT}, model ${MODEL_NAME}, ${SESSIONS_PER_PHASE} sessions per phase`);
 
