@@ -78,7 +78,7 @@ it('reports every tool call of a LangChain.js agent, categorized, with the descr
   const agent = createAgent({ model, tools });
   await agent.invoke(
     { messages: [{ role: 'user', content: 'Factor 12 and 18, and compute 100!' }] },
-    { callbacks: [new ToolcoachCallbackHandler(tc)], metadata: { agent: 'math-agent' } },
+    { callbacks: [new ToolcoachCallbackHandler(tc, { model: 'gpt-4.1' })], metadata: { agent: 'math-agent', team: 'core' } },
   );
   expect(await tc.shutdown(5000)).toEqual({ isComplete: true, queued: 0 });
   expect(tc.stats()).toMatchObject({ sent: 4, dropped: 0, rejected: 0 });
@@ -107,6 +107,36 @@ it('reports every tool call of a LangChain.js agent, categorized, with the descr
     result: '[2,2,2,3,3,5]',
   });
   expect(byCall['call-ok'].runId).toEqual(expect.any(String));
+  // every event, also of calls that never reached a tool: the model, its run in one trace, the run's metadata
+  expect(new Set(stored.map((e) => e.traceId)).size).toBe(1);
+  for (const event of stored) {
+    expect(event).toMatchObject({ model: 'gpt-4.1', runId: expect.any(String), traceId: expect.any(String), metadata: { team: 'core' } });
+  }
+  expect(byCall['call-unknown'].durationMs).toBeNull();
+  expect(byCall['call-numbers'].durationMs).toBeNull();
+  expect(byCall['call-overflow'].durationMs).toEqual(expect.any(Number));
+});
+
+it('sends to TOOLCOACH_URL with TOOLCOACH_API_KEY when the code names neither', async () => {
+  const saved = { url: process.env.TOOLCOACH_URL, key: process.env.TOOLCOACH_API_KEY };
+  process.env.TOOLCOACH_URL = app.baseUrl;
+  process.env.TOOLCOACH_API_KEY = app.apiKey;
+  try {
+    const tc = new Toolcoach({ cacheDir: false, flushOnExit: false, startupTimeoutMs: 15_000, logger: { warn() {} } });
+    await tc.loadTools(mathTools());
+    expect(tc.descriptionSource).toBe('server');
+    tc.report({ id: 'from-env-1', tool: 'factorial', status: 'success', arguments: { n: 3 } });
+    expect(await tc.shutdown(5000)).toEqual({ isComplete: true, queued: 0 });
+    expect(await app.storedEvent('from-env-1')).toMatchObject({ tool: 'factorial', status: 'success' });
+  } finally {
+    for (const [name, value] of [
+      ['TOOLCOACH_URL', saved.url],
+      ['TOOLCOACH_API_KEY', saved.key],
+    ] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
 });
 
 it('starts an agent with the tools as given when the server cannot be reached, without throwing', async () => {
