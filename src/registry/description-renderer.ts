@@ -5,19 +5,31 @@ export const MAX_RENDERED_WARNINGS = 8;
 
 export interface RenderableWarning {
   text: string;
-  evidence: { count: number };
+  /** `calls`: the calls of the tool since the mistake was first seen, when the nightly counted them. */
+  evidence: { count: number; calls?: unknown };
 }
 
+/**
+ * The base description, then "Common mistakes:" and one line per warning, each with how often it happened out of how
+ * many calls ("12 of 140 recent calls failed this way."): the true denominator, never the failing calls alone.
+ */
 export function renderDescription(baseDescription: string, warnings: readonly RenderableWarning[]): string {
   const base = baseDescription.trimEnd();
   const shown = selectRenderedWarnings(warnings);
   if (shown.length === 0) return base;
-  const total = shown.reduce((sum, warning) => sum + evidenceCount(warning), 0);
-  // Warnings written by hand carry no count; "seen in 0 recent calls" would read as if they never happened.
-  const heading = total > 0 ? `Common mistakes seen in ${formatThousands(total)} recent calls:` : 'Common mistakes:';
-  const lines = shown.map((warning) => `- ${asOneLine(warning.text)}`);
-  const block = [heading, ...lines].join('\n');
+  const lines = shown.map((warning) => `- ${withFrequency(asOneLine(warning.text), warning)}`);
+  const block = ['Common mistakes:', ...lines].join('\n');
   return base === '' ? block : `${base}\n\n${block}`;
+}
+
+/** Warnings written by hand carry no count: "0 recent calls" would read as if they never happened. */
+function withFrequency(text: string, warning: RenderableWarning): string {
+  const count = evidenceCount(warning);
+  if (count === 0) return text;
+  const calls = warning.evidence.calls;
+  const out = typeof calls === 'number' && Number.isFinite(calls) && calls >= count ? ` of ${formatThousands(calls)}` : '';
+  const sentence = `${formatThousands(count)}${out} recent ${count === 1 && out === '' ? 'call' : 'calls'} failed this way.`;
+  return /[.!?]$/.test(text) ? `${text} ${sentence}` : `${text}. ${sentence}`;
 }
 
 /** The warnings the block shows, most frequent first; ties keep their given order. */

@@ -3,7 +3,7 @@ import { ListedTool, toFormat } from './tool-formats';
 const tool: ListedTool = {
   name: 'prime_factors',
   version: 3,
-  description: 'Factorize.\n\nCommon mistakes seen in 2 recent calls:\n- Pass one integer.',
+  description: 'Factorize.\n\nCommon mistakes:\n- Pass one integer. 2 of 40 recent calls failed this way.',
   baseDescription: 'Factorize.',
   warnings: [],
   parameters: { type: 'object', properties: { number: { type: 'integer' } }, required: ['number'] },

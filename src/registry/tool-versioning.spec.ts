@@ -62,7 +62,7 @@ describe('planToolChange', () => {
     const plan = planToolChange(state, desiredFrom(state, { warnings: [aWarning()] }));
     expect(plan.version).toBe(5);
     expect(plan.warningWrites).toHaveLength(1);
-    expect(plan.snapshot?.description).toBe("Factorize.\n\nCommon mistakes seen in 10 recent calls:\n- Do not pass 'numbers'.");
+    expect(plan.snapshot?.description).toBe("Factorize.\n\nCommon mistakes:\n- Do not pass 'numbers'. 10 recent calls failed this way.");
     expect(plan.snapshot?.warnings).toEqual([
       { id: aWarning().id, kind: 'unknown_argument', text: "Do not pass 'numbers'.", evidence: aWarning().evidence, status: 'active' },
     ]);
