@@ -15,6 +15,12 @@ export interface ToolcoachCallbackOptions {
    * (`ls_model_name` in its run metadata, else `model` in its invocation params).
    */
   model?: string;
+  /**
+   * The session on every event. By default LangGraph's `thread_id` (or a `session_id`/`sessionId` key) in the run's
+   * metadata, else the agent run (the trace): the server relates a session's calls, e.g. what it called after a wrong
+   * tool name.
+   */
+  sessionId?: string;
   /** Flags results that report a failure without throwing, such as `{success: false, error}`. */
   isFailure?: (result: unknown) => boolean;
 }
@@ -25,8 +31,10 @@ const MAX_TRACKED = 10_000;
 const STACK_LINE = /\n\s+at .*/g;
 // Metadata keys LangChain and LangGraph add for their own bookkeeping; the rest is the user's.
 const INTERNAL_METADATA = /^(langgraph_|ls_|lc_|__|checkpoint_ns$|versions$)/;
-// The server refuses longer names; a model name is never this long, a bug upstream could make one.
-const MAX_MODEL_CHARS = 200;
+// The server refuses longer names and ids; a model name or thread id is never this long, a bug upstream could make one.
+const MAX_NAME_CHARS = 200;
+// Where LangGraph (thread_id, from the config's configurable) and users put the conversation a run belongs to.
+const SESSION_METADATA_KEYS = ['thread_id', 'session_id', 'sessionId'];
 // Parent links are followed this far up at most: a trace is a few levels deep, a cycle would be a bug upstream.
 const MAX_TRACE_DEPTH = 64;
 
@@ -345,7 +353,7 @@ export class ToolcoachCallbackHandler implements CallbackHandlerMethods {
     this.send(event, failure.toolCallId, context);
   }
 
-  /** Adds what every event carries: framework, run ids and trace, agent, model, tool call id, the user's metadata. */
+  /** Adds what every event carries: framework, run ids and trace, agent, model, session, tool call id, user metadata. */
   private send(event: ToolEvent, toolCallId: string | undefined, context: RunContext): void {
     event.framework = FRAMEWORK;
     if (context.runId !== undefined) {
@@ -358,6 +366,8 @@ export class ToolcoachCallbackHandler implements CallbackHandlerMethods {
     const model =
       this.options.model ?? context.model ?? (event.traceId === undefined ? undefined : this.lastModelOfTrace.get(event.traceId));
     if (model !== undefined) event.model = model;
+    const sessionId = this.options.sessionId ?? sessionOf(context.metadata) ?? event.traceId;
+    if (sessionId !== undefined) event.sessionId = sessionId;
     const metadata = userMetadata(context.metadata, context.tags, context.parentRunId);
     if (metadata) event.metadata = metadata;
     this.client.report(event);
@@ -377,7 +387,15 @@ export class ToolcoachCallbackHandler implements CallbackHandlerMethods {
 function modelNameOf(metadata: Record<string, unknown> | undefined, extraParams: Record<string, unknown> | undefined): string | undefined {
   const params = extraParams?.invocation_params as Record<string, unknown> | undefined;
   for (const candidate of [metadata?.ls_model_name, params?.model, params?.model_name, params?.modelName]) {
-    if (typeof candidate === 'string' && candidate) return candidate.slice(0, MAX_MODEL_CHARS);
+    if (typeof candidate === 'string' && candidate) return candidate.slice(0, MAX_NAME_CHARS);
+  }
+  return undefined;
+}
+
+function sessionOf(metadata: Record<string, unknown> | undefined): string | undefined {
+  for (const key of SESSION_METADATA_KEYS) {
+    const value = metadata?.[key];
+    if ((typeof value === 'string' && value) || typeof value === 'number') return String(value).slice(0, MAX_NAME_CHARS);
   }
   return undefined;
 }

@@ -45,6 +45,7 @@ describe('ToolcoachCallbackHandler', () => {
         framework: 'langchainjs',
         runId: 'run-1',
         traceId: 'parent-1',
+        sessionId: 'parent-1',
         toolCallId: 'call-run-1',
         agent: 'math',
         metadata: { team: 'core', tags: ['agent:math'], parentRunId: 'parent-1' },
@@ -280,6 +281,19 @@ describe('ToolcoachCallbackHandler in a real LangChain.js agent', () => {
     expect(byCall.ok.durationMs).toEqual(expect.any(Number));
     expect(byCall.thrown.durationMs).toEqual(expect.any(Number));
     for (const id of ['schema', 'unknown', 'invalid']) expect('durationMs' in byCall[id]).toBe(false);
+  });
+
+  it("takes the session from LangGraph's thread_id, else the agent run, unless the sessionId option names one", async () => {
+    const { events } = await runAgent();
+    expect(events.map((e) => e.sessionId)).toEqual(events.map((e) => e.traceId));
+    const { handler, events: threaded } = setUp();
+    await createAgent({
+      model: new ScriptedChatModel('m', [new AIMessage({ content: '', tool_calls: [{ id: 'x', name: 'factorial', args: { n: 2 } }] })]),
+      tools: [factorial],
+    }).invoke({ messages: [{ role: 'user', content: '2!' }] }, { callbacks: [handler], configurable: { thread_id: 'thread-7' } });
+    expect(threaded.map((e) => e.sessionId)).toEqual(['thread-7']);
+    const { events: named } = await runAgent({ sessionId: 'chat-42' });
+    expect(new Set(named.map((e) => e.sessionId))).toEqual(new Set(['chat-42']));
   });
 
   it('forgets every run once the agent run ends', async () => {

@@ -109,6 +109,7 @@ it('reports every tool call of a LangChain.js agent, categorized, with the descr
   expect(byCall['call-ok'].runId).toEqual(expect.any(String));
   // every event, also of calls that never reached a tool: the model, its run in one trace, the run's metadata
   expect(new Set(stored.map((e) => e.traceId)).size).toBe(1);
+  expect(stored.map((e) => e.sessionId)).toEqual(stored.map((e) => e.traceId));
   for (const event of stored) {
     expect(event).toMatchObject({ model: 'gpt-4.1', runId: expect.any(String), traceId: expect.any(String), metadata: { team: 'core' } });
   }
