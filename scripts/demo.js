@@ -113,7 +113,8 @@ const side = (s) => (s ? `${s.mistakes}/${s.calls} = ${percent(s.rate)} ${interv
 
 function printEffects(recommendations) {
   const rows = [['tool', 'warning', 'mistakes without warning', 'mistakes with warning', 'verdict']];
-  for (const r of recommendations) {
+  const sorted = [...recommendations].sort((a, b) => a.tool.localeCompare(b.tool) || a.kind.localeCompare(b.kind));
+  for (const r of sorted) {
     rows.push([r.tool, r.kind, side(r.effect?.withoutWarning), side(r.effect?.withWarning), r.effect?.verdict ?? 'not measured']);
   }
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
