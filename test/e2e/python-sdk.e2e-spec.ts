@@ -25,7 +25,7 @@ describeWithPython('Python SDK (sdk-python) against the running app', () => {
   beforeAll(async () => {
     t = await startTestApp();
     run = await runPython(['-m', 'unittest', 'discover', '-s', 'tests', '-v'], {
-      TOOLCOACH_BASE_URL: t.baseUrl,
+      TOOLCOACH_URL: t.baseUrl,
       TOOLCOACH_API_KEY: t.apiKey,
       PYTHONDONTWRITEBYTECODE: '1',
     });
@@ -59,6 +59,7 @@ describeWithPython('Python SDK (sdk-python) against the running app', () => {
       subtype: 'type_mismatch',
       argumentPath: '/a',
     });
+    expect(invalid.error).toMatchObject({ type: 'ToolInvocationError' });
     expect(invalid.error?.message).toBe(
       "Error invoking tool 'add' with kwargs {'a': 'x', 'b': 2} with error:\n" +
         ' a: Input should be a valid integer, unable to parse string as an integer\n' +
@@ -77,7 +78,7 @@ describeWithPython('Python SDK (sdk-python) against the running app', () => {
       status: 'error',
       toolCallId: 'call_unknown',
       category: 'unknown_tool',
-      error: { message: 'Error: nope is not a valid tool, try one of [add, divide].' },
+      error: { type: 'ToolNotFoundError', message: 'Error: nope is not a valid tool, try one of [add, divide].' },
     });
   });
 

@@ -1,0 +1,246 @@
+"""The SDK with REAL langchain_core (1.6.5) against the real toolcoach API and worker: real ``@tool`` tools, real
+pydantic validation, real ``handle_tool_error``, real callback managers and messages.
+
+``test/e2e/python-langchain-core.e2e-spec.ts`` runs this module in a venv built from the machine's local wheel
+mirror, against a freshly booted app, and fails if any test here is skipped. What LangGraph's ``ToolNode`` adds cannot
+be imported here (it needs ``langchain-protocol``, which the mirror lacks): ``tools_node`` below answers tool calls the
+way ToolNode does, in ToolNode's words for an unknown tool, as a real ``RunnableLambda`` with real chain callbacks;
+test_langchain.py covers ToolNode's behaviour through the stand-ins in langchain_standins.py.
+"""
+
+import json
+import os
+import sys
+import time
+import unittest
+import urllib.error
+import urllib.parse
+import urllib.request
+from datetime import datetime, timezone
+from uuid import UUID
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from toolcoach import HAS_LANGCHAIN, Reporter, ToolcoachCallbackHandler, load_tools  # noqa: E402
+
+BASE_URL = os.environ.get("TOOLCOACH_URL") or os.environ.get("TOOLCOACH_BASE_URL")
+API_KEY = os.environ.get("TOOLCOACH_API_KEY")
+
+if HAS_LANGCHAIN:  # pragma: no branch - the e2e spec runs this module only where langchain_core is installed
+    from langchain_core.callbacks import CallbackManager
+    from langchain_core.messages import AIMessage, ToolMessage
+    from langchain_core.outputs import ChatGeneration, LLMResult
+    from langchain_core.runnables import RunnableLambda
+    from langchain_core.tools import ToolException, tool
+
+    @tool
+    def factorial(n: int) -> int:
+        """Compute n! for a non-negative integer n."""
+        if n > 20:
+            raise OverflowError("Factorial calculation overflow for n = %d" % n)
+        result = 1
+        for i in range(2, n + 1):
+            result *= i
+        return result
+
+    @tool
+    def prime_factorization(number: int) -> list:
+        """Perform prime factorization of a single integer."""
+        if number < 2:
+            raise ToolException("number must be >= 2")
+        factors, d = [], 2
+        while number > 1:
+            while number % d == 0:
+                factors.append(d)
+                number //= d
+            d += 1
+        return factors
+
+    # The way LangChain users are told to report a tool's failure to the model without raising.
+    prime_factorization.handle_tool_error = True
+    TOOLS = [factorial, prime_factorization]
+
+# LangGraph's ToolNode answer to a tool name the model made up (langgraph/prebuilt/tool_node.py).
+INVALID_TOOL_NAME_ERROR_TEMPLATE = "Error: {requested_tool} is not a valid tool, try one of [{available_tools}]."
+PLAIN_HANDLED_RUN = UUID("00000000-0000-4000-8000-00000000c0de")
+MODEL = "scripted-model-1"
+
+
+def tools_node(state, config):
+    """Runs each tool call of the model's last message as LangGraph's ToolNode does: real tools with the run's
+    callbacks, an error ToolMessage for a name no tool has or an exception the tool raised."""
+    by_name = {t.name: t for t in TOOLS}
+    answers = []
+    for call in state["messages"][-1].tool_calls:
+        chosen = by_name.get(call["name"])
+        if chosen is None:
+            content = INVALID_TOOL_NAME_ERROR_TEMPLATE.format(requested_tool=call["name"], available_tools=", ".join(by_name))
+            answers.append(ToolMessage(content=content, tool_call_id=call["id"], name=call["name"], status="error"))
+            continue
+        try:
+            answers.append(chosen.invoke(call, config))
+        except Exception as error:
+            answers.append(ToolMessage(content=repr(error), tool_call_id=call["id"], name=call["name"], status="error"))
+    return {"messages": answers}
+
+
+def model_turn(message, callbacks, metadata=None):
+    """One turn of a chat model that answered ``message``, through LangChain's own callback manager: what every
+    BaseChatModel does around its _generate (which cannot be imported here without langchain-protocol)."""
+    manager = CallbackManager.configure(callbacks, None, inheritable_metadata={"ls_model_name": MODEL, **(metadata or {})})
+    [run] = manager.on_chat_model_start({"name": "ScriptedChatModel"}, [[message]], invocation_params={"model": MODEL})
+    run.on_llm_end(LLMResult(generations=[[ChatGeneration(message=message)]]))
+
+
+def openai_tool_call(call_id, name, arguments):
+    """A tool call as OpenAI sends it; AIMessage parses these into tool_calls, or invalid_tool_calls when the arguments
+    are not valid JSON, as langchain-openai does with the API's answer."""
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def api(method, path, body=None):
+    request = urllib.request.Request(
+        BASE_URL + path,
+        data=None if body is None else json.dumps(body).encode(),
+        method=method,
+        headers={"Authorization": "Bearer " + API_KEY, **({} if body is None else {"Content-Type": "application/json"})},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        raise AssertionError("%s %s answered %d: %s" % (method, path, error.code, error.read()[:500])) from None
+
+
+def stored_events(tool, count, timeout_s=30.0):
+    """The stored events of ``tool`` once there are ``count`` of them and the worker categorized every error."""
+    deadline = time.monotonic() + timeout_s
+    events = []
+    while time.monotonic() < deadline:
+        events = api("GET", "/v1/events?tool=%s&limit=200" % urllib.parse.quote(tool))["items"]
+        if len(events) >= count and all(e["status"] == "success" or e["category"] for e in events):
+            return events
+        time.sleep(0.1)
+    raise AssertionError("expected %d categorized %s events, got %r" % (count, tool, events))
+
+
+def run_nightly(day, timeout_s=60.0):
+    run = api("POST", "/v1/jobs/nightly?date=%s" % day)
+    deadline = time.monotonic() + timeout_s
+    while run["status"] not in ("succeeded", "failed", "skipped"):
+        if time.monotonic() > deadline:
+            raise AssertionError("nightly run %s did not finish: %r" % (run["id"], run))
+        time.sleep(0.1)
+        run = api("GET", "/v1/jobs/%s" % run["id"])
+    return run
+
+
+@unittest.skipUnless(HAS_LANGCHAIN, "langchain_core is not installed (test/e2e/python-langchain-core.e2e-spec.ts installs it)")
+@unittest.skipUnless(BASE_URL and API_KEY, "set TOOLCOACH_URL and TOOLCOACH_API_KEY to run against a real backend")
+class RealLangchainCoreTest(unittest.TestCase):
+    """In order: load_tools registers, every kind of failure arrives categorized, a nightly's warning is served as v2."""
+
+    def reporter(self):
+        reporter = Reporter(flush_interval_s=0.05)
+        self.addCleanup(reporter.close, 1)
+        return reporter
+
+    def test_a_load_tools_registers_the_tools_with_their_json_schemas(self):
+        loaded = load_tools(TOOLS)
+        self.assertEqual(loaded, TOOLS)
+        listed = {t["name"]: t for t in api("GET", "/v1/tools?format=raw")["tools"]}
+        self.assertEqual(sorted(listed), ["factorial", "prime_factorization"])
+        for real in TOOLS:
+            registered = listed[real.name]
+            self.assertEqual(registered["version"], 1)
+            self.assertEqual(registered["baseDescription"], real.description)
+            self.assertEqual(registered["parameters"], real.tool_call_schema.model_json_schema())
+            self.assertEqual(real.metadata, {"toolcoach_description_version": 1})
+        self.assertEqual(listed["factorial"]["parameters"]["properties"]["n"]["type"], "integer")
+
+    def test_b_each_failure_arrives_categorized_with_its_error_type(self):
+        load_tools(TOOLS)
+        reporter = self.reporter()
+        handler = ToolcoachCallbackHandler(reporter, agent="langchain-core-e2e")
+        config = {"callbacks": [handler], "metadata": {"session": "b"}}
+        # A model turn with one malformed call (JSON cut off) and three well-formed ones, one of them to a made-up name.
+        message = AIMessage(
+            content="",
+            additional_kwargs={
+                "tool_calls": [
+                    openai_tool_call("lc_invalid", "factorial", '{"n": 5'),
+                    openai_tool_call("lc_type", "factorial", '{"n": "five"}'),
+                    openai_tool_call("lc_overflow", "factorial", '{"n": 25}'),
+                    openai_tool_call("lc_unknown", "prime_factorise", '{"number": 12}'),
+                    openai_tool_call("lc_handled", "prime_factorization", '{"number": 1}'),
+                ]
+            },
+        )
+        self.assertEqual([c["id"] for c in message.invalid_tool_calls], ["lc_invalid"])
+        model_turn(message, [handler])
+        answers = RunnableLambda(tools_node, name="tools").invoke({"messages": [message]}, config)["messages"]
+        self.assertEqual([a.status for a in answers], ["error"] * 4)
+        # Called with plain arguments (tool.invoke({...}), the classic AgentExecutor), a handled ToolException comes
+        # back as the bare answer text, which LangChain's callbacks pass on as if it were a result.
+        answer = prime_factorization.invoke({"number": 0}, {**config, "run_id": PLAIN_HANDLED_RUN})
+        self.assertEqual(answer, "number must be >= 2")
+        self.assertTrue(reporter.close(10))
+        self.assertEqual(reporter.stats["rejected"], 0)
+
+        factorial_events = {e.get("toolCallId"): e for e in stored_events("factorial", 3)}
+        invalid = factorial_events["lc_invalid"]
+        self.assertEqual((invalid["category"], invalid["subtype"]), ("argument_mismatch", "malformed_arguments"))
+        self.assertEqual((invalid["error"]["type"], invalid["arguments"], invalid["model"]), ("InvalidToolCall", '{"n": 5', MODEL))
+        self.assertIsNone(invalid["durationMs"])
+        mismatch = factorial_events["lc_type"]
+        self.assertEqual((mismatch["category"], mismatch["subtype"], mismatch["argumentPath"]), ("argument_mismatch", "type_mismatch", "/n"))
+        self.assertEqual(mismatch["error"]["type"], "ToolInvocationError")
+        overflow = factorial_events["lc_overflow"]
+        self.assertEqual((overflow["category"], overflow["error"]["type"]), ("overflow", "OverflowError"))
+        self.assertEqual((overflow["descriptionVersion"], overflow["model"], overflow["metadata"]["session"]), (1, MODEL, "b"))
+
+        unknown = stored_events("prime_factorise", 1)[0]
+        self.assertEqual((unknown["category"], unknown["error"]["type"]), ("unknown_tool", "ToolNotFoundError"))
+        self.assertEqual((unknown["toolCallId"], unknown["arguments"], unknown["model"]), ("lc_unknown", {"number": 12}, MODEL))
+
+        handled = {e.get("runId") or e.get("toolCallId"): e for e in stored_events("prime_factorization", 2)}
+        for key in ("lc_handled", str(PLAIN_HANDLED_RUN)):
+            event = next(e for e in handled.values() if e.get("toolCallId") == key or e.get("runId") == key)
+            self.assertEqual(event["status"], "error", key)
+            self.assertEqual((event["error"]["type"], event["error"]["message"]), ("ToolException", "number must be >= 2"), key)
+            self.assertEqual((event["category"], event["subtype"]), ("out_of_range", "below_minimum"), key)
+
+    def test_c_after_a_nightly_load_tools_serves_v2_with_the_learned_warning(self):
+        load_tools(TOOLS)
+        reporter = self.reporter()
+        handler = ToolcoachCallbackHandler(reporter, agent="langchain-core-e2e")
+        for n in list(range(0, 21)) + list(range(21, 31)):  # 0..20 succeed, 21..30 overflow
+            try:
+                factorial.invoke({"name": "factorial", "args": {"n": n}, "id": "lc_n%d" % n, "type": "tool_call"}, {"callbacks": [handler]})
+            except OverflowError:
+                pass
+        self.assertTrue(reporter.close(10))
+        events = stored_events("factorial", 3 + 31)
+        # The day of the calls; two when they straddle midnight UTC, each run for its own day.
+        for day in sorted({e["occurredAt"][:10] for e in events}):
+            self.assertEqual(run_nightly(day)["status"], "succeeded")
+        applied = api("GET", "/v1/recommendations?status=applied&tool=factorial")["items"]
+        self.assertIn("learned_limit", [r["kind"] for r in applied], applied)
+
+        load_tools(TOOLS)
+        self.assertIn("'n' above 20 fails (overflow)", factorial.description)
+        self.assertEqual(factorial.metadata, {"toolcoach_description_version": 2})
+        served = api("GET", "/v1/tools/factorial/description")
+        self.assertEqual((served["version"], served["description"]), (2, factorial.description))
+        self.assertEqual(served["baseDescription"], "Compute n! for a non-negative integer n.")  # never the served text
+
+        reporter = self.reporter()
+        with self.assertRaises(OverflowError):
+            factorial.invoke({"name": "factorial", "args": {"n": 22}, "id": "lc_after", "type": "tool_call"}, {"callbacks": [ToolcoachCallbackHandler(reporter)]})
+        self.assertTrue(reporter.close(10))
+        after = next(e for e in stored_events("factorial", 3 + 31 + 1) if e.get("toolCallId") == "lc_after")
+        self.assertEqual(after["descriptionVersion"], 2)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,141 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { pythonVenv } from '../support/python-venv';
+import { reportSkip } from '../support/skip-report';
+import { startTestApp, TestApp } from '../support/test-app';
+
+// Real langchain_core 1.6.5 and what it needs, each installed --no-deps from the machine's local wheel mirror:
+// `pip install langchain-core` cannot resolve, since its dependency langchain-protocol is not in the mirror.
+const PACKAGES = [
+  'langchain-core==1.6.5',
+  'pydantic==2.13.5',
+  'pydantic-core==2.46.5',
+  'annotated-types',
+  'typing-inspection',
+  'jsonpatch',
+  'jsonpointer',
+  'tenacity',
+  'pyyaml',
+  'typing-extensions',
+  'packaging',
+  'langsmith',
+  'requests',
+  'urllib3',
+  'idna',
+  'certifi',
+  'charset-normalizer',
+  'uuid_utils',
+  'httpx',
+  'httpcore',
+  'h11',
+  'anyio',
+  'sniffio',
+  'distro',
+  'requests_toolbelt',
+  'xxhash',
+  'ormsgpack',
+];
+const PROBE = 'import langchain_core, langchain_core.tools, langchain_core.messages; assert langchain_core.__version__ == "1.6.5"';
+
+const SDK_DIR = join(__dirname, '..', '..', 'sdk-python');
+const venv = pythonVenv('langchain-core', PACKAGES, PROBE);
+if (!venv.ok) reportSkip(`the real langchain_core tests (test/e2e/python-langchain-core.e2e-spec.ts): ${venv.reason}`);
+const describeWithVenv = venv.ok ? describe : describe.skip;
+
+function runPython(python: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(python, args, { cwd: SDK_DIR, env: { ...process.env, ...env } });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+type StoredEvent = Record<string, unknown> & { error?: { type?: string; message: string }; category?: string | null };
+
+describeWithVenv('Python SDK with real langchain_core 1.6.5 against the running app', () => {
+  let t: TestApp;
+  let run: { code: number | null; output: string };
+  beforeAll(async () => {
+    t = await startTestApp();
+    // The real-langchain module, and the handler tests that only run when langchain_core is importable.
+    run = await runPython(
+      (venv as { python: string }).python,
+      ['-m', 'unittest', '-v', 'tests.test_langchain_core', 'tests.test_langchain.HandlerTest'],
+      { TOOLCOACH_URL: t.baseUrl, TOOLCOACH_API_KEY: t.apiKey, PYTHONDONTWRITEBYTECODE: '1' },
+    );
+  }, 240_000);
+  afterAll(() => t?.close());
+
+  it('passes the real langchain_core unittests with none skipped', () => {
+    if (run.code !== 0) throw new Error(`python -m unittest exited with ${run.code}:\n${run.output}`);
+    expect(run.output).toMatch(/\nOK\b/);
+    // Only the duck-typed test may skip (langchain_core is installed here); every real-langchain test must run.
+    const results = [...run.output.matchAll(/^(test_\w+) \((tests\.[\w.]+)\) \.\.\. (\w+)/gm)].map(([, name, path, outcome]) => ({
+      name,
+      path,
+      outcome,
+    }));
+    const realTests = results.filter(({ path }) => path.startsWith('tests.test_langchain_core.'));
+    expect(realTests.map(({ outcome }) => outcome)).toEqual(['ok', 'ok', 'ok']);
+    expect(results.filter(({ outcome }) => outcome !== 'ok').map(({ name }) => name)).toEqual([
+      'test_works_duck_typed_when_langchain_core_is_absent',
+    ]);
+    expect(results).toContainEqual(
+      expect.objectContaining({ name: 'test_subclasses_base_callback_handler_with_a_real_langchain_tool', outcome: 'ok' }),
+    );
+  });
+
+  const eventsOf = async (tool: string): Promise<StoredEvent[]> => {
+    const response = await t.request('GET', `/v1/events?tool=${tool}&limit=200`);
+    expect(response.status).toBe(200);
+    return response.body.items;
+  };
+
+  it('stored every failure with its category and a non-null error.type', async () => {
+    const byCall = new Map<unknown, StoredEvent>();
+    for (const tool of ['factorial', 'prime_factorise', 'prime_factorization']) {
+      for (const event of await eventsOf(tool)) byCall.set(event.toolCallId ?? event.runId, event);
+    }
+    const expected: Array<[string, string, string]> = [
+      ['lc_invalid', 'argument_mismatch', 'InvalidToolCall'],
+      ['lc_type', 'argument_mismatch', 'ToolInvocationError'],
+      ['lc_overflow', 'overflow', 'OverflowError'],
+      ['lc_unknown', 'unknown_tool', 'ToolNotFoundError'],
+      // "number must be >= 2", answered by handle_tool_error=True: with a tool call, and with plain arguments
+      ['lc_handled', 'out_of_range', 'ToolException'],
+      ['00000000-0000-4000-8000-00000000c0de', 'out_of_range', 'ToolException'],
+    ];
+    for (const [key, category, type] of expected) {
+      const event = byCall.get(key);
+      expect({ key, status: event?.status, category: event?.category, type: event?.error?.type }).toEqual({
+        key,
+        status: 'error',
+        category,
+        type,
+      });
+    }
+    expect(byCall.get('lc_invalid')).toMatchObject({
+      subtype: 'malformed_arguments',
+      framework: 'langchain-python',
+      agent: 'langchain-core-e2e',
+    });
+    const errors = [...byCall.values()].filter((e) => e.status === 'error');
+    expect(errors.filter((e) => !e.error?.type)).toEqual([]);
+  });
+
+  it('registered the tools through load_tools and serves the learned warning as version 2', async () => {
+    const listed = await t.request('GET', '/v1/tools?format=raw');
+    const factorial = listed.body.tools.find((tool: { name: string }) => tool.name === 'factorial');
+    expect(factorial).toMatchObject({
+      version: 2,
+      baseDescription: 'Compute n! for a non-negative integer n.',
+      parameters: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+    });
+    expect(factorial.description).toContain("'n' above 20 fails (overflow)");
+    const prime = listed.body.tools.find((tool: { name: string }) => tool.name === 'prime_factorization');
+    expect(prime).toMatchObject({ version: 1, parameters: { properties: { number: { type: 'integer' } }, required: ['number'] } });
+  });
+});
