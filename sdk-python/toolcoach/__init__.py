@@ -1,6 +1,6 @@
 """toolcoach: report an agent's tool calls and give it the learned tool descriptions. Standard library only."""
 
-from .langchain import HAS_LANGCHAIN, ToolcoachCallbackHandler
+from .langchain import HAS_LANGCHAIN, ToolcoachCallbackHandler, record_handled_errors
 from .live import fetch_descriptions, load_tools
 from .redaction import redact_event, redact_secrets, redact_secrets_in_text
 from .reporter import Reporter, configure, default_reporter
@@ -18,4 +18,5 @@ __all__ = [
     "redact_event",
     "redact_secrets",
     "redact_secrets_in_text",
+    "record_handled_errors",
 ]
