@@ -6,6 +6,8 @@ import { AppConfig } from './config/config';
 import { AllExceptionsFilter } from './infra/http/all-exceptions.filter';
 import { setUpOpenApi } from './infra/http/openapi/openapi.document';
 import { parseJsonBodies } from './infra/http/json-body-parser';
+import { parseProtobufBodies } from './infra/http/protobuf-body-parser';
+import { decompressRequestBodies } from './infra/http/request-decompression';
 import { refuseUnstorableRequestText } from './infra/http/request-text-guard';
 import { sendSecurityHeaders } from './infra/http/security-headers';
 import { answerClientError, answerFrameworkError } from './infra/http/transport-errors';
@@ -30,6 +32,8 @@ export async function createApp(config: AppConfig, logger: Logger): Promise<Nest
     bufferLogs: false,
   });
   parseJsonBodies(app, BODY_LIMIT_BYTES);
+  parseProtobufBodies(app, BODY_LIMIT_BYTES);
+  decompressRequestBodies(adapter.getInstance(), BODY_LIMIT_BYTES);
   refuseUnstorableRequestText(adapter.getInstance());
   sendSecurityHeaders(adapter.getInstance());
   app.useGlobalFilters(new AllExceptionsFilter(logger));

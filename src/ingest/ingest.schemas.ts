@@ -72,13 +72,16 @@ export const ACCEPTED_RESPONSE = {
 export const TRACES_BODY_SCHEMA = {
   type: 'object',
   description:
-    'an OTLP/HTTP JSON ExportTraceServiceRequest; tool spans (gen_ai.operation.name = execute_tool, or OpenInference TOOL) become events',
+    'an OTLP/HTTP ExportTraceServiceRequest: this JSON mapping as application/json, or the binary protobuf message as ' +
+    'application/x-protobuf; either may be sent with Content-Encoding: gzip (1 MB limit after decompression). Tool spans ' +
+    '(gen_ai.operation.name = execute_tool, or OpenInference TOOL) become events',
   properties: { resourceSpans: { type: 'array', items: { type: 'object' } } },
 } as const;
 
 /** OTLP's ExportTraceServiceResponse: empty when every span was taken. */
 export const TRACES_RESPONSE = {
   type: 'object',
+  description: 'an ExportTraceServiceResponse, as JSON or as binary protobuf (with partial_success) in the encoding of the request',
   additionalProperties: false,
   properties: {
     partialSuccess: {

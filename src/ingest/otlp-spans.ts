@@ -25,6 +25,11 @@ export interface OtlpMapping {
 /** An event as /v1/events takes it (the ingest path applies defaults and limits), from one tool span. */
 export type ToolSpanEvent = Omit<AcceptedEvent, 'occurredAt' | 'descriptionVersion' | 'prompt' | 'metadata'> & { occurredAt?: string };
 
+/** The OTLP ExportTraceServiceResponse: empty when every span was taken, partialSuccess otherwise. */
+export interface ExportTraceResult {
+  partialSuccess?: { rejectedSpans: number; errorMessage: string };
+}
+
 export class OtlpBodyError extends Error {
   constructor(readonly details: FieldError[]) {
     super(details.map((d) => `${d.path} ${d.message}`).join('; '));

@@ -4,12 +4,8 @@ import { ApiError } from '../infra/http/api-error';
 import { ROOT_LOGGER } from '../infra/logging/logging.module';
 import { MAX_EVENTS_PER_BATCH } from './event.schemas';
 import { IngestService } from './ingest.service';
-import { mapOtlpTraces, OtlpBodyError } from './otlp-spans';
-
-/** The OTLP ExportTraceServiceResponse: empty when every span was taken, partialSuccess otherwise. */
-export interface ExportTraceResult {
-  partialSuccess?: { rejectedSpans: number; errorMessage: string };
-}
+import { OtlpProtobufCodec } from './otlp-protobuf-codec';
+import { ExportTraceResult, mapOtlpTraces, OtlpBodyError } from './otlp-spans';
 
 export interface TracesOutcome {
   response: ExportTraceResult;
@@ -23,12 +19,16 @@ export class TracesService {
 
   constructor(
     private readonly ingest: IngestService,
+    private readonly protobuf: OtlpProtobufCodec,
     @Inject(ROOT_LOGGER) rootLogger: Logger,
   ) {
     this.logger = rootLogger.child({ context: 'TracesService' });
   }
 
-  /** Maps the tool spans of an OTLP/JSON export to events and queues them through the /v1/events path (one job). */
+  /**
+   * Maps the tool spans of an OTLP export (parsed JSON, or the bytes of a binary protobuf one) to events and queues them
+   * through the /v1/events path (one job).
+   */
   async ingestTraces(projectId: string, body: unknown, now: Date = new Date()): Promise<TracesOutcome> {
     const mapping = this.mapOrReject(body);
     if (mapping.events.length > MAX_EVENTS_PER_BATCH) {
@@ -47,21 +47,23 @@ export class TracesService {
     ];
     const rejectedSpans = mapping.rejected.length + result.rejected.length;
     const toolSpans = mapping.events.length + mapping.rejected.length;
-    this.logger.debug(
-      { projectId, toolSpans, accepted: result.accepted, rejectedSpans, ignoredSpans: mapping.ignoredSpans },
-      'otlp traces',
-    );
-    if (rejectedSpans === 0) return { response: {}, toolSpans, ignoredSpans: mapping.ignoredSpans };
+    const counts = { projectId, toolSpans, accepted: result.accepted, rejectedSpans, ignoredSpans: mapping.ignoredSpans };
+    if (rejectedSpans === 0) {
+      this.logger.debug(counts, 'otlp traces');
+      return { response: {}, toolSpans, ignoredSpans: mapping.ignoredSpans };
+    }
     const errorMessage = problems
       .slice(0, 20)
       .map((p) => `${p.path}: ${p.message}`)
       .join('; ');
+    // the exporter only counts a partial success, so this line is where its reasons can be read
+    this.logger.info({ ...counts, errorMessage }, 'otlp traces: spans rejected');
     return { response: { partialSuccess: { rejectedSpans, errorMessage } }, toolSpans, ignoredSpans: mapping.ignoredSpans };
   }
 
   private mapOrReject(body: unknown) {
     try {
-      return mapOtlpTraces(body);
+      return mapOtlpTraces(Buffer.isBuffer(body) ? this.protobuf.decodeRequest(body) : body);
     } catch (error) {
       if (!(error instanceof OtlpBodyError)) throw error;
       throw new ApiError(400, 'invalid_body', 'Body is not an OTLP ExportTraceServiceRequest', { details: error.details });

@@ -3,6 +3,7 @@ import { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'pino';
 import { ApiError } from './api-error';
 import { apiErrorFromFastify } from './error-body';
+import { routeFlagsOf } from './route-flags';
 
 /** Every error leaves as `{error: {code, message, details?}}`; only unexpected ones are 500 and logged with a stack. */
 @Catch()
@@ -15,6 +16,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const error = this.toApiError(exception);
     if (error.status >= 500) {
       this.logger.error({ err: exception, method: request.method, url: request.url }, 'request failed');
+    } else if (routeFlagsOf(request).logsRefusals) {
+      this.logger.warn(refusalLogFields(request, error), 'request refused');
     }
     reply.status(error.status).headers(error.headers).send(error.toBody());
   }
@@ -33,4 +36,22 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (fromFastify) return fromFastify;
     return new ApiError(500, 'internal_error', 'Internal server error');
   }
+}
+
+const MAX_LOGGED_DETAILS = 5;
+
+/** The project is known only once the API key was checked: refusals of the body itself come before that. */
+function refusalLogFields(request: FastifyRequest, error: ApiError) {
+  const { project } = request as FastifyRequest & { project?: { projectId: string } };
+  return {
+    status: error.status,
+    code: error.code,
+    reason: error.message,
+    details: error.options.details?.slice(0, MAX_LOGGED_DETAILS),
+    projectId: project?.projectId ?? null,
+    method: request.method,
+    url: request.url,
+    contentType: request.headers['content-type'] ?? null,
+    contentEncoding: request.headers['content-encoding'] ?? null,
+  };
 }

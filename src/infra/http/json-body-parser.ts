@@ -1,15 +1,14 @@
-import { NestFastifyApplication, RouteConfig } from '@nestjs/platform-fastify';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { RawServerDefault } from 'fastify';
 import { ApiError } from './api-error';
+import { routeFlagsOf, WithRouteFlags } from './route-flags';
 import { firstUnstorableValue } from './storable-values';
-
-const JUDGED_PER_ITEM = 'bodyJudgedPerItem';
 
 /**
  * For a route that judges its items one by one itself (ingest): its body keeps `__proto__` keys as the plain own
  * properties JSON.parse makes, and what Postgres cannot store is refused per event, not for the whole request.
  */
-export const BodyJudgedPerItem = () => RouteConfig({ [JUDGED_PER_ITEM]: true });
+export const BodyJudgedPerItem = () => WithRouteFlags({ judgesItemsItself: true });
 
 /**
  * JSON bodies, also when labelled text/plain (browser beacons and some hooks send that): judged by what they hold, 400
@@ -22,8 +21,7 @@ export function parseJsonBodies(app: NestFastifyApplication, bodyLimitBytes: num
   const refusing = fastify.getDefaultJsonParser('error', 'error');
   const keeping = fastify.getDefaultJsonParser('ignore', 'ignore');
   app.useBodyParser<RawServerDefault>(['application/json', 'text/plain'], { bodyLimit: bodyLimitBytes }, (request, body, done) => {
-    const config: object = request.routeOptions.config;
-    if ((config as Record<string, unknown>)[JUDGED_PER_ITEM] === true) return keeping(request, body.toString('utf8'), done);
+    if (routeFlagsOf(request).judgesItemsItself) return keeping(request, body.toString('utf8'), done);
     void refusing(request, body.toString('utf8'), (error, parsed) => {
       const problem = error ? null : firstUnstorableValue(parsed, '');
       if (!problem) return done(error, parsed);

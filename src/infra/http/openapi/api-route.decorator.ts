@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOperation, ApiQuery, ApiResponse, type SchemaObject } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiConsumes, ApiOperation, ApiQuery, ApiResponse, type SchemaObject } from '@nestjs/swagger';
 import { ERROR_RESPONSE, type JsonSchema } from './response.schemas';
 
 export interface RouteContract {
@@ -14,6 +14,8 @@ export interface RouteContract {
   status?: number | readonly number[];
   /** Served without an API key. */
   isPublic?: boolean;
+  /** A binary encoding the route also takes, answering success in it too (OTLP's application/x-protobuf), beside JSON. */
+  binaryContentType?: string;
 }
 
 /**
@@ -29,16 +31,21 @@ export function ApiRoute(contract: RouteContract): MethodDecorator {
     ...(contract.isPublic ? [] : [ApiBearerAuth()]),
     ...Object.entries(properties).map(([name, schema]) => ApiQuery({ name, required: required.includes(name), schema: asSchema(schema) })),
     ...(contract.body ? [ApiBody({ schema: asSchema(contract.body) })] : []),
-    ...statuses.map((status) => successResponse(status, contract.response)),
+    // @nestjs/swagger gives every consumed type the one body schema: the binary one says in its description what it is
+    ...(contract.binaryContentType ? [ApiConsumes('application/json', contract.binaryContentType)] : []),
+    ...statuses.map((status) => successResponse(status, contract.response, contract.binaryContentType)),
     ...(contract.isPublic ? [] : KEYED_ROUTE_ERRORS),
   );
 }
 
-function successResponse(status: number, schema: JsonSchema | null) {
-  return schema
-    ? ApiResponse({ status, description: 'Success', schema: asSchema(schema) })
-    : ApiResponse({ status, description: 'Success, no body' });
+function successResponse(status: number, schema: JsonSchema | null, binaryContentType?: string) {
+  if (!schema) return ApiResponse({ status, description: 'Success, no body' });
+  if (!binaryContentType) return ApiResponse({ status, description: 'Success', schema: asSchema(schema) });
+  const content = { 'application/json': { schema: asSchema(schema) }, [binaryContentType]: { schema: BINARY } };
+  return ApiResponse({ status, description: 'Success, in the encoding of the request', content });
 }
+
+const BINARY: SchemaObject = { type: 'string', format: 'binary' };
 
 /** What any route behind the API key can answer besides its own errors. */
 const KEYED_ROUTE_ERRORS = [

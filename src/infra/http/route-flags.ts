@@ -1,0 +1,28 @@
+import { RouteConfig } from '@nestjs/platform-fastify';
+import { FastifyRequest } from 'fastify';
+
+/** What a route asks of the shared HTTP pieces (body parsers, the exception filter). */
+export interface RouteFlags {
+  /**
+   * The route judges its items one by one itself (ingest): its JSON body keeps `__proto__` keys as the plain own
+   * properties JSON.parse makes, and what Postgres cannot store is refused per item, not for the whole request.
+   */
+  judgesItemsItself?: boolean;
+  /** The route decodes binary protobuf bodies itself (OTLP/HTTP): its handler receives them as a Buffer. */
+  takesProtobuf?: boolean;
+  /**
+   * The route's callers are machines that keep no visible record of a refusal (an OTLP exporter reports FAILED and
+   * drops the batch): every 4xx it answers is logged at warn with its status, code, reason and project.
+   */
+  logsRefusals?: boolean;
+}
+
+const FLAGS = 'toolcoachFlags';
+
+/** Fastify keeps one config object per route and a second @RouteConfig replaces the first, so all flags go in one. */
+export const WithRouteFlags = (flags: RouteFlags) => RouteConfig({ [FLAGS]: flags });
+
+export function routeFlagsOf(request: FastifyRequest): RouteFlags {
+  const config: object | undefined = request.routeOptions?.config;
+  return ((config as Record<string, unknown> | undefined)?.[FLAGS] as RouteFlags | undefined) ?? {};
+}
