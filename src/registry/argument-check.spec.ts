@@ -1,5 +1,6 @@
 import { type ArgumentSchema, compileArgumentSchema } from '../diagnosis';
 import { checkArguments, hasUndeclaredArguments } from './argument-check';
+import { learnedLimitsOf } from './learned-limits';
 
 const primeFactors = compileArgumentSchema({
   type: 'object',
@@ -26,12 +27,14 @@ describe('checkArguments', () => {
     expect(result.errors).toEqual(
       expect.arrayContaining([
         {
+          kind: 'schema',
           category: 'argument_mismatch',
           subtype: 'unknown_argument',
           path: '/numbers',
           message: "'numbers' is not a parameter of this tool; the parameter is 'number' (one integer); pass the single item itself",
         },
         {
+          kind: 'schema',
           category: 'argument_mismatch',
           subtype: 'missing_argument',
           path: '/number',
@@ -77,7 +80,7 @@ describe('checkArguments', () => {
     expect(result.suggestion).toBeNull();
     const rangeOnly = check({ number: 2000000 });
     expect(rangeOnly.errors).toEqual([
-      { category: 'out_of_range', subtype: 'above_maximum', path: '/number', message: "'number' must be <= 1000000" },
+      { kind: 'schema', category: 'out_of_range', subtype: 'above_maximum', path: '/number', message: "'number' must be <= 1000000" },
     ]);
     expect(check({ unit: 'k' }, weather).errors.map((error) => [error.subtype, error.path])).toEqual([
       ['missing_argument', '/city'],
@@ -97,7 +100,7 @@ describe('checkArguments', () => {
   it('reads arguments sent as a JSON string and refuses what is not an object', () => {
     expect(check('{"number": 12}').valid).toBe(true);
     expect(check('{"number": ').errors).toEqual([
-      { category: 'argument_mismatch', subtype: 'malformed_arguments', path: '', message: expect.any(String) },
+      { kind: 'schema', category: 'argument_mismatch', subtype: 'malformed_arguments', path: '', message: expect.any(String) },
     ]);
     expect(check([12]).errors[0].subtype).toBe('malformed_arguments');
   });
@@ -148,7 +151,7 @@ describe('parameters named like Object.prototype members', () => {
   it('judges toString and constructor by the arguments, not by what every object inherits', () => {
     expect(check({ toString: 'x' }, inherited)).toEqual({ valid: true, errors: [], suggestion: null, checked: true, reason: null });
     expect(check({}, inherited).errors).toEqual([
-      { category: 'argument_mismatch', subtype: 'missing_argument', path: '/toString', message: "'toString' is required" },
+      { kind: 'schema', category: 'argument_mismatch', subtype: 'missing_argument', path: '/toString', message: "'toString' is required" },
     ]);
   });
 
@@ -156,5 +159,83 @@ describe('parameters named like Object.prototype members', () => {
     const result = check({ toString: 'x', construtor: 3 }, inherited);
     expect(result.suggestion).toEqual({ toString: 'x', constructor: 3 });
     expect(Object.getPrototypeOf(result.suggestion)).toBe(Object.prototype);
+  });
+});
+
+describe('learned limits', () => {
+  const factorial = compileArgumentSchema({ type: 'object', properties: { n: { type: 'integer', minimum: 0 } }, required: ['n'] });
+  const warning = (learnedLimit: unknown, count = 30, kind = 'learned_limit') => ({
+    id: '00000000-0000-4000-8000-000000000001',
+    kind,
+    text: "'n' above 20 fails (overflow).",
+    evidence: { count, firstSeen: null, lastSeen: null, exampleEventIds: [], learnedLimit },
+    status: 'active' as const,
+  });
+  const above20 = learnedLimitsOf([warning({ argumentPath: '/n', bound: 'upper', value: 20, isInclusive: false, reason: 'overflow' })]);
+  const checkN = (args: unknown, limits = above20, checks: 'all' | 'schema' = 'all') =>
+    checkArguments({ tool: 'factorial', arguments: args, schema: factorial, learnedRenames: new Map(), learnedLimits: limits, checks });
+
+  it('refuses a value the schema allows but that is beyond an active learned limit, naming the limit and its evidence', () => {
+    expect(checkN({ n: 25 })).toEqual({
+      valid: false,
+      errors: [
+        {
+          kind: 'beyond_learned_limit',
+          category: 'overflow',
+          subtype: 'above_maximum',
+          path: '/n',
+          message: "'n' is 25; above 20 fails (overflow), learned from 30 failed calls",
+          limit: { bound: 'upper', value: 20, isInclusive: false },
+          evidenceCount: 30,
+        },
+      ],
+      suggestion: null,
+      checked: true,
+      reason: null,
+    });
+  });
+
+  it('accepts the limit itself and below, and values given as a JSON string are read the same', () => {
+    expect(checkN({ n: 20 }).valid).toBe(true);
+    expect(checkN({ n: 0 }).valid).toBe(true);
+    expect(checkN('{"n": 21}').errors.map((e) => e.kind)).toEqual(['beyond_learned_limit']);
+  });
+
+  it('holds inclusive and lower limits to their side', () => {
+    const limits = learnedLimitsOf([
+      warning({ argumentPath: '/n', bound: 'upper', value: 25, isInclusive: true, reason: 'out of range' }),
+      warning({ argumentPath: '/n', bound: 'lower', value: 3, isInclusive: false, reason: 'out of range' }),
+    ]);
+    expect(checkN({ n: 25 }, limits).errors).toMatchObject([{ category: 'out_of_range', subtype: 'above_maximum', limit: { value: 25 } }]);
+    expect(checkN({ n: 24 }, limits).valid).toBe(true);
+    expect(checkN({ n: 3 }, limits).valid).toBe(true);
+    expect(checkN({ n: 2 }, limits).errors).toMatchObject([
+      { subtype: 'below_minimum', message: "'n' is 2; below 3 fails (out of range), learned from 30 failed calls" },
+    ]);
+  });
+
+  it('checks only the schema when asked to', () => {
+    expect(checkN({ n: 25 }, above20, 'schema')).toMatchObject({ valid: true, errors: [] });
+  });
+
+  it('reports schema errors and learned ones together', () => {
+    const result = checkN(
+      { n: 25, extra: 1 },
+      learnedLimitsOf([warning({ argumentPath: '/n', bound: 'upper', value: 20, isInclusive: false, reason: 'overflow' })]),
+    );
+    expect(result.valid).toBe(false);
+    expect(checkN({ n: -1 }).errors.map((e) => [e.kind, e.subtype])).toEqual([['schema', 'below_minimum']]);
+  });
+
+  it('ignores other warnings, malformed limits and values that are not numbers', () => {
+    const limits = learnedLimitsOf([
+      warning({ argumentPath: '/n', bound: 'upper', value: 20, isInclusive: false }, 5, 'manual'),
+      warning({ argumentPath: 'n', bound: 'upper', value: 20 }),
+      warning({ argumentPath: '/n', bound: 'sideways', value: 20 }),
+      warning({ argumentPath: '/n', bound: 'upper', value: '20' }),
+      warning(null),
+    ]);
+    expect(limits).toEqual([]);
+    expect(checkN({ n: '25' }).errors.map((e) => e.kind)).toEqual(['schema']);
   });
 });

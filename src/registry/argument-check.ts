@@ -14,6 +14,7 @@ import {
   matchArgumentName,
   ownValue,
 } from '../diagnosis';
+import { checkLearnedLimits, LearnedLimit, LearnedLimitFinding } from './learned-limits';
 
 // Pre-execution validation: checks arguments against a tool's registered schema with the worker's categories, and
 // proposes a corrected argument object when a correction is safe. Pure.
@@ -26,9 +27,15 @@ export interface ArgumentError {
   message: string;
 }
 
+/** A finding as validate answers it: a schema violation, or a value beyond a limit learned from this tool's calls. */
+export type ArgumentFinding = (ArgumentError & { kind: 'schema' }) | LearnedLimitFinding;
+
+/** `schema`: only the registered schema; `all` (the default) also the limits learned from data. */
+export type ValidationChecks = 'all' | 'schema';
+
 export interface ArgumentCheck {
   valid: boolean;
-  errors: ArgumentError[];
+  errors: ArgumentFinding[];
   suggestion: Record<string, unknown> | null;
   /** False when the schema could not check the arguments (then `valid` is true: the call is let through). */
   checked: boolean;
@@ -42,6 +49,9 @@ export interface ArgumentCheckInput {
   schema: ArgumentSchema;
   /** wrong name -> intended name, as learned from this project's stored events for the tool. */
   learnedRenames: ReadonlyMap<string, string>;
+  /** Limits of the tool's active learned_limit warnings. */
+  learnedLimits?: readonly LearnedLimit[];
+  checks?: ValidationChecks;
 }
 
 /** Arguments sent as a JSON string (as models produce them) are read as JSON; undefined when they cannot be. */
@@ -60,7 +70,23 @@ export function hasUndeclaredArguments(args: unknown, schema: ArgumentSchema): b
   return isObject(args) && declared.length > 0 && Object.keys(args).some((name) => !declared.includes(name));
 }
 
+/**
+ * The schema's findings, then (unless `checks` is `schema`) a finding per value beyond a learned limit: such a value
+ * passes the schema yet failed every time it was tried, so the arguments are not valid.
+ */
 export function checkArguments(input: ArgumentCheckInput): ArgumentCheck {
+  const result = checkSchema(input);
+  const schemaErrors: ArgumentFinding[] = result.errors.map((error) => ({ kind: 'schema', ...error }));
+  const args = readArguments(input.arguments);
+  const learned = input.checks !== 'schema' && isObject(args) ? checkLearnedLimits(args, input.learnedLimits ?? []) : [];
+  if (learned.length === 0) return { ...result, errors: schemaErrors };
+  // a correction of the names that keeps a value known to fail is no correction
+  const suggestion =
+    result.suggestion && checkLearnedLimits(result.suggestion, input.learnedLimits ?? []).length === 0 ? result.suggestion : null;
+  return { ...result, valid: false, errors: [...schemaErrors, ...learned], suggestion };
+}
+
+function checkSchema(input: ArgumentCheckInput): Omit<ArgumentCheck, 'errors'> & { errors: ArgumentError[] } {
   const args = readArguments(input.arguments);
   if (!isObject(args)) {
     const message = 'arguments must be a JSON object of argument names to values';
@@ -84,7 +110,7 @@ export function checkArguments(input: ArgumentCheckInput): ArgumentCheck {
   return { valid: false, errors, suggestion: suggestCorrection(args, input.schema, renames, remainingMs), checked: true, reason: null };
 }
 
-function unchecked(status: 'too_expensive' | 'unusable'): ArgumentCheck {
+function unchecked(status: 'too_expensive' | 'unusable'): Omit<ArgumentCheck, 'errors'> & { errors: ArgumentError[] } {
   const reason =
     status === 'too_expensive'
       ? `schema too expensive: the tool's schema cannot check these arguments within ${ARGUMENT_VALIDATION_BUDGET_MS} ms; they were not checked`

@@ -185,6 +185,17 @@ export function requireToolName(name: string): void {
 export const LIST_QUERY_SCHEMA = { properties: { format: { enum: [...TOOL_FORMATS], default: 'raw' } } } as const;
 export const readListQuery = compileQueryValidator<{ format: ToolFormat }>(LIST_QUERY_SCHEMA);
 
+export const VALIDATE_QUERY_SCHEMA = {
+  properties: {
+    checks: {
+      enum: ['all', 'schema'],
+      default: 'all',
+      description: "schema: only the registered schema; all: also the limits learned from this tool's failed calls",
+    },
+  },
+} as const;
+export const readValidateQuery = compileQueryValidator<{ checks: 'all' | 'schema' }>(VALIDATE_QUERY_SCHEMA);
+
 export const DESCRIPTION_QUERY_SCHEMA = { properties: { version: { type: 'integer', minimum: 1, maximum: 2147483647 } } } as const;
 export const readDescriptionQuery = compileQueryValidator<{ version?: number }>(DESCRIPTION_QUERY_SCHEMA);
 

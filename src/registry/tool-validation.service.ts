@@ -2,7 +2,8 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ArgumentSchema, compileArgumentSchema } from '../diagnosis';
 import { SharedTimeSlice } from '../infra/event-loop/shared-time-slice';
 import { notFound } from '../infra/http/api-error';
-import { ArgumentCheck, checkArguments, hasUndeclaredArguments, readArguments } from './argument-check';
+import { ArgumentCheck, checkArguments, hasUndeclaredArguments, readArguments, ValidationChecks } from './argument-check';
+import { LearnedLimit, learnedLimitsOf } from './learned-limits';
 import { LearnedRenameRepository } from './learned-rename.repository';
 import { RegistryChange, RegistryChangeListener, RegistryChangesChannel } from './registry-changes.channel';
 import { cacheKey, ServedResponseCache } from './served-response.cache';
@@ -17,6 +18,8 @@ const LEARNING_WINDOW_DAYS = 30;
 interface CompiledTool {
   version: number;
   schema: ArgumentSchema;
+  /** From the active learned_limit warnings of this version: they change only with a new version. */
+  learnedLimits: LearnedLimit[];
 }
 
 /**
@@ -48,7 +51,13 @@ export class ToolValidationService implements OnModuleInit, RegistryChangeListen
     this.schemas.clear();
   }
 
-  async validate(projectId: string, name: string, rawArguments: unknown, nowMs: number = Date.now()): Promise<ArgumentCheck> {
+  async validate(
+    projectId: string,
+    name: string,
+    rawArguments: unknown,
+    checks: ValidationChecks = 'all',
+    nowMs: number = Date.now(),
+  ): Promise<ArgumentCheck> {
     const tool = await this.compiledTool(projectId, name);
     const args = readArguments(rawArguments);
     const learnedRenames = hasUndeclaredArguments(args, tool.schema)
@@ -56,7 +65,14 @@ export class ToolValidationService implements OnModuleInit, RegistryChangeListen
       : new Map<string, string>();
     // a check may take its whole budget: when the process's slice is spent, requests already waiting go first
     await this.timeSlice.yieldIfDue();
-    return checkArguments({ tool: name, arguments: rawArguments, schema: tool.schema, learnedRenames });
+    return checkArguments({
+      tool: name,
+      arguments: rawArguments,
+      schema: tool.schema,
+      learnedRenames,
+      learnedLimits: tool.learnedLimits,
+      checks,
+    });
   }
 
   private async compiledTool(projectId: string, name: string): Promise<CompiledTool> {
@@ -66,7 +82,11 @@ export class ToolValidationService implements OnModuleInit, RegistryChangeListen
     const generation = this.schemas.currentGeneration;
     const served = await this.tools.findServedTool(projectId, name, null);
     if (!served) throw notFound('tool', name);
-    const compiled = { version: served.view.version, schema: compileArgumentSchema(served.view.parameters) };
+    const compiled = {
+      version: served.view.version,
+      schema: compileArgumentSchema(served.view.parameters),
+      learnedLimits: learnedLimitsOf(served.view.warnings),
+    };
     this.schemas.set(key, compiled, generation);
     return compiled;
   }

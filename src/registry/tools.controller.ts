@@ -23,9 +23,11 @@ import {
   readListQuery,
   readToolBody,
   readValidateBody,
+  readValidateQuery,
   requireToolName,
   TOOL_BODY_SCHEMA,
   VALIDATE_BODY_SCHEMA,
+  VALIDATE_QUERY_SCHEMA,
 } from './registry.schemas';
 import { CachedResponse } from './served-response.cache';
 import { RegistrationResult, ToolChangesService } from './tool-changes.service';
@@ -118,13 +120,20 @@ export class ToolsController {
   @Post('tools/:name/validate')
   @HttpCode(200)
   @ApiRoute({
-    summary: 'Check arguments against the tool schema before calling it; a safe correction when there is one',
+    summary: 'Check arguments against the tool schema and its learned limits before calling it; a safe correction when there is one',
+    query: VALIDATE_QUERY_SCHEMA,
     body: VALIDATE_BODY_SCHEMA,
     response: VALIDATION_RESPONSE,
   })
-  async validate(@CurrentProject() project: AuthenticatedProject, @Param('name') name: string, @Body() body: unknown) {
+  async validate(
+    @CurrentProject() project: AuthenticatedProject,
+    @Param('name') name: string,
+    @Query() query: unknown,
+    @Body() body: unknown,
+  ) {
     requireToolName(name);
-    return this.validation.validate(project.projectId, name, readValidateBody(body).arguments);
+    const { checks } = readValidateQuery(query);
+    return this.validation.validate(project.projectId, name, readValidateBody(body).arguments, checks);
   }
 }
 
