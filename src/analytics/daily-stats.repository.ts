@@ -1,7 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../infra/prisma/prisma.service';
 import { DailyToolStatRow, ToolDayTotals } from './daily-stats';
+import { DailyVersionCount } from './effect-statistics';
 import { MistakeMatch } from './recommendation-rules';
+
+/** A called name the nightly matched to a registered tool (see intended-tool). */
+export interface MisnamedTool {
+  calledName: string;
+  tool: string;
+}
+
+/** Calls a session made around a misnamed call, to find the version it had loaded: sessions are short. */
+const SESSION_SLACK = '1 hour';
 
 const DAY_MS = 86_400_000;
 
@@ -93,6 +103,81 @@ export class DailyStatsRepository {
 
   findDailyToolStats(projectId: string, day: Date) {
     return this.prisma.dailyToolStat.findMany({ where: { projectId, day } });
+  }
+
+  /** Calls per tool and day in [from, until), from the per-version rollups: the denominators of the served warnings. */
+  async sumCallsByDay(
+    projectId: string,
+    tools: readonly string[],
+    from: Date,
+    until: Date,
+  ): Promise<Array<{ tool: string; day: Date; calls: number }>> {
+    if (tools.length === 0) return [];
+    const rows = await this.prisma.dailyVersionRollup.groupBy({
+      by: ['tool', 'day'],
+      where: { projectId, tool: { in: [...tools] }, day: { gte: from, lt: until } },
+      _sum: { calls: true },
+    });
+    return rows.map((row) => ({ tool: row.tool, day: row.day, calls: row._sum.calls ?? 0 }));
+  }
+
+  /**
+   * Replaces the day's misnamed calls: each call to a misnamed tool's called name (category unknown_tool) counted
+   * against the version of the intended tool its session had loaded (the highest its calls of that tool reported
+   * within SESSION_SLACK of the day), else the version the call itself reported, else 0. Reads one day of the two
+   * names' events through the (project_id, tool, occurred_at) index.
+   */
+  async replaceMisnamedCalls(projectId: string, day: Date, misnamed: readonly MisnamedTool[]): Promise<void> {
+    const next = new Date(day.getTime() + DAY_MS);
+    const counts = await Promise.all(
+      misnamed.map(async ({ calledName, tool }) => {
+        const rows = await this.prisma.$queryRaw<{ version: number; calls: number }[]>`
+          WITH wrong AS (
+            SELECT session_id, description_version FROM events
+            WHERE project_id = ${projectId}::uuid AND tool = ${calledName} AND category = 'unknown_tool'
+              AND occurred_at >= ${day} AND occurred_at < ${next}
+          ), loaded AS (
+            SELECT session_id, max(description_version) AS version FROM events
+            WHERE project_id = ${projectId}::uuid AND tool = ${tool} AND description_version IS NOT NULL
+              AND occurred_at >= ${day}::timestamptz - ${SESSION_SLACK}::interval
+              AND occurred_at < ${next}::timestamptz + ${SESSION_SLACK}::interval
+              AND session_id IN (SELECT session_id FROM wrong WHERE session_id IS NOT NULL)
+            GROUP BY session_id
+          )
+          SELECT coalesce(l.version, w.description_version, 0)::int AS version, count(*)::int AS calls
+          FROM wrong w LEFT JOIN loaded l ON l.session_id = w.session_id
+          GROUP BY 1`;
+        return rows.map((row) => ({ projectId, tool, calledName, day, descriptionVersion: row.version, calls: row.calls }));
+      }),
+    );
+    await this.prisma.$transaction([
+      this.prisma.dailyMisnamedCall.deleteMany({ where: { projectId, day } }),
+      this.prisma.dailyMisnamedCall.createMany({ data: counts.flat() }),
+    ]);
+  }
+
+  /**
+   * For a misnamed_tool warning: the intended tool's calls plus the misnamed calls attributed to its versions, and
+   * the misnamed calls as the mistakes, per version and day, up to `until`.
+   */
+  async countMisnamedCallsByVersion(
+    projectId: string,
+    tool: string,
+    calledName: string,
+    until: Date,
+  ): Promise<{ calls: DailyVersionCount[]; mistakes: DailyVersionCount[] }> {
+    const [calls, misnamed] = await Promise.all([
+      this.prisma.dailyVersionRollup.findMany({
+        where: { projectId, tool, day: { lt: until } },
+        select: { day: true, descriptionVersion: true, calls: true },
+      }),
+      this.prisma.dailyMisnamedCall.findMany({
+        where: { projectId, tool, calledName, day: { lt: until } },
+        select: { day: true, descriptionVersion: true, calls: true },
+      }),
+    ]);
+    const mistakes = misnamed.map((m) => ({ day: m.day, version: m.descriptionVersion, count: m.calls }));
+    return { calls: [...calls.map((c) => ({ day: c.day, version: c.descriptionVersion, count: c.calls })), ...mistakes], mistakes };
   }
 
   /** Calls and matching mistakes per description version (0: not reported) and day, for one tool, up to `until`. */

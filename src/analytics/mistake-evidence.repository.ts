@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../infra/prisma/prisma.service';
-import { ArgumentRange, GroupEvidence } from './recommendation-rules';
+import { ArgumentRange, GroupEvidence, RECOMMENDATION_WINDOW_DAYS } from './recommendation-rules';
 
 const DAY_MS = 86_400_000;
-/** Error groups not seen for this long no longer shape recommendations. */
-export const RECOMMENDATION_WINDOW_DAYS = 30;
+/** A model that called a wrong tool name tries again within seconds: the session's next call is looked for this long. */
+const NEXT_CALL_WINDOW = '2 minutes';
 
 /** What the worker learned about mistakes (error groups, argument ranges, sample arguments): read only, as evidence for recommendations. */
 @Injectable()
@@ -42,6 +42,26 @@ export class MistakeEvidenceRepository {
   async findArgumentRanges(projectId: string): Promise<Array<ArgumentRange & { tool: string }>> {
     const rows = await this.prisma.argumentValueRange.findMany({ where: { projectId } });
     return rows.map((r) => ({ ...r, successCount: Number(r.successCount) }));
+  }
+
+  /**
+   * For each sample event that has a session: the tool its session called next (another name, within
+   * NEXT_CALL_WINDOW). A handful of samples, each a short range of the (project_id, occurred_at) index.
+   */
+  async findNextToolCalls(projectId: string, sampleEventIds: readonly string[]): Promise<Map<string, string>> {
+    if (sampleEventIds.length === 0) return new Map();
+    const rows = await this.prisma.$queryRaw<{ id: string; tool: string }[]>`
+      SELECT s.id, n.tool
+      FROM events s
+      CROSS JOIN LATERAL (
+        SELECT e.tool FROM events e
+        WHERE e.project_id = s.project_id AND e.session_id = s.session_id AND e.tool <> s.tool
+          AND e.occurred_at > s.occurred_at AND e.occurred_at <= s.occurred_at + ${NEXT_CALL_WINDOW}::interval
+        ORDER BY e.occurred_at ASC, e.id ASC
+        LIMIT 1
+      ) n
+      WHERE s.project_id = ${projectId}::uuid AND s.id = ANY(${[...sampleEventIds]}::varchar[]) AND s.session_id IS NOT NULL`;
+    return new Map(rows.map((row) => [row.id, row.tool]));
   }
 
   /** The arguments of a few sample events, by primary key. */

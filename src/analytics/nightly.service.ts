@@ -4,20 +4,30 @@ import { ROOT_LOGGER } from '../infra/logging/logging.module';
 import { AdvisoryLocks } from '../infra/locks/advisory-lock';
 import { RegistryService } from '../registry/registry.service';
 import { formatDay } from './analytics-day';
-import { DailyStatsRepository } from './daily-stats.repository';
+import { DailyStatsRepository, MisnamedTool } from './daily-stats.repository';
 import { MistakeEvidenceRepository } from './mistake-evidence.repository';
 import { ProjectPolicyValues, RecommendationRepository, StoredRecommendation } from './recommendation.repository';
 import { JobRunRepository } from './job-run.repository';
 import { RecommendationApplier, requiresReview } from './recommendation-applier';
 import { computeDailyToolStat } from './daily-stats';
 import { estimateEffect, splitByWarning } from './effect-statistics';
-import { deriveRecommendations, MistakeMatch, RECOMMENDATION_KINDS, RecommendationDraft } from './recommendation-rules';
+import { findIntendedTool } from './intended-tool';
+import { deriveRecommendations, GroupEvidence, MistakeMatch, RECOMMENDATION_KINDS, RecommendationDraft } from './recommendation-rules';
+import { deriveMisnamedToolRecommendation, describeUnknownTool, UNKNOWN_TOOL_NOTE, UnknownToolNote } from './unknown-tool-rules';
 
 export const NIGHTLY_JOB = 'nightly';
 const DAY_MS = 86_400_000;
 /** How long a run waits for a project another run holds (a run takes seconds to minutes). */
 const LOCK_WAIT_MS = 5 * 60_000;
 const LOCK_RETRY_MS = 5000;
+/** Called names that are no registered tool, matched per run, most frequent first: the work stays bounded. */
+const MAX_UNKNOWN_TOOL_NAMES = 50;
+
+interface ProjectFindings {
+  drafts: RecommendationDraft[];
+  notes: UnknownToolNote[];
+  misnamed: MisnamedTool[];
+}
 
 export const DEFAULT_POLICY: ProjectPolicyValues = {
   autoApply: true,
@@ -174,8 +184,11 @@ export class NightlyService {
     const stats = (await this.dailyStats.sumToolDays(projectId, day)).map(computeDailyToolStat);
     await this.dailyStats.replaceDailyToolStats(projectId, day, stats);
 
-    const drafts = await this.deriveProjectRecommendations(projectId, day, stats);
+    const { drafts, notes, misnamed } = await this.deriveProjectFindings(projectId, day, stats);
+    await this.addCallDenominators(projectId, day, drafts);
     const recommendations = await this.recommendations.upsertRecommendations(projectId, drafts);
+    await this.registry.replaceProjectNotes(projectId, UNKNOWN_TOOL_NOTE, notes, new Date(Math.min(Date.now(), day.getTime() + DAY_MS)));
+    await this.dailyStats.replaceMisnamedCalls(projectId, day, misnamed);
     const policy = (await this.recommendations.findPolicy(projectId)) ?? DEFAULT_POLICY;
     // the end of the computed day: a backfill applies warnings as of then, not as of today
     const asOf = new Date(Math.min(Date.now(), day.getTime() + DAY_MS));
@@ -190,36 +203,101 @@ export class NightlyService {
     return { tools: stats.length, recommendations: recommendations.length, applied, effectsMeasured: measured, retired };
   }
 
-  private async deriveProjectRecommendations(
+  /**
+   * Recommendations per tool from its error groups; calls to names that are no registered tool (category
+   * unknown_tool) become a warning on the tool the model most likely meant, or a project note when none is close.
+   * A name that is not registered has no description to review or warn in.
+   */
+  private async deriveProjectFindings(
     projectId: string,
     day: Date,
     stats: ReturnType<typeof computeDailyToolStat>[],
-  ): Promise<RecommendationDraft[]> {
+  ): Promise<ProjectFindings> {
     const [groups, ranges] = await Promise.all([
       this.evidence.findRecentErrorGroups(projectId, day),
       this.evidence.findArgumentRanges(projectId),
     ]);
-    const samples = await this.evidence.findEventArguments(
-      projectId,
-      groups.flatMap((g) => g.sampleEventIds),
-    );
     const tools = new Set([...groups.map((g) => g.tool), ...stats.map((s) => s.tool)]);
     const schemas = await this.registry.findToolSchemas(projectId, [...tools]);
+    const isUnknownToolCall = (g: GroupEvidence & { tool: string }) => g.category === 'unknown_tool' && !schemas.has(g.tool);
+    const toolGroups = groups.filter((g) => !isUnknownToolCall(g));
+    const samples = await this.evidence.findEventArguments(
+      projectId,
+      toolGroups.flatMap((g) => g.sampleEventIds),
+    );
     const drafts: RecommendationDraft[] = [];
     for (const tool of tools) {
-      const stat = stats.find((s) => s.tool === tool);
+      const stat = schemas.has(tool) ? stats.find((s) => s.tool === tool) : undefined;
       drafts.push(
         ...deriveRecommendations({
           tool,
           schema: schemas.get(tool) ?? null,
-          groups: groups.filter((g) => g.tool === tool),
+          groups: toolGroups.filter((g) => g.tool === tool),
           argumentRanges: ranges.filter((r) => r.tool === tool),
           sampleArguments: samples,
           stats: stat ? { calls: stat.calls, successRate: stat.successRate, prev7SuccessRate: stat.prev7SuccessRate } : null,
         }),
       );
     }
-    return drafts;
+    const unknown = await this.matchUnknownTools(projectId, groups.filter(isUnknownToolCall), toolGroups);
+    return { drafts: [...drafts, ...unknown.drafts], notes: unknown.notes, misnamed: unknown.misnamed };
+  }
+
+  private async matchUnknownTools(
+    projectId: string,
+    unknownGroups: Array<GroupEvidence & { tool: string }>,
+    toolGroups: Array<GroupEvidence & { tool: string }>,
+  ): Promise<Omit<ProjectFindings, 'drafts'> & { drafts: RecommendationDraft[] }> {
+    const byName = new Map<string, Array<GroupEvidence & { tool: string }>>();
+    for (const group of unknownGroups) byName.set(group.tool, [...(byName.get(group.tool) ?? []), group]);
+    const count = (list: GroupEvidence[]) => list.reduce((n, g) => n + g.count, 0);
+    const names = [...byName.entries()]
+      .sort((a, b) => count(b[1]) - count(a[1]) || a[0].localeCompare(b[0]))
+      .slice(0, MAX_UNKNOWN_TOOL_NAMES);
+    const findings = { drafts: [] as RecommendationDraft[], notes: [] as UnknownToolNote[], misnamed: [] as MisnamedTool[] };
+    if (names.length === 0) return findings;
+    const registeredTools = await this.registry.listActiveToolNames(projectId);
+    const nextTools = await this.evidence.findNextToolCalls(
+      projectId,
+      names.flatMap(([, list]) => list.flatMap((g) => g.sampleEventIds)),
+    );
+    for (const [calledName, list] of names) {
+      const sampleIds = list.flatMap((g) => g.sampleEventIds);
+      const nextCalls = new Map<string, number>();
+      for (const id of sampleIds) {
+        const next = nextTools.get(id);
+        if (next) nextCalls.set(next, (nextCalls.get(next) ?? 0) + 1);
+      }
+      const match = findIntendedTool({ calledName, registeredTools, nextCalls, sampledCalls: sampleIds.length });
+      if (!match) {
+        findings.notes.push(describeUnknownTool(calledName, list));
+        continue;
+      }
+      const intendedErrors = count(toolGroups.filter((g) => g.tool === match.tool));
+      findings.drafts.push(deriveMisnamedToolRecommendation(calledName, list, match, intendedErrors));
+      findings.misnamed.push({ calledName, tool: match.tool });
+    }
+    return findings;
+  }
+
+  /**
+   * Adds `calls` to each draft's evidence: the calls of its tool (and, for a misnamed tool, of the called name) from
+   * the day its mistake was first seen to the end of `day`, so a warning can say "12 of 140 recent calls".
+   */
+  private async addCallDenominators(projectId: string, day: Date, drafts: RecommendationDraft[]): Promise<void> {
+    if (drafts.length === 0) return;
+    const until = new Date(day.getTime() + DAY_MS);
+    const firstDay = (draft: RecommendationDraft) => startOfDay(new Date(draft.evidence.firstSeen));
+    const from = new Date(Math.min(...drafts.map((d) => firstDay(d).getTime())));
+    const names = new Set(drafts.flatMap((d) => [d.tool, ...(d.evidence.match.calledTool ? [d.evidence.match.calledTool] : [])]));
+    const rows = await this.dailyStats.sumCallsByDay(projectId, [...names], from, until);
+    for (const draft of drafts) {
+      const counted = new Set([draft.tool, draft.evidence.match.calledTool]);
+      const since = firstDay(draft).getTime();
+      const calls = rows.filter((r) => counted.has(r.tool) && r.day.getTime() >= since).reduce((n, r) => n + r.calls, 0);
+      // rollups lag the groups by at most a batch; a warning never claims more failures than calls
+      draft.evidence.calls = Math.max(calls, draft.evidence.count);
+    }
   }
 
   private async measureEffects(projectId: string, day: Date, policy: ProjectPolicyValues) {
@@ -229,7 +307,9 @@ export class NightlyService {
     for (const recommendation of await this.recommendations.findAppliedRecommendations(projectId)) {
       const match = (recommendation.evidence as { match?: MistakeMatch }).match;
       if (!match || !recommendation.appliedAt || recommendation.appliedAt > until) continue;
-      const counts = await this.dailyStats.countMistakesByVersion(projectId, recommendation.tool, match, until);
+      const counts = match.calledTool
+        ? await this.dailyStats.countMisnamedCallsByVersion(projectId, recommendation.tool, match.calledTool, until)
+        : await this.dailyStats.countMistakesByVersion(projectId, recommendation.tool, match, until);
       const split = splitByWarning(counts.calls, counts.mistakes, {
         appliedVersion: recommendation.appliedVersion,
         appliedAt: recommendation.appliedAt,
@@ -253,6 +333,10 @@ export class NightlyService {
 /** Why a run that waited `lockWaitMs` for its project's lock in vain did not run (the scheduled and the queued alike). */
 function skippedReason(lockWaitMs: number): string {
   return `skipped: another run of this project held its lock for the ${lockWaitMs} ms this run waited`;
+}
+
+function startOfDay(at: Date): Date {
+  return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
 }
 
 function isEligible(recommendation: StoredRecommendation, policy: ProjectPolicyValues): boolean {

@@ -40,8 +40,13 @@ export function requiresReview(recommendation: StoredRecommendation): boolean {
   return typeof recommendation.evidence.requiresReview === 'string';
 }
 
+/**
+ * The warning's evidence is what agents and validate read: the counts, `calls` (the denominator the description
+ * states), a learned limit (validate applies it) and the called name of a misnamed tool, when the draft has them.
+ */
 function toWarning(recommendation: StoredRecommendation) {
   const evidence = recommendation.evidence as RecommendationDraft['evidence'];
+  const optional = (key: 'calls' | 'learnedLimit' | 'calledTool') => (evidence[key] === undefined ? {} : { [key]: evidence[key] });
   return {
     kind: recommendation.kind,
     text: recommendation.text,
@@ -52,6 +57,9 @@ function toWarning(recommendation: StoredRecommendation) {
       lastSeen: evidence.lastSeen,
       exampleEventIds: evidence.exampleEventIds,
       share: evidence.share,
+      ...optional('calls'),
+      ...optional('learnedLimit'),
+      ...optional('calledTool'),
       recommendationId: recommendation.id,
     },
   };

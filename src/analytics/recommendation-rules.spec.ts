@@ -149,8 +149,47 @@ describe('deriveRecommendations', () => {
       }),
     );
     expect(draft.kind).toBe('review_description');
-    expect(draft.text).toContain('Success rate 70% (down from 95% over the previous 7 days)');
-    expect(draft.text).toContain('runtime_error "connect ECONNREFUSED <ip>" (30)');
+    expect(draft.text).toBe(
+      'Success rate 70% (down from 95% over the previous 7 days) in 100 calls; no warning fits its errors, most often ' +
+        'runtime_error "connect ECONNREFUSED <ip>" (30). Review this tool\'s description.',
+    );
+    expect(draft.text).not.toContain('no specific cause');
+  });
+
+  it('asks for no review when no error group is left to name (a person ignored them)', () => {
+    expect(deriveRecommendations(evidence({ stats: { calls: 40, successRate: 0.5, prev7SuccessRate: null } }))).toEqual([]);
+  });
+
+  it('keeps a learned limit as data in the evidence, for validate', () => {
+    const [withRange] = deriveRecommendations(
+      evidence({
+        groups: [group({ category: 'overflow', subtype: null, argumentPath: '/n', minOffendingValue: 21, maxOffendingValue: 99 })],
+        argumentRanges: [{ argumentPath: '/n', successCount: 50, minValue: 0, maxValue: 20 }],
+      }),
+    );
+    expect(withRange.text).toBe("'n' above 20 fails (overflow).");
+    expect(withRange.evidence.learnedLimit).toEqual({
+      argumentPath: '/n',
+      bound: 'upper',
+      value: 20,
+      isInclusive: false,
+      reason: 'overflow',
+    });
+    const [withoutRange] = deriveRecommendations(
+      evidence({
+        groups: [
+          group({ category: 'out_of_range', subtype: 'below_minimum', argumentPath: '/n', minOffendingValue: -5, maxOffendingValue: -1 }),
+        ],
+      }),
+    );
+    expect(withoutRange.text).toBe("'n' of -1 or less fails (out of range).");
+    expect(withoutRange.evidence.learnedLimit).toEqual({
+      argumentPath: '/n',
+      bound: 'lower',
+      value: -1,
+      isInclusive: true,
+      reason: 'out of range',
+    });
   });
 
   it('does not ask for a review when a specific cause was found, or the rate is healthy', () => {

@@ -14,6 +14,7 @@ export const RECOMMENDATION_KINDS = [
   'enum_values',
   'declared_limit',
   'learned_limit',
+  'misnamed_tool',
   'review_description',
 ] as const;
 export type RecommendationKind = (typeof RECOMMENDATION_KINDS)[number];
@@ -51,6 +52,8 @@ export interface MistakeMatch {
   /** '' stands for no subtype / no argument path, as in the mistake rollups. */
   subtypes: string[];
   argumentPaths: string[];
+  /** For a misnamed_tool warning: the mistakes are calls to this name (not a registered tool), not to the tool itself. */
+  calledTool?: string;
 }
 
 export interface RecommendationDraft {
@@ -71,6 +74,8 @@ export interface RecommendationDraft {
   };
 }
 
+/** Error groups not seen for this long no longer shape recommendations. */
+export const RECOMMENDATION_WINDOW_DAYS = 30;
 export const LOW_SUCCESS_RATE = 0.8;
 export const FALLING_SUCCESS_RATE = 0.1;
 export const MIN_CALLS_FOR_REVIEW = 20;
@@ -208,6 +213,18 @@ function render(
 }
 
 /**
+ * A learned limit as data, kept in the warning's evidence so validate can apply it: a value beyond `value` fails
+ * (`isInclusive`: `value` itself fails too). Mirrors the registry's reading of it (src/registry/learned-limits.ts).
+ */
+export interface LearnedLimit {
+  argumentPath: string;
+  bound: 'upper' | 'lower';
+  value: number;
+  isInclusive: boolean;
+  reason: 'overflow' | 'out of range';
+}
+
+/**
  * The limit a model cannot see in the schema: between the largest value known to succeed and the smallest that failed.
  * Stated only when the two do not overlap, so the warning never forbids values that work.
  */
@@ -223,14 +240,20 @@ function renderLearnedLimit(name: string, path: string, groups: GroupEvidence[],
     const text = range
       ? `${name} below ${formatNumber(range.minValue)} fails (${reason}).`
       : `${name} of ${formatNumber(largestFailed)} or less fails (${reason}).`;
-    return { text, details: { smallestSucceeded: range?.minValue ?? null, largestFailed }, confidenceBoost: range ? 1 : 0.8 };
+    const learnedLimit: LearnedLimit = range
+      ? { argumentPath: path, bound: 'lower', value: range.minValue, isInclusive: false, reason }
+      : { argumentPath: path, bound: 'lower', value: largestFailed, isInclusive: true, reason };
+    return { text, details: { smallestSucceeded: range?.minValue ?? null, largestFailed, learnedLimit }, confidenceBoost: range ? 1 : 0.8 };
   }
   const smallestFailed = Math.min(...failedValues);
   if (range && range.maxValue >= smallestFailed) return null;
   const text = range
     ? `${name} above ${formatNumber(range.maxValue)} fails (${reason}).`
     : `${name} of ${formatNumber(smallestFailed)} or more fails (${reason}).`;
-  return { text, details: { largestSucceeded: range?.maxValue ?? null, smallestFailed }, confidenceBoost: range ? 1 : 0.8 };
+  const learnedLimit: LearnedLimit = range
+    ? { argumentPath: path, bound: 'upper', value: range.maxValue, isInclusive: false, reason }
+    : { argumentPath: path, bound: 'upper', value: smallestFailed, isInclusive: true, reason };
+  return { text, details: { largestSucceeded: range?.maxValue ?? null, smallestFailed, learnedLimit }, confidenceBoost: range ? 1 : 0.8 };
 }
 
 function reviewDescription(input: ToolEvidence, specificCount: number, totalErrors: number): RecommendationDraft | null {
@@ -239,18 +262,18 @@ function reviewDescription(input: ToolEvidence, specificCount: number, totalErro
   const isLow = stats.successRate < LOW_SUCCESS_RATE;
   const isFalling = stats.prev7SuccessRate !== null && stats.prev7SuccessRate - stats.successRate >= FALLING_SUCCESS_RATE;
   if (!isLow && !isFalling) return null;
+  // without an error group (a person ignored them all) there is nothing to name, and nothing a review would add
   const top = [...input.groups].sort((a, b) => b.count - a.count).slice(0, 3);
+  if (top.length === 0) return null;
   const fragments = new UntrustedFragments();
-  if (top.length > 0) fragments.freeText('the error messages quoted');
+  fragments.freeText('the error messages quoted');
   const trend = isFalling ? ` (down from ${percent(stats.prev7SuccessRate!)} over the previous 7 days)` : '';
-  const causes = top.length
-    ? ` Top errors: ${top.map((g) => `${g.category} "${g.messageTemplate.slice(0, 80)}" (${g.count})`).join('; ')}.`
-    : '';
+  const seen = `no warning fits its errors, most often ${top.map((g) => `${g.category} "${g.messageTemplate.slice(0, 80)}" (${g.count})`).join('; ')}`;
   return {
     tool: input.tool,
     kind: 'review_description',
     evidenceKey: 'review_description:',
-    text: `Success rate ${percent(stats.successRate)}${trend} with no specific cause found; review this tool's description.${causes}`,
+    text: `Success rate ${percent(stats.successRate)}${trend} in ${formatNumber(stats.calls)} calls; ${seen}. Review this tool's description.`,
     confidence: 0.5,
     evidence: {
       ...evidenceOf(top, totalErrors),
@@ -264,12 +287,12 @@ function reviewDescription(input: ToolEvidence, specificCount: number, totalErro
 }
 
 /** `requiresReview` in the evidence keeps a recommendation from being applied without a human (see untrusted-text). */
-function reviewMark(fragments: UntrustedFragments): { requiresReview?: string } {
+export function reviewMark(fragments: UntrustedFragments): { requiresReview?: string } {
   const reason = fragments.reviewReason();
   return reason ? { requiresReview: reason } : {};
 }
 
-function evidenceOf(groups: GroupEvidence[], totalErrors: number): RecommendationDraft['evidence'] {
+export function evidenceOf(groups: GroupEvidence[], totalErrors: number): RecommendationDraft['evidence'] {
   const count = sum(groups);
   return {
     count,

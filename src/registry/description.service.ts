@@ -1,6 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ApiError, notFound } from '../infra/http/api-error';
 import { strongEtag } from './etag';
+import { ProjectNoteRepository } from './project-note.repository';
 import { RegistryChange, RegistryChangeListener, RegistryChangesChannel } from './registry-changes.channel';
 import type { ToolFormat } from './registry.types';
 import { CachedResponse, cacheKey, LIST_KEY, ServedResponseCache } from './served-response.cache';
@@ -20,6 +21,7 @@ export class DescriptionService implements OnModuleInit, RegistryChangeListener 
 
   constructor(
     private readonly tools: ToolRepository,
+    private readonly notes: ProjectNoteRepository,
     private readonly changes: RegistryChangesChannel,
   ) {}
 
@@ -51,15 +53,15 @@ export class DescriptionService implements OnModuleInit, RegistryChangeListener 
     return this.store(key, served.view, generation);
   }
 
-  /** Every active tool of the project in one format, with augmented descriptions. */
+  /** Every active tool of the project in one format, with augmented descriptions, and the project's notes for people. */
   async listTools(projectId: string, format: ToolFormat): Promise<CachedResponse> {
     const key = cacheKey(projectId, LIST_KEY, 'latest', format);
     const cached = this.cache.get(key);
     if (cached) return cached;
     const generation = this.cache.currentGeneration;
-    const served = await this.tools.listServedTools(projectId);
+    const [served, notes] = await Promise.all([this.tools.listServedTools(projectId), this.notes.findNotes(projectId)]);
     const tools = served.map(({ view, metadata }) => toFormat({ ...view, metadata }, format));
-    return this.store(key, { format, tools }, generation);
+    return this.store(key, { format, tools, notes }, generation);
   }
 
   private store(key: string, value: unknown, generation: number): CachedResponse {

@@ -110,11 +110,29 @@ const LISTED_TOOL = {
   description: "raw: the description view with metadata; openai, anthropic, mcp, langchain: that framework's tool shape",
 } as const;
 
+/** A project-level note for people, beside the tools: what the nightly saw that no tool's warning can carry. */
+const PROJECT_NOTE = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['kind', 'subject', 'text', 'evidence', 'updatedAt'],
+  properties: {
+    kind: { type: 'string', description: 'unknown_tool: calls to a name that is no registered tool and close to none' },
+    subject: { type: 'string', description: 'what the note is about, e.g. the tool name that was called' },
+    text: { type: 'string' },
+    evidence: EVIDENCE,
+    updatedAt: DATE_TIME,
+  },
+} as const;
+
 export const TOOL_LIST_RESPONSE = {
   type: 'object',
   additionalProperties: false,
-  required: ['format', 'tools'],
-  properties: { format: { type: 'string', enum: [...TOOL_FORMATS] }, tools: { type: 'array', items: LISTED_TOOL } },
+  required: ['format', 'tools', 'notes'],
+  properties: {
+    format: { type: 'string', enum: [...TOOL_FORMATS] },
+    tools: { type: 'array', items: LISTED_TOOL },
+    notes: { type: 'array', items: PROJECT_NOTE, description: 'for people, never for the model: pass only `tools` to it' },
+  },
 } as const;
 
 export const VALIDATION_RESPONSE = {
@@ -128,12 +146,33 @@ export const VALIDATION_RESPONSE = {
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['category', 'subtype', 'path', 'message'],
+        required: ['kind', 'category', 'subtype', 'path', 'message'],
         properties: {
+          kind: {
+            type: 'string',
+            enum: ['schema', 'beyond_learned_limit'],
+            description: 'schema: the registered schema refuses it; beyond_learned_limit: the schema allows it, but such values failed',
+          },
           category: { type: 'string', enum: [...CATEGORIES] },
           subtype: { type: 'string', nullable: true, enum: [...SUBTYPES, null] },
           path: { type: 'string', description: 'JSON Pointer into the arguments; "" for the arguments as a whole' },
           message: { type: 'string' },
+          limit: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['bound', 'value', 'isInclusive'],
+            description: 'beyond_learned_limit only: values above (upper) or below (lower) `value` fail; `value` too when isInclusive',
+            properties: {
+              bound: { type: 'string', enum: ['upper', 'lower'] },
+              value: { type: 'number' },
+              isInclusive: { type: 'boolean' },
+            },
+          },
+          evidenceCount: {
+            type: 'integer',
+            minimum: 0,
+            description: 'beyond_learned_limit only: the failed calls the limit was learned from',
+          },
         },
       },
     },

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ProjectNoteRepository } from './project-note.repository';
 import { RegistryChangesChannel } from './registry-changes.channel';
 import { RegistryService } from './registry.service';
 import { ToolChangesService } from './tool-changes.service';
@@ -10,7 +11,7 @@ import { ToolSchemaRepository } from './tool-schema.repository';
  * also uses the writes, the reads and the change channel.
  */
 @Module({
-  providers: [ToolSchemaRepository, ToolRepository, RegistryChangesChannel, ToolChangesService, RegistryService],
-  exports: [RegistryService, ToolChangesService, ToolRepository, RegistryChangesChannel],
+  providers: [ProjectNoteRepository, ToolSchemaRepository, ToolRepository, RegistryChangesChannel, ToolChangesService, RegistryService],
+  exports: [RegistryService, ToolChangesService, ToolRepository, RegistryChangesChannel, ProjectNoteRepository],
 })
 export class RegistryModule {}

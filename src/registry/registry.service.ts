@@ -1,7 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { ArgumentSchema, compileArgumentSchema } from '../diagnosis';
 import { SharedTimeSlice } from '../infra/event-loop/shared-time-slice';
+import { ProjectNote, ProjectNoteRepository } from './project-note.repository';
+import { RegistryChangesChannel } from './registry-changes.channel';
 import type { JsonObject, WarningRecord } from './registry.types';
+import { NOTES_CHANGE } from './served-response.cache';
 import { AutoWarning, AutoWarningResult, ToolChangesService } from './tool-changes.service';
 import { ToolRepository } from './tool.repository';
 import { ToolSchemaRepository } from './tool-schema.repository';
@@ -22,6 +25,8 @@ export class RegistryService {
     private readonly tools: ToolRepository,
     private readonly toolChanges: ToolChangesService,
     private readonly timeSlice: SharedTimeSlice,
+    private readonly notes: ProjectNoteRepository,
+    private readonly changes: RegistryChangesChannel,
   ) {}
 
   async findArgumentSchemas(projectId: string, toolNames: readonly string[]): Promise<Map<string, ArgumentSchema>> {
@@ -47,6 +52,16 @@ export class RegistryService {
     if (toolNames.length === 0) return new Map();
     const rows = await this.schemas.findActiveToolSchemas(projectId, toolNames);
     return new Map(rows.map((row) => [row.name, row.parameters ?? {}]));
+  }
+
+  /** The names of every active tool of the project (what a model could have meant by a name that is not one). */
+  listActiveToolNames(projectId: string): Promise<string[]> {
+    return this.schemas.findActiveToolNames(projectId);
+  }
+
+  /** Replaces the project's notes of `kind` (listed beside the tools on GET /v1/tools); served lists drop on change. */
+  async replaceProjectNotes(projectId: string, kind: string, notes: readonly Omit<ProjectNote, 'kind'>[], at: Date): Promise<void> {
+    if (await this.notes.replaceNotes(projectId, kind, notes, at)) await this.changes.publish({ projectId, tool: NOTES_CHANGE });
   }
 
   listActiveWarnings(projectId: string, toolName: string): Promise<WarningRecord[]> {

@@ -8,6 +8,8 @@ export interface CachedResponse {
 }
 
 export const LIST_KEY = '\u0000list';
+/** The change published when a project's notes change: no tool has this name, and every list answer drops with it. */
+export const NOTES_CHANGE = '\u0000notes';
 
 export class ServedResponseCache<T = CachedResponse> {
   private readonly entries = new Map<string, T>();

@@ -23,6 +23,15 @@ export class ToolSchemaRepository {
       parameters: isObject(row.parameters) ? row.parameters : null,
     }));
   }
+
+  async findActiveToolNames(projectId: string): Promise<string[]> {
+    const rows = await this.prisma.tool.findMany({
+      where: { projectId, archivedAt: null },
+      select: { name: true },
+      orderBy: { name: 'asc' },
+    });
+    return rows.map((row) => row.name);
+  }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { runNightly, waitForRun } from '../support/job-runs';
+import { sendEvents } from '../support/send-events';
 import { eventually, startTestApp, TestApp, TestResponse } from '../support/test-app';
 
 const D1 = '2026-03-01';
@@ -8,23 +9,12 @@ const D2 = '2026-03-02';
 /** The whole loop: mistakes -> nightly job -> warnings served -> fewer mistakes with the new version -> "helped". */
 describe('nightly analytics and the feedback loop', () => {
   let t: TestApp;
-  let stored = 0;
   beforeAll(async () => {
     t = await startTestApp();
   });
   afterAll(() => t.close());
 
-  async function send(events: Array<Record<string, unknown>>) {
-    for (let i = 0; i < events.length; i += 500) {
-      const response = await t.request('POST', '/v1/events', { body: { events: events.slice(i, i + 500) } });
-      expect(response.status).toBe(202);
-    }
-    stored += events.length;
-    await eventually(async () => {
-      const { rows } = await t.db.sql.query('SELECT count(*)::int AS n FROM events');
-      return rows[0].n === stored ? true : undefined;
-    }, 20_000);
-  }
+  const send = (events: Array<Record<string, unknown>>) => sendEvents(t, events);
 
   const at = (day: string, i: number) => new Date(Date.parse(`${day}T08:00:00Z`) + i * 1000).toISOString();
   const factorialCall = (day: string, i: number, n: number, version: number) =>
@@ -127,6 +117,40 @@ describe('nightly analytics and the feedback loop', () => {
 
     const recommendations = await t.request('GET', '/v1/recommendations?status=applied');
     expect(recommendations.body.items.map((r: { kind: string }) => r.kind).sort()).toEqual(['learned_limit', 'wrong_argument_name']);
+    // the served line states how many of the calls made since the mistake was first seen went wrong this way
+    expect(prime.description).toContain('call this tool once per number. 10 of 40 recent calls failed this way.');
+    expect(factorial.description).toContain("'n' above 20 fails (overflow). 10 of 73 recent calls failed this way.");
+  });
+
+  it('validates a value the schema allows but the learned limit does not as beyond_learned_limit, unless asked for the schema only', async () => {
+    const validate = (args: unknown, query = '') =>
+      t.request('POST', `/v1/tools/factorial/validate${query}`, { body: { arguments: args } });
+    const beyond = await validate({ n: 25 });
+    expect(beyond.status).toBe(200);
+    expect(beyond.body).toEqual({
+      valid: false,
+      errors: [
+        {
+          kind: 'beyond_learned_limit',
+          category: 'overflow',
+          subtype: 'above_maximum',
+          path: '/n',
+          message: "'n' is 25; above 20 fails (overflow), learned from 10 failed calls",
+          limit: { bound: 'upper', value: 20, isInclusive: false },
+          evidenceCount: 10,
+        },
+      ],
+      suggestion: null,
+      checked: true,
+      reason: null,
+    });
+    expect((await validate({ n: 20 })).body).toMatchObject({ valid: true, errors: [] });
+    expect((await validate({ n: 25 }, '?checks=schema')).body).toMatchObject({ valid: true, errors: [] });
+    expect((await validate({ n: 25 }, '?checks=all')).body.valid).toBe(false);
+    expect((await validate({ n: -1 })).body.errors.map((e: { kind: string }) => e.kind)).toEqual(['schema']);
+    const bad = await validate({ n: 25 }, '?checks=learned');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details[0].path).toBe('/query/checks');
   });
 
   it('gives the same result when a day is run again', async () => {

@@ -176,7 +176,8 @@ describe('tool registry', () => {
     ])('lists every active tool of the project in %s shape', async (format, expected) => {
       const response = await t.request('GET', `/v1/tools?format=${format}`, { key: other.apiKey });
       expect(response.status).toBe(200);
-      expect(response.body).toEqual({ format, tools: [expected('Weather.')] });
+      // notes (for people, about the project) are listed beside the tools; a project without any has none
+      expect(response.body).toEqual({ format, tools: [expected('Weather.')], notes: [] });
     });
 
     it('lists our raw shape with version, warnings and metadata by default', async () => {
@@ -237,8 +238,8 @@ describe('tool registry', () => {
       expect(v2.headers.get('etag')).not.toBe(before.headers.get('etag'));
       expect(v2.body.version).toBe(2);
       expect(v2.body.description).toBe(
-        `${primeFactors.description}\n\nCommon mistakes seen in 1,240 recent calls:\n` +
-          "- Do not pass 'numbers'. The parameter is 'number' (one integer); call this tool once per number.",
+        `${primeFactors.description}\n\nCommon mistakes:\n` +
+          "- Do not pass 'numbers'. The parameter is 'number' (one integer); call this tool once per number. 1,240 recent calls failed this way.",
       );
       expect(v2.body.warnings).toEqual([
         {
@@ -350,6 +351,7 @@ describe('tool registry', () => {
       expect(response.status).toBe(200);
       expect(response.body.valid).toBe(false);
       expect(response.body.errors).toContainEqual({
+        kind: 'schema',
         category: 'argument_mismatch',
         subtype: 'unknown_argument',
         path: '/numbers',
@@ -393,6 +395,7 @@ describe('tool registry', () => {
       );
       const response = await validate({ payload: 8, verbose: true }, 'prime_factors_learned');
       expect(response.body.errors).toContainEqual({
+        kind: 'schema',
         category: 'argument_mismatch',
         subtype: 'unknown_argument',
         path: '/payload',
