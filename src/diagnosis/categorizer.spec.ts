@@ -398,3 +398,79 @@ describe('a schema too expensive to check', () => {
     expect(diagnosis).toMatchObject({ category: 'unknown', evidence: 'schema_too_expensive' });
   });
 });
+
+describe('exception types and wrapped causes', () => {
+  const diagnoseError = (message: string, type: string | null = null, args: unknown = { path: '/srv/report.txt' }) =>
+    diagnose({ tool: 'tool', arguments: args, error: { type, message } });
+
+  it.each([
+    ['/srv/report.txt', 'java.nio.file.AccessDeniedException', 'runtime_error'],
+    ['/srv/report.txt', 'NoSuchFileException', 'runtime_error'],
+    ['', 'UnsupportedOperationException', 'runtime_error'],
+    ['', 'System.NotSupportedException', 'runtime_error'],
+    ['Queue full', 'java.lang.IllegalStateException', 'runtime_error'],
+    ['', 'concurrent.futures._base.TimeoutError', 'timeout'],
+    ['A task was canceled.', 'System.Threading.Tasks.TaskCanceledException', 'timeout'],
+    ['The operation was canceled.', 'System.OperationCanceledException', 'timeout'],
+    ["[<class 'decimal.Overflow'>]", 'decimal.Overflow', 'overflow'],
+    ['utf-99', 'UnsupportedCharsetException', 'out_of_range'],
+  ] as const)('decides %j with type %s by the type name: %s', (message, type, category) => {
+    expect(diagnoseError(message, type).category).toBe(category);
+  });
+
+  it.each([
+    ['java.nio.file.NoSuchFileException: /srv/report.txt', 'runtime_error'],
+    ['java.lang.UnsupportedOperationException', 'runtime_error'],
+    ['Exception in thread "main" java.util.ConcurrentModificationException', 'runtime_error'],
+    ['socket.gaierror: [Errno -2] Name or service not known', 'runtime_error'],
+    ['zipfile.BadZipFile: File is not a zip file', 'runtime_error'],
+  ] as const)('reads the type from a "Type: message" line: %j', (message, category) => {
+    expect(diagnoseError(message).category).toBe(category);
+  });
+
+  it.each([
+    ['Tool execution failed', 'RuntimeError'],
+    ['Something went wrong', 'Exception'],
+    ['it broke', 'java.util.concurrent.ExecutionException'],
+    ['asyncio.exceptions.CancelledError', null],
+  ] as const)('leaves %j with the generic type %s unknown', (message, type) => {
+    expect(diagnoseError(message, type).category).toBe('unknown');
+  });
+
+  it.each([
+    ['java.util.concurrent.ExecutionException: java.lang.IllegalArgumentException: Illegal Capacity: -5', { size: -5 }, 'out_of_range'],
+    ['java.util.concurrent.CompletionException: java.lang.UnsupportedOperationException', {}, 'runtime_error'],
+    [
+      'java.lang.RuntimeException: Tool execution failed\n\tat Tools.run(Tools.java:12)\nCaused by: java.nio.file.NoSuchFileException: /srv/x\n\t... 3 more',
+      {},
+      'runtime_error',
+    ],
+    [
+      'System.Exception: Tool execution failed ---> System.TimeoutException: The operation has timed out.\n   at Tools.Run()',
+      {},
+      'timeout',
+    ],
+    [
+      'Error: Tool execution failed\n    at run (tool.js:3:9) {\n  [cause]: RangeError: Maximum BigInt size exceeded\n      at power (tool.js:1:1)\n}',
+      {},
+      'overflow',
+    ],
+    [
+      'Traceback (most recent call last):\n  File "tool.py", line 3, in mean\n    return float(total)\nOverflowError: int too large to convert to float\n\nThe above exception was the direct cause of the following exception:\n\nTraceback (most recent call last):\n  File "tool.py", line 9, in run\n    raise ToolError("Tool execution failed") from error\nToolError: Tool execution failed',
+      {},
+      'overflow',
+    ],
+    [
+      'Traceback (most recent call last):\n  File "tool.py", line 3, in save\n    db.commit()\nsqlite3.OperationalError: database is locked\n\nDuring handling of the above exception, another exception occurred:\n\nTraceback (most recent call last):\n  File "tool.py", line 9, in run\n    raise ToolError("could not save")\nToolError: could not save',
+      {},
+      'runtime_error',
+    ],
+  ] as const)('decides on the root cause of %j', (message, args, category) => {
+    expect(diagnoseError(message, null, args).category).toBe(category);
+  });
+
+  it('lets a cause without wording decide by its type when the outer message says nothing', () => {
+    const message = 'java.lang.IllegalStateException: tool failed\nCaused by: java.nio.file.DirectoryNotEmptyException: /etc';
+    expect(diagnoseError(message).category).toBe('runtime_error');
+  });
+});

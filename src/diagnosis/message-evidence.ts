@@ -1,18 +1,21 @@
 import { asNumber, isPlainObject, parseJsonOrPythonLiteral } from './argument-values';
 import type { Subtype, ToolError } from './diagnosis.types';
 import { type Finding, selectPrimaryFinding, toPointer } from './finding';
+import { familyOfTypeName } from './exception-type-families';
 import { BY_VALUE, MESSAGE_RULES, type MessageRule } from './message-rules';
 import { SUBTYPE_BY_SCHEMA_KEYWORD, categoryOfSubtype } from './schema-evidence';
 import { ownValue } from './own-value';
 
 // Reads an error message the way a person would: peel off the framework's wrapper (LangGraph, MCP, LangChain),
-// read structured reports line by line (pydantic, zod, Ajv, JSON Schema validators), and otherwise match the text
-// against the rule table.
+// read structured reports line by line (pydantic, zod, Ajv, JSON Schema validators), and otherwise unwrap the
+// chain of causes and match each, innermost first, against the rule table's wordings; when no wording matches, the
+// exception type names decide, again innermost first (see exception-type-families.ts).
 
 /** Only the head of a message is read: every report we know puts its substance first, and it bounds regex work. */
 export const MAX_MESSAGE_CHARS = 8192;
 const MAX_UNWRAP_DEPTH = 6;
 const MAX_CLAUSES = 50;
+const MAX_CAUSES = 8;
 
 export interface MessageEvidence {
   finding: Finding;
@@ -36,8 +39,29 @@ export function findMessageEvidence(error: ToolError | null | undefined): Messag
   const types = [...typeNames];
 
   const structured = readStructuredReport(text, types, hasLocLines === true);
-  const finding = structured ?? classifyClause({ text: stripTypePrefix(withoutStackFrames(text)), path: null }, types);
+  if (structured) return { finding: structured, printedArguments };
+  const causes = readCauseChain(withoutStackFrames(text));
+  // The declared type and the names a wrapper's repr gave belong to the outermost exception.
+  const outermost = causes[causes.length - 1];
+  if (declaredType) outermost.typeNames.push(declaredType);
+  for (const name of typeNames) if (!outermost.typeNames.some((known) => lastDottedSegment(known) === name)) outermost.typeNames.push(name);
+  const finding = decideOnCauses(causes, types);
   return finding ? { finding, printedArguments } : null;
+}
+
+/** Wordings first, from the root cause outwards; then type names in the same order. */
+function decideOnCauses(causes: readonly Cause[], types: readonly string[]): Finding | null {
+  for (const cause of causes) {
+    const found = classifyWording({ text: cause.text, path: null }, types);
+    if (found) return found;
+  }
+  for (const cause of causes) {
+    for (const name of cause.typeNames) {
+      const found = classifyTypeName(name, { text: cause.text, path: null });
+      if (found) return found;
+    }
+  }
+  return null;
 }
 
 function toText(value: unknown): string {
@@ -171,6 +195,75 @@ function withoutStackFrames(text: string): string {
   }
   return kept.join('\n');
 }
+
+interface Cause {
+  /** The message with its exception-name prefixes removed. */
+  text: string;
+  /** Exception names as printed (qualified when the runtime qualified them), outermost first. */
+  typeNames: string[];
+}
+
+// Python prints the root cause first, then these separators, then the exception it led to.
+const PYTHON_CHAIN_SEPARATOR =
+  /^(?:The above exception was the direct cause of the following exception:|During handling of the above exception, another exception occurred:)\s*$/;
+// Java "Caused by:", Node util.inspect "[cause]:", .NET " ---> " inner exceptions: the cause follows.
+const CAUSE_MARKER = /^\s{0,12}(?:Caused by:|\[cause\]:)\s?/;
+const DOTNET_INNER = ' ---> ';
+
+/**
+ * Splits a message into the exceptions it chains, innermost (root cause) first. A single exception gives one cause.
+ * "ExecutionException: java.lang.IllegalArgumentException: Illegal Capacity: -5" is one cause with two names: the
+ * outer prefix is a wrapper that only prints its cause.
+ */
+function readCauseChain(text: string): Cause[] {
+  const lines = text.split('\n');
+  const pythonChunks: string[][] = [[]];
+  for (const line of lines) {
+    if (PYTHON_CHAIN_SEPARATOR.test(line.trim())) pythonChunks.push([]);
+    else pythonChunks[pythonChunks.length - 1].push(line);
+  }
+  let printed: string[];
+  if (pythonChunks.length > 1) {
+    // Root first already; each chunk's exception line is its last non-blank text.
+    printed = pythonChunks.map((chunk) => chunk.join('\n').trim());
+  } else {
+    printed = [];
+    let current: string[] = [];
+    for (const line of lines) {
+      if (CAUSE_MARKER.test(line) && current.length > 0) {
+        printed.push(current.join('\n'));
+        current = [];
+      }
+      current.push(line.replace(CAUSE_MARKER, ''));
+    }
+    printed.push(current.join('\n'));
+    printed = printed.flatMap((part) => part.split(DOTNET_INNER)).reverse();
+  }
+  const causes = printed
+    .filter((part) => part.trim() !== '')
+    .slice(0, MAX_CAUSES)
+    .map(readCause);
+  return causes.length > 0 ? causes : [{ text: '', typeNames: [] }];
+}
+
+/** Peels "pkg.Outer: pkg.Inner: message" prefixes; names are kept outermost first. */
+function readCause(part: string): Cause {
+  let text = part.trim();
+  const typeNames: string[] = [];
+  for (let depth = 0; depth < MAX_CAUSES; depth++) {
+    const prefix = EXCEPTION_PREFIX.exec(text);
+    if (!prefix) break;
+    typeNames.push(prefix[1]);
+    text = text.slice(prefix[0].length).trim();
+  }
+  return { text: stripTypePrefix(text), typeNames: typeNames.reverse() };
+}
+
+// An exception name at the head of a message, qualified or not ("java.nio.file.NoSuchFileException",
+// "socket.gaierror", "re.error", "zipfile.BadZipFile"). It must end like an exception class: "strconv.Atoi: parsing"
+// is a Go function, not a type.
+const EXCEPTION_PREFIX =
+  /^(?:Uncaught |Exception in thread "[^"\n]{0,60}" )?((?:[A-Za-z_$][\w$]{0,60}\.){0,8}(?:[A-Z][\w$]{0,60}(?:Error|Exception|Timeout|Exit|Fault|Interrupt|Overflow|Expired|File|Empty|Full)|[a-z]{0,20}(?:error|timeout)))(?: \[[A-Z_]{1,40}\])?(?::(?:\s|$)|$)/;
 
 /** "ValueError: n must be positive" -> "n must be positive"; the name is already among the type names. */
 function stripTypePrefix(text: string): string {
@@ -510,6 +603,29 @@ export function classifyClause(clause: Clause, types: readonly string[]): Findin
     return buildFinding(rule, match, clause);
   }
   return null;
+}
+
+/** Only the rules that read the words of the message. */
+function classifyWording(clause: Clause, types: readonly string[]): Finding | null {
+  for (const rule of WORDING_RULES) {
+    const match = matchRule(rule, clause.text, types);
+    if (match !== null) return buildFinding(rule, match, clause);
+  }
+  return null;
+}
+
+const WORDING_RULES = MESSAGE_RULES.filter((rule) => rule.message !== undefined);
+const TYPE_RULES = MESSAGE_RULES.filter((rule) => rule.message === undefined);
+
+/** One exception name: the rules naming exact types first, then the family its words belong to. */
+function classifyTypeName(qualifiedName: string, clause: Clause): Finding | null {
+  const name = lastDottedSegment(qualifiedName);
+  for (const rule of TYPE_RULES) {
+    if (rule.errorType?.test(name)) return buildFinding(rule, [], clause);
+  }
+  const family = familyOfTypeName(qualifiedName);
+  if (!family) return null;
+  return buildFinding({ name: `type-family:${family.name}`, category: family.category, subtype: family.subtype }, [], clause);
 }
 
 function matchRule(rule: MessageRule, text: string, types: readonly string[]): RegExpExecArray | [] | null {
