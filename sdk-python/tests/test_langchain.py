@@ -279,6 +279,17 @@ class LoadToolsTest(unittest.TestCase):
         bulk = [r for r in self.api.wait_for_requests(6) if r["path"] == "/v1/tools:bulk"]
         self.assertEqual(bulk[-1]["body"]["tools"][0]["description"], "Add two integers, now with a new text.")
 
+    def test_events_of_calls_that_never_ran_carry_the_version_load_tools_applied(self):
+        self.api.route("GET", "/v1/tools?format=raw", 200, {"tools": [served("subtract", 4, "Subtract. Warned.", "Subtract.")]})
+        self.load([{"name": "subtract", "description": "Subtract."}])
+        reporter = Reporter(api_key="k", base_url=self.api.base_url, flush_interval_s=0.01)
+        handler = ToolcoachCallbackHandler(reporter)
+        message = type("AIMessage", (), {"tool_calls": [], "invalid_tool_calls": [{"name": "subtract", "args": "{", "id": "c"}]})()
+        handler.on_llm_end(type("LLMResult", (), {"generations": [[type("ChatGeneration", (), {"message": message})()]]})(), run_id=uuid.uuid4())
+        self.assertTrue(reporter.close(5))
+        [event] = self.api.events()
+        self.assertEqual((event["tool"], event["descriptionVersion"]), ("subtract", 4))
+
     def test_registers_openai_style_and_plain_dict_tools_with_their_schemas(self):
         schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
         openai = {"type": "function", "function": {"name": "weather", "description": "Weather now.", "parameters": schema}}

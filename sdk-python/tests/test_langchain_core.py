@@ -191,6 +191,7 @@ class RealLangchainCoreTest(unittest.TestCase):
         invalid = factorial_events["lc_invalid"]
         self.assertEqual((invalid["category"], invalid["subtype"]), ("argument_mismatch", "malformed_arguments"))
         self.assertEqual((invalid["error"]["type"], invalid["arguments"], invalid["model"]), ("InvalidToolCall", '{"n": 5', MODEL))
+        self.assertEqual(invalid["descriptionVersion"], 1)  # the description load_tools gave the model
         self.assertIsNone(invalid["durationMs"])
         mismatch = factorial_events["lc_type"]
         self.assertEqual((mismatch["category"], mismatch["subtype"], mismatch["argumentPath"]), ("argument_mismatch", "type_mismatch", "/n"))

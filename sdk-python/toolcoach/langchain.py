@@ -76,6 +76,22 @@ _MAX_TRACKED = 10_000
 _handled_error: "contextvars.ContextVar[Optional[_HandledError]]" = contextvars.ContextVar("toolcoach_handled_error", default=None)
 
 
+# The description version load_tools last applied to each tool name in this process, for events of calls that never
+# started a tool run (an invalid tool call carries no tool metadata), as the TypeScript client fills in its versions.
+_served_versions: Dict[str, int] = {}
+_served_versions_lock = threading.Lock()
+
+
+def remember_served_version(tool: str, version: int) -> None:
+    with _served_versions_lock:
+        _served_versions[tool] = version
+
+
+def served_version(tool: str) -> Optional[int]:
+    with _served_versions_lock:
+        return _served_versions.get(tool)
+
+
 class _HandledError:
     def __init__(self, tool: str, error: BaseException, answer: str) -> None:
         self.tool = tool
@@ -408,12 +424,16 @@ class ToolcoachCallbackHandler(_Base):  # type: ignore[valid-type,misc]
             event["runId"] = run["runId"]
         metadata = run.get("metadata") or {}
         version = metadata.get(DESCRIPTION_VERSION_KEY)
+        if not isinstance(version, int):
+            version = served_version(run["tool"])
         if isinstance(version, int) and version >= 1:
             event["descriptionVersion"] = version
         user_metadata = _user_metadata(metadata, run.get("tags"), run.get("parentRunId"))
         if user_metadata:
             event["metadata"] = user_metadata
-        model = self.model or run.get("model") or self._model_of_call(run.get("toolCallId"))
+        # Popped whatever the model option says: a call is asked for once and reported once.
+        model = self._model_of_call(run.get("toolCallId"))
+        model = self.model or run.get("model") or model
         agent = self.agent or _agent_of(metadata, run.get("tags"))
         for key, value in (("agent", agent), ("model", model), ("sessionId", self.session_id)):
             if value:

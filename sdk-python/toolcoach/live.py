@@ -13,7 +13,7 @@ import urllib.request
 from collections import OrderedDict
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
-from .langchain import DESCRIPTION_VERSION_KEY, record_handled_errors
+from .langchain import DESCRIPTION_VERSION_KEY, record_handled_errors, remember_served_version
 from .reporter import configured_api_key, configured_base_url
 
 logger = logging.getLogger("toolcoach")
@@ -161,15 +161,17 @@ def _apply(tool: Any, live: Dict[str, Dict[str, Any]]) -> None:
         return
     own = _own_description(target)
     served = found["description"]
+    version = found.get("version")
     if is_dict:
         target["description"] = served
     else:
         target.description = served
-        version = found.get("version")
         if isinstance(version, int):
             metadata = dict(getattr(target, "metadata", None) or {})
             metadata[DESCRIPTION_VERSION_KEY] = version
             target.metadata = metadata
+    if isinstance(version, int):
+        remember_served_version(name, version)
     with _own_descriptions_lock:
         _own_descriptions[id(target)] = (served, own)
         _own_descriptions.move_to_end(id(target))
