@@ -117,12 +117,14 @@
 
   async function renderOverview() {
     const query = rangeQuery();
-    const [overview, tools] = await Promise.all([
+    const [overview, tools, registry] = await Promise.all([
       api('/v1/stats/overview?' + query),
       api('/v1/stats/tools?sort=errors&limit=200&' + query.replace(/&bucket=\w+/, '')),
+      api('/v1/tools?format=raw').catch(() => ({ notes: [] })),
     ]);
     const t = overview.totals;
     view.innerHTML = `
+      ${notesHtml(registry.notes || [])}
       <div class="cards">
         <div class="card"><div class="label">calls</div><div class="value" data-testid="total-calls">${num(t.calls)}</div>${deltaHtml(overview.trend.callsChange, false, true)}</div>
         <div class="card"><div class="label">success rate</div><div class="value" data-testid="success-rate">${pct(t.successRate)}</div>${deltaHtml(overview.trend.successRateChange, true, true)}</div>
@@ -148,6 +150,18 @@
       { label: 'calls', color: '#2e6be6', value: (p) => p.calls },
       { label: 'errors', color: '#f04438', value: (p) => p.errors },
     ]);
+  }
+
+  // Project-level notes the nightly job left for people (e.g. calls to a tool name that is like no registered tool).
+  function notesHtml(notes) {
+    if (notes.length === 0) return '';
+    const items = notes
+      .map(
+        (note) =>
+          `<li data-testid="project-note" data-kind="${esc(note.kind)}">${esc(note.text)} <span class="muted">last seen ${when(note.evidence.lastSeen)}</span></li>`,
+      )
+      .join('');
+    return `<div class="panel notes" data-testid="project-notes"><h2>Notes</h2><ul>${items}</ul></div>`;
   }
 
   function effectHtml(effect) {

@@ -78,6 +78,17 @@ const ymd = (date: Date) => date.toISOString().slice(0, 10);
         );
       }
     }
+    // calls to a tool name like no registered one: the nightly leaves a project note, which the overview shows
+    for (let i = 0; i < 6; i++) {
+      events.push({
+        id: randomUUID(),
+        tool: 'send_email',
+        status: 'error',
+        arguments: { to: 'someone' },
+        occurredAt: new Date(today.getTime() - DAY_MS + 10 * 3_600_000 + i * 1000).toISOString(),
+        error: { type: 'ToolException', message: 'Error: send_email is not a valid tool, try one of [prime_factorization, factorial].' },
+      });
+    }
     for (let i = 0; i < events.length; i += 500)
       expect((await t.request('POST', '/v1/events', { body: { events: events.slice(i, i + 500) } })).status).toBe(202);
     await eventually(async () => {
@@ -141,6 +152,9 @@ const ymd = (date: Date) => date.toISOString().slice(0, 10);
       expect(await row.locator('[data-field="calls"]').textContent()).toBe(tool.calls.toLocaleString('en-US'));
       expect(await row.locator('[data-field="successRate"]').textContent()).toBe(`${(tool.successRate * 100).toFixed(1)}%`);
     }
+    const [note] = (await t.request('GET', '/v1/tools')).body.notes;
+    expect(note).toMatchObject({ kind: 'unknown_tool', subject: 'send_email' });
+    expect(await page.locator('[data-testid="project-note"]').allTextContents()).toEqual([expect.stringContaining(note.text)]);
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard.png'), fullPage: true });
   });
