@@ -474,3 +474,37 @@ describe('exception types and wrapped causes', () => {
     expect(diagnoseError(message).category).toBe('runtime_error');
   });
 });
+
+describe('tools the model asked for that are not there, in the words of other frameworks', () => {
+  const categoryOf = (message: string, type: string | null = null): string =>
+    diagnose({ tool: 'get_wether', arguments: { city: 'Paris' }, error: { type, message } }).category;
+
+  it.each([
+    ["Model tried to call unavailable tool 'lookup_order'. No tools are available.", null],
+    ['Function lookup_order is not found in the tools_dict.', 'ValueError'],
+    ['Tool lookup_order not found in the list of tools. Available tools: get_order.', 'ToolNotFoundException'],
+    ["Unknown tool name: 'lookup_order'. Available tools: 'get_order'", 'ModelRetry'],
+    ['Unknown tool lookup_order, should be one of: get_order, final_answer.', 'AgentToolExecutionError'],
+    ["You tried to use the tool lookup_order, but it doesn't exist. You must use one of the following tools: get_order.", null],
+    [
+      "The plugin collection does not contain a plugin and/or function with the specified names. Plugin name - 'Orders', function name - 'lookup_order'.",
+      'KeyNotFoundException',
+    ],
+    ['No ToolCallback found for tool name: lookup_order', 'IllegalStateException'],
+    ['the function lookup_order is not among the available tools', null],
+    ['Tool lookup_order is not registered in the toolbox', null],
+    ['lookup_order', 'NoSuchToolError'],
+    ['lookup_order', 'ToolNotFoundError'],
+    ['', 'UnknownToolException'],
+  ] as const)('reads %j (%s) as an unknown tool', (message, type) => {
+    expect(categoryOf(message, type)).toBe('unknown_tool');
+  });
+
+  it.each([
+    ['Tool execution failed: upstream service unavailable', 'runtime_error'],
+    ['search tool failed: connection refused', 'runtime_error'],
+    ['Tool input validation error', 'argument_mismatch'],
+  ] as const)('does not read %j as an unknown tool', (message, category) => {
+    expect(categoryOf(message)).toBe(category);
+  });
+});

@@ -47,6 +47,10 @@ const UNKNOWN_TOOL_RULES: MessageRule[] = [
   { name: 'bfcl-wrong-func-name', message: rx(`Function name ${Q}${NAME}${QE} not found in model output`), category: 'unknown_tool', subtype: null },
   { name: 'groq-not-in-request-tools', message: rx('\\bwhich was not (?:in )?request\\.tools\\b'), category: 'unknown_tool', subtype: null },
   { name: 'jsonrpc-method-not-found', message: rx('\\bMethod not found\\b|-32601\\b'), category: 'unknown_tool', subtype: null },
+  // Vercel AI SDK NoSuchToolError: "Model tried to call unavailable tool 'x'"; and tools said to be missing from a set.
+  { name: 'unavailable-tool', message: rx(`\\bunavailable (?:tool|function)\\b|\\b(?:tool|function)s? ${Q}?${NAME}${QE}? (?:is |are )?(?:not|no longer) (?:available|present|found|registered|defined|listed) (?:in|among|on) (?:the |this )?(?:list of |available |registered )?(?:tools|functions|toolset|toolbox|tools_dict|agent|registry|server)\\b|\\bnot (?:in|among|part of) (?:the |this )?(?:list of |available |registered |provided |allowed )?(?:tools|functions|toolset|toolbox)\\b`), category: 'unknown_tool', subtype: null },
+  // CrewAI "You tried to use the tool x, but it doesn't exist"; Semantic Kernel's plugin collection; Spring AI.
+  { name: 'tool-does-not-exist', message: rx(`\\btried to (?:use|call|invoke|run) (?:the |a )?(?:tool|function|action) ${Q}?${NAME}${QE}?,? but (?:it |that |this )?(?:doesn't|does not|didn't|did not) exist\\b|\\bdoes not contain a plugin and/or function\\b|\\bno (?:tool ?callback|tool|function|handler|executor|implementation) (?:was )?(?:found|registered|available) for (?:the )?(?:tool|function)(?: name| call)?\\b`), category: 'unknown_tool', subtype: null },
 ];
 
 const MALFORMED_RULES: MessageRule[] = [
