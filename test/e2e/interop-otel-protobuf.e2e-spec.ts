@@ -231,7 +231,10 @@ describe('POST /v1/traces with OTLP/HTTP protobuf and gzip', () => {
     expect((await errorBody(unkeyed)).error.code).toBe('unauthorized');
     const xml = await post('<spans/>', { 'content-type': 'application/xml' });
     expect(xml.status).toBe(415);
-    expect((await errorBody(xml)).error.code).toBe('unsupported_media_type');
+    expect((await errorBody(xml)).error).toEqual({
+      code: 'unsupported_media_type',
+      message: 'Send the body as application/json or application/x-protobuf',
+    });
   });
 
   it('leaves /v1/events JSON-only (protobuf is 415 there) and takes gzipped JSON events too', async () => {

@@ -3,6 +3,7 @@ import { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'pino';
 import { ApiError } from './api-error';
 import { apiErrorFromFastify } from './error-body';
+import { PROTOBUF_CONTENT_TYPE } from './protobuf-body-parser';
 import { routeFlagsOf } from './route-flags';
 
 /** Every error leaves as `{error: {code, message, details?}}`; only unexpected ones are 500 and logged with a stack. */
@@ -13,7 +14,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost) {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     const request = host.switchToHttp().getRequest<FastifyRequest>();
-    const error = this.toApiError(exception);
+    const error = this.toApiError(exception, request);
     if (error.status >= 500) {
       this.logger.error({ err: exception, method: request.method, url: request.url }, 'request failed');
     } else if (routeFlagsOf(request).logsRefusals) {
@@ -22,17 +23,18 @@ export class AllExceptionsFilter implements ExceptionFilter {
     reply.status(error.status).headers(error.headers).send(error.toBody());
   }
 
-  private toApiError(exception: unknown): ApiError {
+  private toApiError(exception: unknown, request: FastifyRequest): ApiError {
     if (exception instanceof ApiError) return exception;
+    const mediaTypes = routeFlagsOf(request).takesProtobuf ? ['application/json', PROTOBUF_CONTENT_TYPE] : undefined;
     if (exception instanceof HttpException) {
       // Nest wraps Fastify's body-parsing errors; answer those by their Fastify code
-      const fromFastify = exception.cause ? apiErrorFromFastify(exception.cause as FastifyError) : null;
+      const fromFastify = exception.cause ? apiErrorFromFastify(exception.cause as FastifyError, mediaTypes) : null;
       if (fromFastify) return fromFastify;
       const status = exception.getStatus();
       const code = status === 404 ? 'not_found' : status === 400 ? 'bad_request' : 'http_error';
       return new ApiError(status, code, exception.message);
     }
-    const fromFastify = apiErrorFromFastify(exception as FastifyError);
+    const fromFastify = apiErrorFromFastify(exception as FastifyError, mediaTypes);
     if (fromFastify) return fromFastify;
     return new ApiError(500, 'internal_error', 'Internal server error');
   }
