@@ -187,6 +187,24 @@ class HandlerTest(unittest.TestCase):
         self.assertEqual((events["no_name"]["tool"], events["no_name"]["error"]["message"]), ("unknown", "the model's tool call names no tool"))
         self.assertEqual(events["given"]["error"]["message"], "Function add arguments are not valid JSON.")
 
+    def test_puts_every_event_of_a_run_in_its_trace_and_session(self):
+        message = type("AIMessage", (), {"tool_calls": [], "invalid_tool_calls": [{"name": "add", "args": "{", "id": "bad"}]})()
+        response = type("LLMResult", (), {"generations": [[type("ChatGeneration", (), {"message": message})()]]})()
+        for thread, suffix in (("thread-7", "a"), (None, "b")):
+            root, model_run, tool_run = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
+            metadata = {"thread_id": thread} if thread else {}
+            self.handler.on_chain_start({"name": "agent"}, {}, run_id=root, metadata=metadata)
+            self.handler.on_chat_model_start({}, [[]], run_id=model_run, parent_run_id=root, metadata=metadata)
+            self.handler.on_llm_end(response, run_id=model_run, parent_run_id=root)
+            self.handler.on_tool_start({"name": "add"}, "{}", run_id=tool_run, parent_run_id=root, metadata=metadata, tool_call_id="ok" + suffix)
+            self.handler.on_tool_end("3", run_id=tool_run, parent_run_id=root)
+            self.handler.on_chain_end({}, run_id=root)
+            events = [e for e in self.reported().values() if e["toolCallId"] == "ok" + suffix] + [
+                e for e in self.api.events() if e.get("runId") == str(model_run)
+            ]
+            self.assertEqual([e["traceId"] for e in events], [str(root), str(root)])
+            self.assertEqual([e["sessionId"] for e in events], [thread or str(root)] * 2)  # else the trace is the session
+
     def test_names_the_model_that_asked_for_a_tool_call_and_keeps_the_runs_metadata(self):
         message = type("AIMessage", (), {"invalid_tool_calls": []})()
         message.tool_calls = [{"name": "nope", "args": {"q": 1}, "id": "call_unknown"}, {"name": "add", "args": {"a": 1, "b": 2}, "id": "call_ok"}]

@@ -162,7 +162,7 @@ class RealLangchainCoreTest(unittest.TestCase):
         load_tools(TOOLS)
         reporter = self.reporter()
         handler = ToolcoachCallbackHandler(reporter, agent="langchain-core-e2e")
-        config = {"callbacks": [handler], "metadata": {"session": "b"}}
+        config = {"callbacks": [handler], "metadata": {"session": "b", "thread_id": "thread-b"}}
         # A model turn with one malformed call (JSON cut off) and three well-formed ones, one of them to a made-up name.
         message = AIMessage(
             content="",
@@ -177,8 +177,13 @@ class RealLangchainCoreTest(unittest.TestCase):
             },
         )
         self.assertEqual([c["id"] for c in message.invalid_tool_calls], ["lc_invalid"])
-        model_turn(message, [handler])
-        answers = RunnableLambda(tools_node, name="tools").invoke({"messages": [message]}, config)["messages"]
+
+        def agent(state, config):
+            """One agent step as one trace: the model answers, then the tool node runs its calls."""
+            model_turn(message, config["callbacks"])
+            return RunnableLambda(tools_node, name="tools").invoke(state, config)
+
+        answers = RunnableLambda(agent, name="agent").invoke({"messages": [message]}, config)["messages"]
         self.assertEqual([a.status for a in answers], ["error"] * 4)
         # Called with plain arguments (tool.invoke({...}), the classic AgentExecutor), a handled ToolException comes
         # back as the bare answer text, which LangChain's callbacks pass on as if it were a result.
@@ -200,7 +205,11 @@ class RealLangchainCoreTest(unittest.TestCase):
         self.assertEqual((overflow["category"], overflow["error"]["type"]), ("overflow", "OverflowError"))
         self.assertEqual((overflow["descriptionVersion"], overflow["model"], overflow["metadata"]["session"]), (1, MODEL, "b"))
 
+        # One session (LangGraph's thread_id) and one trace (the agent run) for the whole step, the unknown name and the
+        # calls of the tools it was meant for alike: what the nightly needs to relate a misspelled name to the version.
+        self.assertEqual({(e["sessionId"], e["traceId"]) for e in factorial_events.values()}, {("thread-b", overflow["traceId"])})
         unknown = stored_events("prime_factorise", 1)[0]
+        self.assertEqual((unknown["sessionId"], unknown["traceId"]), ("thread-b", overflow["traceId"]))
         self.assertEqual((unknown["category"], unknown["error"]["type"]), ("unknown_tool", "ToolNotFoundError"))
         self.assertEqual((unknown["toolCallId"], unknown["arguments"], unknown["model"]), ("lc_unknown", {"number": 12}, MODEL))
 

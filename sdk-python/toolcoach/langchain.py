@@ -69,6 +69,9 @@ MAX_METADATA_BYTES = 4 * 1024  # the API's limit; larger metadata would cost the
 _SEEN_CALL_TTL_S = 600.0
 # Model runs and the tool calls they asked for are remembered until used; the bound keeps abandoned ones finite.
 _MAX_TRACKED = 10_000
+_MAX_TRACE_DEPTH = 100
+# Where LangGraph (thread_id, from the config's configurable) and users put the conversation a run belongs to.
+_SESSION_METADATA_KEYS = ("thread_id", "session_id", "sessionId")
 
 # The exception a tool's error handler turned into an answer, noted by HandledErrorRecorder for on_tool_end. A context
 # variable, not a handler attribute: LangChain handles the error and calls on_tool_end in the caller's context, and
@@ -179,6 +182,8 @@ class ToolcoachCallbackHandler(_Base):  # type: ignore[valid-type,misc]
         self._chains: "OrderedDict[str, Dict[str, Any]]" = OrderedDict()
         # The tool calls models asked for, by id: their arguments and model, for failures that never reach a tool.
         self._model_calls: "OrderedDict[str, Dict[str, Any]]" = OrderedDict()
+        # The parent of every run still open, to find the trace (the outermost run) an event belongs to.
+        self._parents: "OrderedDict[str, Optional[str]]" = OrderedDict()
         self._lock = threading.RLock()
 
     @property
@@ -216,6 +221,7 @@ class ToolcoachCallbackHandler(_Base):  # type: ignore[valid-type,misc]
             }
             with self._lock:
                 self._runs[str(run_id)] = run
+                _remember_bounded(self._parents, str(run_id), run["parentRunId"])
                 if run["toolCallId"]:
                     self._remember_call(str(run["toolCallId"]))
         except Exception:
@@ -269,7 +275,12 @@ class ToolcoachCallbackHandler(_Base):  # type: ignore[valid-type,misc]
     def on_llm_end(self, response: Any, *, run_id: UUID, parent_run_id: Optional[UUID] = None, **kwargs: Any) -> None:
         try:
             with self._lock:
-                model_run = self._model_runs.pop(str(run_id), None) or {"tags": kwargs.get("tags") or [], "metadata": {}}
+                model_run = self._model_runs.pop(str(run_id), None) or {
+                    "tags": kwargs.get("tags") or [],
+                    "metadata": {},
+                    "parentRunId": str(parent_run_id) if parent_run_id else None,
+                }
+                self._parents.pop(str(run_id), None)
             for message in _generated_messages(response):
                 for call in getattr(message, "tool_calls", None) or []:
                     if isinstance(call, dict) and call.get("id"):
@@ -285,6 +296,7 @@ class ToolcoachCallbackHandler(_Base):  # type: ignore[valid-type,misc]
     def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         with self._lock:
             self._model_runs.pop(str(run_id), None)
+            self._parents.pop(str(run_id), None)
 
     def on_llm_new_token(self, *args: Any, **kwargs: Any) -> None:
         pass
@@ -295,6 +307,7 @@ class ToolcoachCallbackHandler(_Base):  # type: ignore[valid-type,misc]
         try:
             with self._lock:
                 chain = self._chains.pop(str(run_id), None) or {}
+                self._parents.pop(str(run_id), None)
             for message in _tool_messages(outputs):
                 call_id = getattr(message, "tool_call_id", None)
                 if not call_id or getattr(message, "status", None) != "error" or self._was_seen(str(call_id)):
@@ -332,14 +345,17 @@ class ToolcoachCallbackHandler(_Base):  # type: ignore[valid-type,misc]
         **kwargs: Any,
     ) -> None:
         try:
+            parent = kwargs.get("parent_run_id")
             with self._lock:
                 _remember_bounded(self._chains, str(run_id), {"tags": tags or [], "metadata": metadata or {}})
+                _remember_bounded(self._parents, str(run_id), str(parent) if parent else None)
         except Exception:
             pass
 
     def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         with self._lock:
             self._chains.pop(str(run_id), None)
+            self._parents.pop(str(run_id), None)
 
     # The callback manager calls these on handlers that do not ignore agents (on_text on all); nothing to do for them.
 
@@ -356,7 +372,19 @@ class ToolcoachCallbackHandler(_Base):  # type: ignore[valid-type,misc]
 
     def _pop(self, run_id: UUID) -> Optional[Dict[str, Any]]:
         with self._lock:
+            self._parents.pop(str(run_id), None)
             return self._runs.pop(str(run_id), None)
+
+    def _root_of(self, run_id: str) -> str:
+        """The outermost run still open above this one: the trace's root (LangSmith's trace id)."""
+        current = run_id
+        with self._lock:
+            for _ in range(_MAX_TRACE_DEPTH):
+                parent = self._parents.get(current)
+                if not parent:
+                    break
+                current = parent
+        return current
 
     def _remember_call(self, call_id: str) -> None:
         now = time.monotonic()
@@ -382,6 +410,7 @@ class ToolcoachCallbackHandler(_Base):  # type: ignore[valid-type,misc]
             }
             with self._lock:
                 _remember_bounded(self._model_runs, str(run_id), model_run)
+                _remember_bounded(self._parents, str(run_id), model_run["parentRunId"])
         except Exception:
             pass
 
@@ -420,8 +449,11 @@ class ToolcoachCallbackHandler(_Base):  # type: ignore[valid-type,misc]
             event["durationMs"] = round((time.monotonic() - run["started"]) * 1000, 3)
         if run.get("toolCallId"):
             event["toolCallId"] = str(run["toolCallId"])
+        trace_id = None
         if run.get("runId"):
             event["runId"] = run["runId"]
+            trace_id = self._root_of(run["parentRunId"]) if run.get("parentRunId") else run["runId"]
+            event["traceId"] = trace_id
         metadata = run.get("metadata") or {}
         version = metadata.get(DESCRIPTION_VERSION_KEY)
         if not isinstance(version, int):
@@ -435,7 +467,8 @@ class ToolcoachCallbackHandler(_Base):  # type: ignore[valid-type,misc]
         model = self._model_of_call(run.get("toolCallId"))
         model = self.model or run.get("model") or model
         agent = self.agent or _agent_of(metadata, run.get("tags"))
-        for key, value in (("agent", agent), ("model", model), ("sessionId", self.session_id)):
+        session_id = self.session_id or _session_of(metadata) or trace_id
+        for key, value in (("agent", agent), ("model", model), ("sessionId", session_id)):
             if value:
                 event[key] = value
         self.reporter.report(event)
@@ -545,6 +578,14 @@ def _remember_bounded(remembered: "OrderedDict[str, Any]", key: str, value: Any)
     remembered.move_to_end(key)
     while len(remembered) > _MAX_TRACKED:
         remembered.popitem(last=False)
+
+
+def _session_of(metadata: Dict[str, Any]) -> Optional[str]:
+    for key in _SESSION_METADATA_KEYS:
+        value = metadata.get(key)
+        if (isinstance(value, str) and value) or (isinstance(value, int) and not isinstance(value, bool)):
+            return str(value)[:200]
+    return None
 
 
 def _agent_of(metadata: Dict[str, Any], tags: Optional[List[str]]) -> Optional[str]:
