@@ -508,3 +508,39 @@ describe('tools the model asked for that are not there, in the words of other fr
     expect(categoryOf(message)).toBe(category);
   });
 });
+
+describe('computation limits worded without "overflow"', () => {
+  const diagnoseError = (message: string, type: string | null, args: unknown) =>
+    diagnose({ tool: 'tool', arguments: args, error: { type, message } });
+
+  it.each([
+    ['Python int too large to convert to C long', 'OverflowError', { offset: 2 ** 70 }],
+    ['year 10000 is out of range', 'ValueError', { year: 10000 }],
+    ['date value out of range', 'OverflowError', { days: 3000000 }],
+    ['timestamp out of range for platform time_t', 'OverflowError', { seconds: 1e20 }],
+    ["cannot fit 'int' into an index-sized integer", 'OverflowError', { size: 1e20 }],
+    ['days=1000000000; must have magnitude <= 999999999', 'OverflowError', { days: 1000000000 }],
+    ['', 'MemoryError', { size: 1e13 }],
+    ['BigInteger would overflow supported range', 'ArithmeticException', { exponent: 2147483647 }],
+    ['Requested array size exceeds VM limit', 'OutOfMemoryError', { size: 2147483647 }],
+    ['Instant exceeds minimum or maximum instant', 'DateTimeException', { seconds: 9e18 }],
+    ['Value was either too large or too small for an Int32.', 'OverflowException', { value: '99999999999' }],
+    ['The added or subtracted value results in an un-representable DateTime.', 'ArgumentOutOfRangeException', { days: 5e6 }],
+    ['Invalid string length', 'RangeError', { count: 2 ** 30 }],
+    ['Invalid array buffer length', 'RangeError', { size: 2 ** 53 }],
+    ['FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory', null, { rows: 1e9 }],
+    ['Invalid time value', 'RangeError', { millis: 8.65e15 }],
+  ] as const)('reads %j (%s) as overflow', (message, type, args) => {
+    expect(diagnoseError(message, type, args).category).toBe('overflow');
+  });
+
+  it.each([
+    ['Invalid time value', 'RangeError', { date: '2024-13-45' }, 'out_of_range', 'invalid_format'],
+    ['toFixed() digits argument must be between 0 and 100', 'RangeError', { digits: 200 }, 'out_of_range', 'above_maximum'],
+    ['n must be <= 20 to avoid overflow', 'ValueError', { n: 25 }, 'out_of_range', 'above_maximum'],
+    ['month must be in 1..12', 'ValueError', { month: 13 }, 'out_of_range', 'above_maximum'],
+  ] as const)('keeps the declared domain of %j (%s) out_of_range', (message, type, args, category, subtype) => {
+    const diagnosis = diagnoseError(message, type, args);
+    expect([diagnosis.category, diagnosis.subtype]).toEqual([category, subtype]);
+  });
+});

@@ -45,7 +45,10 @@ function diagnoseOrThrow(input: DiagnosisInput): Diagnosis {
   if (!evidence) return { ...UNKNOWN, evidence: messageEvidence === 'message' ? 'none' : messageEvidence };
   const effectiveArgs =
     args.kind === 'absent' && evidence.printedArguments !== undefined ? parseArguments(evidence.printedArguments) : args;
-  const finding = resolveRename(resolveKeyLookup(evidence.finding, effectiveArgs, schema), effectiveArgs, schema);
+  const finding = resolveNumericOverflow(
+    resolveRename(resolveKeyLookup(evidence.finding, effectiveArgs, schema), effectiveArgs, schema),
+    effectiveArgs,
+  );
   return complete(finding, messageEvidence, effectiveArgs, schema);
 }
 
@@ -90,6 +93,15 @@ function resolveRename(finding: Finding, args: ParsedArguments, schema: Argument
     wrongArgument: renamed,
     intendedArgument: missingName,
   };
+}
+
+/** "Invalid time value" for a call that sent only numbers: a timestamp past the runtime's range, not a bad string. */
+function resolveNumericOverflow(finding: Finding, args: ParsedArguments): Finding {
+  if (!finding.isOverflowForNumbers || args.kind !== 'object') return finding;
+  const values = Object.values(args.value);
+  const hasNumber = values.some((value) => typeof value === 'number');
+  const hasText = values.some((value) => typeof value === 'string');
+  return hasNumber && !hasText ? { category: 'overflow', subtype: null, argumentPath: finding.argumentPath } : finding;
 }
 
 function complete(finding: Finding, evidence: EvidenceSource, args: ParsedArguments, schema: ArgumentSchema | null): Diagnosis {

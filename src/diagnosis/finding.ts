@@ -20,6 +20,8 @@ export interface Finding {
   keyName?: string | null;
   /** For range wording that does not say which side: the text, re-read once the failing value is known. */
   rangeText?: string;
+  /** The wording is a format problem for a string but an overflow for a number (see MessageRule). */
+  isOverflowForNumbers?: boolean;
 }
 
 // When several problems are reported at once, the one to coach on first. An unknown name usually explains a

@@ -660,6 +660,7 @@ function buildFinding(rule: MessageRule, match: RegExpExecArray | [], clause: Cl
   }
   if (rule.isKeyLookup) finding.keyName = named ?? keyErrorName(clause.text);
   if (rule.impliedValue !== undefined) finding.impliedValue = rule.impliedValue;
+  if (rule.isOverflowForNumbers) finding.isOverflowForNumbers = true;
   if (rule.subtype === BY_VALUE) finding.rangeText = clause.text;
   return finding;
 }

@@ -26,6 +26,8 @@ export interface MessageRule {
   impliedValue?: number;
   /** KeyError-like errors: a missing argument when the key is a declared or expected-but-absent argument. */
   isKeyLookup?: boolean;
+  /** The wording fits both a malformed string and a number past what the runtime can represent ("Invalid time value"). */
+  isOverflowForNumbers?: boolean;
 }
 
 const Q = `['"\`\u2018\u201c]`; // opening quote as libraries print it
@@ -143,6 +145,8 @@ const NOT_IN_ENUM_RULES: MessageRule[] = [
 ];
 
 const INVALID_FORMAT_RULES: MessageRule[] = [
+  // Ahead of zod's wording, which shares "Invalid time". new Date('2024-13-45') and new Date(8.65e15) both give "Invalid time value": a format problem for a string, a range the runtime cannot represent for a number.
+  { name: 'js-invalid-date', message: rx('Invalid time value|Invalid Date\\b'), category: 'out_of_range', subtype: 'invalid_format', isOverflowForNumbers: true },
   { name: 'pydantic-pattern', message: rx('String should match pattern|should be a valid (?:email|url|uuid)'), category: 'out_of_range', subtype: 'invalid_format' },
   { name: 'ajv-pattern', message: rx('must match (?:pattern|format)'), category: 'out_of_range', subtype: 'invalid_format' },
   { name: 'zod-format', message: rx('Invalid string: must|Invalid (?:email(?: address)?|url|URL|uuid|UUID|GUID|cuid2?|ulid|nanoid|emoji|ISO (?:datetime|date|time|duration)|datetime|date|time|duration|ip|IPv[46](?: address)?|base64(?:url)?(?:-encoded string)?|E\\.164 number|hex string|JWT|CIDR|MAC address)\\b'), category: 'out_of_range', subtype: 'invalid_format' },
@@ -150,7 +154,7 @@ const INVALID_FORMAT_RULES: MessageRule[] = [
   { name: 'jsonschema-py-format', message: rx(`\\bdoes not match ${Q}|\\bis not a ${Q}(?:email|uri|date|date-time|uuid|ipv4|ipv6|hostname|time|regex)${QE}`), category: 'out_of_range', subtype: 'invalid_format' },
   { name: 'python-datetime-format', message: rx('time data [^\\n]{1,120} does not match format|Invalid isoformat string|unconverted data remains|is not a valid (?:date|datetime|time|email|e-mail address|url|uri|uuid|ISO)|badly formed hexadecimal UUID string|Invalid IPv[46] address|does not appear to be an IPv[46]'), category: 'out_of_range', subtype: 'invalid_format' },
   { name: 'java-datetime', message: rx('could not be parsed(?: at index \\d{1,5})?|DateTimeParseException|Invalid UUID string|was not recognized as a valid DateTime|Unrecognized Guid format|Guid should contain'), category: 'out_of_range', subtype: 'invalid_format' },
-  { name: 'js-invalid-date', message: rx('Invalid time value|Invalid Date\\b|Invalid URL\\b|ERR_INVALID_URL|URI malformed'), category: 'out_of_range', subtype: 'invalid_format' },
+  { name: 'js-invalid-url', message: rx('Invalid URL\\b|ERR_INVALID_URL|URI malformed'), category: 'out_of_range', subtype: 'invalid_format' },
   { name: 'generic-format', message: rx('\\b(?:invalid|wrong|bad|incorrect|malformed|unrecognized) (?:date|time|datetime|timestamp|email|e-mail|url|uri|uuid|guid|phone(?: number)?|zip(?: code)?|postal code|iso ?\\d{0,4}|date format|format|pattern|syntax|hex|color|ip(?: address)?|address format)\\b|\\binvalid [\\w -]{1,30}? format\\b|\\bnot in (?:the )?(?:correct|expected|valid|required|right) format\\b|\\bdoes not match (?:the )?(?:expected |required )?(?:pattern|format|regex|regular expression)\\b|\\bexpected format\\b'), category: 'out_of_range', subtype: 'invalid_format' },
   { name: 'format-type', errorType: rx('^(?:DateTimeParseException|UriFormatException)$'), category: 'out_of_range', subtype: 'invalid_format' },
 ];
@@ -158,6 +162,10 @@ const INVALID_FORMAT_RULES: MessageRule[] = [
 // Wordings that only a computation limit produces; ahead of declared limits because some contain "out of range".
 const COMPUTATION_LIMIT_RULES: MessageRule[] = [
   { name: 'go-strconv-range', message: rx('strconv\\.\\w{1,20}: parsing "[^"\\n]{0,100}": value out of range'), category: 'overflow', subtype: null },
+  // Values past what the runtime can represent, worded without "overflow": dates and timestamps, C and index-sized integers, non-finite floats, buffers and durations.
+  { name: 'representable-range', message: rx("\\byear -?\\d{1,12} is out of range\\b|\\bdate value out of range\\b|\\b(?:timestamp|time) out of range for\\b|\\bout of range for platform\\b|\\bcannot fit '?\\w{1,20}'? into an? [\\w-]{1,30} integer\\b|\\b(?:signed|unsigned|short|long) integer is (?:greater than maximum|less than minimum)\\b|\\bOut of range float values\\b|\\bexceeds (?:the )?minimum or maximum\\b|\\bExceeds (?:the )?capacity of\\b|\\bexceeds (?:the )?(?:VM|implementation) limit\\b|\\bun-?representable\\b|\\bnot representable\\b|\\bInvalid (?:array buffer|typed array|buffer) length\\b|\\bNon-terminating decimal expansion\\b|\\b(?:result|value) (?:is )?(?:Infinity|NaN|infinite|not finite)\\b"), category: 'overflow', subtype: null },
+  // An overflow type with range wording is the runtime's limit, not a declared one ("OverflowError: date value out of range", "days=...; must have magnitude <= 999999999").
+  { name: 'overflow-type-range', errorType: rx('^(?:OverflowError|OverflowException|ArithmeticError)$'), message: rx('\\bout of range\\b|\\b(?:greater|less|larger|smaller) than\\b|\\btoo (?:large|big|small|long)\\b|\\bexceeds?\\b|\\bmagnitude\\b|<=?|>=?'), category: 'overflow', subtype: null },
   { name: 'recursion-depth', message: rx('maximum recursion depth exceeded|Maximum call stack size exceeded|too much recursion|stack level too deep|recursion (?:limit|depth)'), category: 'overflow', subtype: null },
   { name: 'result-too-large', message: rx('math range error|Numerical result out of range|Result too large|too large to convert|too large to (?:represent|compute|fit|store)|Exceeds the limit \\(\\d{1,9} digits\\)|integer string conversion|cannot convert float (?:infinity|NaN) to integer|Value was either too large or too small|too large or too small for|exceeds (?:the )?(?:maximum )?(?:safe integer|representable|precision|max safe)|BigInt(?:eger)? (?:would overflow|too big)|Maximum BigInt size exceeded|Invalid (?:array|string|typed array) length|Array buffer allocation failed|out of memory|Java heap space|MemoryError|result (?:is )?(?:too (?:large|big)|infinite|not finite)|is too large to compute|precision (?:limit|loss)'), category: 'overflow', subtype: null },
 ];
