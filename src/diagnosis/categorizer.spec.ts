@@ -544,3 +544,46 @@ describe('computation limits worded without "overflow"', () => {
     expect([diagnosis.category, diagnosis.subtype]).toEqual([category, subtype]);
   });
 });
+
+describe('failures of the environment and of the tool itself', () => {
+  const categoryOf = (message: string, type: string | null = null): string =>
+    diagnose({ tool: 'tool', arguments: { path: '/srv/data' }, error: { type, message } }).category;
+
+  it.each([
+    ['database is locked', 'OperationalError'],
+    ['no such table: orders', null],
+    ['relation "orders" does not exist', null],
+    ['[Errno 28] No space left on device', 'OSError'],
+    ['ENOSPC: no space left on device, write', null],
+    ["EMFILE: too many open files, open '/srv/data'", null],
+    ["[Errno 16] Device or resource busy: '/mnt'", 'OSError'],
+    ["[Errno 30] Read-only file system: '/srv/data'", 'OSError'],
+    ["EROFS: read-only file system, open '/srv/data'", null],
+    ['QueuePool limit of size 5 overflow 10 reached, connection timed out, timeout 30', 'TimeoutError'],
+    ['Connection pool exhausted', null],
+    ['[Errno 32] Broken pipe', 'BrokenPipeError'],
+    ['[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer certificate (_ssl.c:1006)', null],
+    ['certificate has expired', null],
+    ['EISDIR: illegal operation on a directory, read', null],
+    ["[Errno 17] File exists: '/srv/data'", 'FileExistsError'],
+    ['Command failed: exit 3', null],
+    ['write after end', null],
+    ['dictionary changed size during iteration', 'RuntimeError'],
+    ['Cannot operate on a closed database.', 'ProgrammingError'],
+    ['listen EADDRINUSE: address already in use 127.0.0.1:8080', null],
+    [
+      'Error: Tool execution failed\n    at run (tool.js:3:9) {\n  [cause]: Error: EISDIR: illegal operation on a directory, read\n      at readFileSync (node:fs:1:1)\n}',
+      null,
+    ],
+  ] as const)('reads %j (%s) as a runtime or time failure, not the arguments', (message, type) => {
+    expect(['runtime_error', 'timeout']).toContain(categoryOf(message, type));
+  });
+
+  it.each([
+    ['Error: Tool execution failed', null],
+    ['ERROR: something happened', null],
+    ['An error occurred while processing your request.', 'Error'],
+  ] as const)('still leaves %j unknown', (message, type) => {
+    expect(categoryOf(message, type)).toBe('unknown');
+  });
+});
