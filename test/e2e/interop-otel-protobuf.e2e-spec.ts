@@ -368,4 +368,17 @@ describe('POST /v1/traces refusals in the log of the built app', () => {
     // the body is refused before the API key is checked, so no project is known yet
     expect(refusals[1]).toMatchObject({ status: 413, code: 'payload_too_large', projectId: null, contentEncoding: 'gzip' });
   });
+
+  it('stays up when a gzip-labelled body is never read: a refused media type, bytes that are not gzip, a GET', async () => {
+    const headers = { authorization: `Bearer ${t.apiKey}`, 'content-encoding': 'gzip' };
+    for (const body of ['not gzip at all', gzipSync('<spans/>').subarray(0, 12)]) {
+      const refused = await fetch(`${url}/v1/traces`, { method: 'POST', headers: { ...headers, 'content-type': 'application/xml' }, body });
+      expect(refused.status).toBe(415);
+    }
+    expect((await fetch(`${url}/v1/events?limit=1`, { headers })).status).toBe(200);
+    // the same connection answers again, so the process read those bodies and outlived the gzip errors they caused
+    for (let i = 0; i < 3; i += 1) expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect(app.child.exitCode).toBeNull();
+    expect(app.output()).not.toMatch(/Unhandled|uncaught/i);
+  });
 });

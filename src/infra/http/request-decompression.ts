@@ -1,4 +1,4 @@
-import { FastifyInstance } from 'fastify';
+import { FastifyInstance, FastifyRequest } from 'fastify';
 import { Readable, Transform, TransformCallback } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { ApiError } from './api-error';
@@ -19,7 +19,7 @@ export function decompressRequestBodies(fastify: FastifyInstance, bodyLimitBytes
   fastify.addHook('preParsing', (request, _reply, payload, done) => {
     const header = request.headers['content-encoding'];
     const coding = (Array.isArray(header) ? header.join(',') : (header ?? '')).trim().toLowerCase();
-    if (IDENTITY.has(coding)) return done(null, payload);
+    if (IDENTITY.has(coding) || !hasBody(request.headers)) return done(null, payload);
     if (!GZIP.has(coding)) {
       const shown = JSON.stringify(coding.slice(0, 50));
       return done(
@@ -45,12 +45,19 @@ export function boundedGunzip(input: Readable, maxBytes: number): DecodedBody {
   input.pipe(gunzip).pipe(output);
   gunzip.on('error', (error: Error) => output.destroy(new ApiError(400, 'invalid_encoding', `Body is not valid gzip: ${error.message}`)));
   input.on('error', (error) => output.destroy(error));
+  // the error reaches whoever reads the body; a body nobody reads (its media type is refused) must not crash the process
+  output.on('error', () => undefined);
   // whatever ends the output early (the limit, bad gzip, a reset request) stops the inflating too
   output.on('close', () => {
     input.unpipe(gunzip);
     gunzip.destroy();
   });
   return output;
+}
+
+/** As Fastify decides whether to parse a body: a length above 0, or chunked. */
+function hasBody(headers: FastifyRequest['headers']): boolean {
+  return headers['transfer-encoding'] !== undefined || Number(headers['content-length']) > 0;
 }
 
 class OutputLimit extends Transform {
