@@ -587,3 +587,43 @@ describe('failures of the environment and of the tool itself', () => {
     expect(categoryOf(message, type)).toBe('unknown');
   });
 });
+
+describe('a registered schema with a message that says nothing', () => {
+  const schema = compileArgumentSchema({
+    type: 'object',
+    properties: { n: { type: 'integer', minimum: 0, maximum: 20 }, unit: { enum: ['s', 'ms'] } },
+    required: ['n'],
+    additionalProperties: false,
+  });
+  const generic = ['Error', 'Tool execution failed', 'An error occurred', ''];
+  const diagnoseWith = (args: unknown, message: string) =>
+    diagnose({ tool: 'factorial', arguments: args, error: { type: 'Error', message }, schema });
+
+  it.each(
+    generic.flatMap((message) => [
+      [message, { n: 25 }, 'out_of_range', 'above_maximum'],
+      [message, { n: -1 }, 'out_of_range', 'below_minimum'],
+      [message, { n: 'five' }, 'argument_mismatch', 'type_mismatch'],
+      [message, {}, 'argument_mismatch', 'missing_argument'],
+      [message, { n: 5, precision: 2 }, 'argument_mismatch', 'unknown_argument'],
+      [message, { n: 5, unit: 'h' }, 'out_of_range', 'not_in_enum'],
+      [message, '{"n": 25}', 'out_of_range', 'above_maximum'],
+      [message, '{"n": ', 'argument_mismatch', 'malformed_arguments'],
+    ]),
+  )('lets the schema decide for %j with arguments %j: %s/%s', (message, args, category, subtype) => {
+    const diagnosis = diagnoseWith(args, message as string);
+    expect([diagnosis.category, diagnosis.subtype, diagnosis.evidence]).toEqual([category, subtype, 'schema']);
+  });
+
+  it.each(generic)('stays unknown when the schema accepts the arguments and the message is %j', (message) => {
+    expect(diagnoseWith({ n: 5, unit: 's' }, message)).toMatchObject({ category: 'unknown', evidence: 'none' });
+  });
+
+  it('stays unknown when the call carried no arguments to check', () => {
+    expect(diagnoseWith(undefined, 'Tool execution failed')).toMatchObject({ category: 'unknown' });
+  });
+
+  it('lets a telling message decide when the schema accepts the arguments', () => {
+    expect(diagnoseWith({ n: 5 }, 'Read timed out')).toMatchObject({ category: 'timeout', evidence: 'message' });
+  });
+});
