@@ -627,3 +627,31 @@ describe('a registered schema with a message that says nothing', () => {
     expect(diagnoseWith({ n: 5 }, 'Read timed out')).toMatchObject({ category: 'timeout', evidence: 'message' });
   });
 });
+
+describe('closed sets and patterns the runtime checks in its own words', () => {
+  const subtypeOf = (message: string, type: string | null = null) => {
+    const diagnosis = diagnose({ tool: 'tool', arguments: { value: 'x' }, error: { type, message } });
+    return `${diagnosis.category}/${diagnosis.subtype ?? '-'}`;
+  };
+
+  it.each([
+    ['unknown encoding: utf-99', 'LookupError'],
+    ['unsupported hash type sha999', 'ValueError'],
+    ['Invalid currency code : EURO', 'RangeError'],
+    ['Invalid time zone specified: Mars/Olympus', 'RangeError'],
+    ["'No time zone found with key Mars/Olympus'", 'ZoneInfoNotFoundError'],
+    ['Unknown time-zone ID: Mars/Olympus', 'ZoneRulesException'],
+  ] as const)('reads %j (%s) as a value outside a closed set', (message, type) => {
+    expect(subtypeOf(message, type)).toBe('out_of_range/not_in_enum');
+  });
+
+  it.each([
+    ['missing ), unterminated subpattern at position 0', 'error'],
+    ['Invalid regular expression: /(abc/: Unterminated group', 'SyntaxError'],
+    ['Unclosed group near index 4', 'PatternSyntaxException'],
+    ["Unknown format code 'q' for object of type 'int'", 'ValueError'],
+    ["'Q' is a bad directive in format '%Q'", 'ValueError'],
+  ] as const)('reads %j (%s) as a malformed pattern or format', (message, type) => {
+    expect(subtypeOf(message, type)).toBe('out_of_range/invalid_format');
+  });
+});
