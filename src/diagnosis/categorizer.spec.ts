@@ -475,6 +475,19 @@ describe('exception types and wrapped causes', () => {
     expect(diagnoseError(message, null, args).category).toBe(category);
   });
 
+  it('decides on the most specific cause, not simply the innermost: a missing module handled before an unknown zone', () => {
+    const message =
+      'Traceback (most recent call last):\n  File "zoneinfo/_common.py", line 12, in load_tzdata\n    return resources.files(package_name)\nModuleNotFoundError: No module named \'tzdata\'\n\nDuring handling of the above exception, another exception occurred:\n\nTraceback (most recent call last):\n  File "tool.py", line 4, in convert\n    zoneinfo.ZoneInfo(zone)\nzoneinfo._common.ZoneInfoNotFoundError: \'No time zone found with key Mars/Olympus\'\n\nThe above exception was the direct cause of the following exception:\n\nTraceback (most recent call last):\n  File "tool.py", line 9, in run\n    raise ToolError("conversion failed") from error\nToolError: conversion failed';
+    const diagnosis = diagnoseError(message, null, { zone: 'Mars/Olympus' });
+    expect([diagnosis.category, diagnosis.subtype]).toEqual(['out_of_range', 'not_in_enum']);
+  });
+
+  it('keeps the root cause when every cause is an environment failure', () => {
+    const message =
+      'java.lang.IllegalStateException: could not load report\nCaused by: java.nio.file.AccessDeniedException: /srv/report.txt';
+    expect(diagnoseError(message).category).toBe('runtime_error');
+  });
+
   it('lets a cause without wording decide by its type when the outer message says nothing', () => {
     const message = 'java.lang.IllegalStateException: tool failed\nCaused by: java.nio.file.DirectoryNotEmptyException: /etc';
     expect(diagnoseError(message).category).toBe('runtime_error');
@@ -659,5 +672,30 @@ describe('closed sets and patterns the runtime checks in its own words', () => {
     ["'Q' is a bad directive in format '%Q'", 'ValueError'],
   ] as const)('reads %j (%s) as a malformed pattern or format', (message, type) => {
     expect(subtypeOf(message, type)).toBe('out_of_range/invalid_format');
+  });
+});
+
+describe('a range message about a value the tool computed rather than one the call sent', () => {
+  const diagnoseRange = (message: string, args: Record<string, unknown>) => {
+    const diagnosis = diagnose({ tool: 'tool', arguments: args, error: { type: 'DateTimeException', message } });
+    return `${diagnosis.category}/${diagnosis.subtype ?? '-'}`;
+  };
+
+  it('reads a year past the range after plusYears(2000000000) as an overflow of the computation', () => {
+    expect(diagnoseRange('Invalid value for Year (valid values -999999999 - 999999999): 2000002024', { years: 2000000000 })).toBe(
+      'overflow/-',
+    );
+  });
+
+  it('keeps a sent value outside its range out_of_range', () => {
+    expect(diagnoseRange('Invalid value for MonthOfYear (valid values 1 - 12): 13', { year: 2024, month: 13, day: 1 })).toBe(
+      'out_of_range/above_maximum',
+    );
+  });
+
+  it('keeps a value read from a sent string out_of_range', () => {
+    expect(diagnoseRange('Invalid value for MonthOfYear (valid values 1 - 12): 13', { date: '2024-13-01', count: 1 })).toBe(
+      'out_of_range/above_maximum',
+    );
   });
 });

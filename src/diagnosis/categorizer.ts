@@ -45,8 +45,8 @@ function diagnoseOrThrow(input: DiagnosisInput): Diagnosis {
   if (!evidence) return { ...UNKNOWN, evidence: messageEvidence === 'message' ? 'none' : messageEvidence };
   const effectiveArgs =
     args.kind === 'absent' && evidence.printedArguments !== undefined ? parseArguments(evidence.printedArguments) : args;
-  const finding = resolveNumericOverflow(
-    resolveRename(resolveKeyLookup(evidence.finding, effectiveArgs, schema), effectiveArgs, schema),
+  const finding = resolveComputedValue(
+    resolveNumericOverflow(resolveRename(resolveKeyLookup(evidence.finding, effectiveArgs, schema), effectiveArgs, schema), effectiveArgs),
     effectiveArgs,
   );
   return complete(finding, messageEvidence, effectiveArgs, schema);
@@ -102,6 +102,23 @@ function resolveNumericOverflow(finding: Finding, args: ParsedArguments): Findin
   const hasNumber = values.some((value) => typeof value === 'number');
   const hasText = values.some((value) => typeof value === 'string');
   return hasNumber && !hasText ? { category: 'overflow', subtype: null, argumentPath: finding.argumentPath } : finding;
+}
+
+/**
+ * A range message about a value the call never sent ("Invalid value for Year (valid values ...): 2000002024" for
+ * plusYears(2000000000)) is about a value the tool computed from the call: the computation left the representable
+ * range, an overflow, not an argument outside its declared domain.
+ */
+function resolveComputedValue(finding: Finding, args: ParsedArguments): Finding {
+  const isRange = finding.subtype === 'above_maximum' || finding.subtype === 'below_minimum';
+  if (finding.category !== 'out_of_range' || !isRange || !finding.isValueCaptured || args.kind !== 'object') return finding;
+  const stated = finding.statedValue;
+  if (stated === null || stated === undefined) return finding;
+  const values = Object.values(args.value);
+  if (!values.some((value) => typeof value === 'number')) return finding;
+  const statedText = String(stated);
+  const isSent = values.some((value) => asNumber(value) === stated || (typeof value === 'string' && value.includes(statedText)));
+  return isSent ? finding : { category: 'overflow', subtype: null, argumentPath: finding.argumentPath };
 }
 
 function complete(finding: Finding, evidence: EvidenceSource, args: ParsedArguments, schema: ArgumentSchema | null): Diagnosis {

@@ -22,6 +22,8 @@ export interface Finding {
   rangeText?: string;
   /** The wording is a format problem for a string but an overflow for a number (see MessageRule). */
   isOverflowForNumbers?: boolean;
+  /** The rule itself captured the failing value (not a number found elsewhere in the text), so it can be compared with the call. */
+  isValueCaptured?: boolean;
 }
 
 // When several problems are reported at once, the one to coach on first. An unknown name usually explains a

@@ -49,19 +49,33 @@ export function findMessageEvidence(error: ToolError | null | undefined): Messag
   return finding ? { finding, printedArguments } : null;
 }
 
-/** Wordings first, from the root cause outwards; then type names in the same order. */
+/**
+ * Wordings first, then type names; among the causes that decide, the most specific one, the root cause on a tie.
+ * The innermost cause is not always the telling one: zoneinfo handles a missing tzdata module and then raises "No
+ * time zone found", so the environment failure underneath is context and the unknown zone is the problem.
+ */
 function decideOnCauses(causes: readonly Cause[], types: readonly string[]): Finding | null {
-  for (const cause of causes) {
-    const found = classifyWording({ text: cause.text, path: null }, types);
-    if (found) return found;
-  }
-  for (const cause of causes) {
-    for (const name of cause.typeNames) {
-      const found = classifyTypeName(name, { text: cause.text, path: null });
-      if (found) return found;
-    }
-  }
-  return null;
+  const byWording = compact(causes.map((cause) => classifyWording({ text: cause.text, path: null }, types)));
+  if (byWording.length > 0) return mostSpecific(byWording);
+  const byType = compact(
+    causes.map((cause) => {
+      for (const name of cause.typeNames) {
+        const found = classifyTypeName(name, { text: cause.text, path: null });
+        if (found) return found;
+      }
+      return null;
+    }),
+  );
+  return byType.length > 0 ? mostSpecific(byType) : null;
+}
+
+/**
+ * runtime_error is the taxonomy's catch-all for "not the call's fault", so any other reading is more specific, and a
+ * reading with a subtype more specific than one without. Findings come root cause first; the first of the best wins.
+ */
+function mostSpecific(findings: readonly Finding[]): Finding {
+  const specificity = (finding: Finding): number => (finding.category === 'runtime_error' ? 0 : 2) + (finding.subtype === null ? 0 : 1);
+  return findings.reduce((best, finding) => (specificity(finding) > specificity(best) ? finding : best));
 }
 
 function toText(value: unknown): string {
@@ -662,6 +676,7 @@ function buildFinding(rule: MessageRule, match: RegExpExecArray | [], clause: Cl
   if (rule.impliedValue !== undefined) finding.impliedValue = rule.impliedValue;
   if (rule.isOverflowForNumbers) finding.isOverflowForNumbers = true;
   if (rule.subtype === BY_VALUE) finding.rangeText = clause.text;
+  if (asNumber(groups.value ?? groups.value2) !== null) finding.isValueCaptured = true;
   return finding;
 }
 
