@@ -699,3 +699,65 @@ describe('a range message about a value the tool computed rather than one the ca
     );
   });
 });
+
+describe('the value the call sent decides what a closed set or format report means', () => {
+  const diagnoseValue = (message: string, args: Record<string, unknown>) => {
+    const diagnosis = diagnose({ tool: 'tool', arguments: args, error: { type: 'ValidationError', message } });
+    return `${diagnosis.category}/${diagnosis.subtype ?? '-'}`;
+  };
+  const literal = (value: string, inputType: string) =>
+    `1 validation error for get_weather\nunit\n  Input should be 'celsius' or 'fahrenheit' [type=literal_error, input_value=${value}, input_type=${inputType}]`;
+
+  it.each([
+    [literal("'kelvin'", 'str'), { unit: 'kelvin' }, 'out_of_range/not_in_enum'],
+    [literal('42', 'int'), { unit: 42 }, 'argument_mismatch/type_mismatch'],
+    [literal("['celsius']", 'list'), { unit: ['celsius'] }, 'argument_mismatch/type_mismatch'],
+    [literal('None', 'NoneType'), { unit: null }, 'argument_mismatch/missing_argument'],
+    [
+      '[\n  {\n    "code": "invalid_value",\n    "values": ["png", "jpeg"],\n    "path": ["format"],\n    "message": "Invalid option: expected one of \\"png\\"|\\"jpeg\\""\n  }\n]',
+      { format: 7 },
+      'argument_mismatch/type_mismatch',
+    ],
+    [
+      '1 validation error for lookup_ip\nip_address\n  Input is not a valid IPv4 address [type=ip_v4_address, input_value=None, input_type=NoneType]',
+      { ip_address: null },
+      'argument_mismatch/missing_argument',
+    ],
+    [
+      "1 validation error for lookup_ip\nip_address\n  Input is not a valid IPv4 address [type=ip_v4_address, input_value='999.1.1', input_type=str]",
+      { ip_address: '999.1.1' },
+      'out_of_range/invalid_format',
+    ],
+  ] as const)('reads %j with %j as %s', (message, args, expected) => {
+    expect(diagnoseValue(message, args)).toBe(expected);
+  });
+
+  it('keeps a runtime closed set whose "(Parameter \'name\')" names its own parameter, not an argument', () => {
+    const message = "Culture name 'xx-YY' is not supported. (Parameter 'name')";
+    expect(diagnoseValue(message, { culture: 'xx-YY', amount: 10 })).toBe('out_of_range/not_in_enum');
+  });
+});
+
+describe('.NET resource wordings', () => {
+  const categoryOf = (message: string, type: string) => {
+    const diagnosis = diagnose({ tool: 'tool', arguments: { value: 'x' }, error: { type, message } });
+    return `${diagnosis.category}/${diagnosis.subtype ?? '-'}`;
+  };
+
+  it.each([
+    ['Arrays larger than 2GB are not supported.', 'System.ArgumentOutOfRangeException', 'overflow/-'],
+    ["Enum value was out of legal range. (Parameter 'mode')", 'System.ArgumentOutOfRangeException', 'out_of_range/not_in_enum'],
+    ['99999 is not a supported code page.', 'System.NotSupportedException', 'out_of_range/not_in_enum'],
+    [
+      'The input is not a valid Base-64 string as it contains a non-base 64 character.',
+      'System.FormatException',
+      'out_of_range/invalid_format',
+    ],
+    ['Format specifier was invalid.', 'System.FormatException', 'out_of_range/invalid_format'],
+    ['Function does not accept floating point Not-a-Number values.', 'System.ArithmeticException', 'out_of_range/invalid_format'],
+    ["The path is empty. (Parameter 'path')", 'System.ArgumentException', 'out_of_range/below_minimum'],
+    ['An item with the same key has already been added. Key: order-42', 'System.ArgumentException', 'runtime_error/-'],
+  ] as const)('reads %j (%s) as %s', (message, type, expected) => {
+    expect(categoryOf(message, type)).toBe(expected);
+  });
+});

@@ -45,9 +45,16 @@ function diagnoseOrThrow(input: DiagnosisInput): Diagnosis {
   if (!evidence) return { ...UNKNOWN, evidence: messageEvidence === 'message' ? 'none' : messageEvidence };
   const effectiveArgs =
     args.kind === 'absent' && evidence.printedArguments !== undefined ? parseArguments(evidence.printedArguments) : args;
-  const finding = resolveComputedValue(
-    resolveNumericOverflow(resolveRename(resolveKeyLookup(evidence.finding, effectiveArgs, schema), effectiveArgs, schema), effectiveArgs),
+  const finding = resolveValueShape(
+    resolveComputedValue(
+      resolveNumericOverflow(
+        resolveRename(resolveKeyLookup(evidence.finding, effectiveArgs, schema), effectiveArgs, schema),
+        effectiveArgs,
+      ),
+      effectiveArgs,
+    ),
     effectiveArgs,
+    toMessageText(input?.error?.message),
   );
   return complete(finding, messageEvidence, effectiveArgs, schema);
 }
@@ -119,6 +126,47 @@ function resolveComputedValue(finding: Finding, args: ParsedArguments): Finding 
   const statedText = String(stated);
   const isSent = values.some((value) => asNumber(value) === stated || (typeof value === 'string' && value.includes(statedText)));
   return isSent ? finding : { category: 'overflow', subtype: null, argumentPath: finding.argumentPath };
+}
+
+/**
+ * A closed set or a format checked before the type (pydantic's Literal and IPv4Address, zod's enum) reports every wrong
+ * value as "not one of the options" or "not a valid address". The value the call sent tells what kind of mistake it
+ * was: nothing or null is a missing argument, an array or object (or, for a closed set, a number where the options are
+ * quoted strings, and the reverse) is the wrong type.
+ */
+function resolveValueShape(finding: Finding, args: ParsedArguments, message: string): Finding {
+  const isClosedSetOrFormat = finding.subtype === 'not_in_enum' || finding.subtype === 'invalid_format';
+  if (!isClosedSetOrFormat || !finding.argumentPath || args.kind !== 'object') return finding;
+  const isTopLevel = finding.argumentPath.lastIndexOf('/') === 0;
+  const value = valueAtPointer(args.value, finding.argumentPath);
+  const optionKind = enumOptionKind(message);
+  // Only a validator's report (one that lists the options) names the argument itself; a runtime's "(Parameter 'name')"
+  // names its own parameter. An empty object is often arguments nobody recorded, not a call that sent nothing.
+  const isAbsent = value === undefined && isTopLevel && optionKind !== null && Object.keys(args.value).length > 0;
+  if (isAbsent || value === null) {
+    return { category: 'argument_mismatch', subtype: 'missing_argument', argumentPath: finding.argumentPath };
+  }
+  if (finding.subtype === 'invalid_format' && !Array.isArray(value) && !isPlainObject(value)) return finding;
+  const isWrongShape =
+    Array.isArray(value) ||
+    isPlainObject(value) ||
+    (optionKind === 'string' && (typeof value === 'number' || typeof value === 'boolean')) ||
+    (optionKind === 'number' && typeof value === 'string' && asNumber(value) === null);
+  return isWrongShape ? { category: 'argument_mismatch', subtype: 'type_mismatch', argumentPath: finding.argumentPath } : finding;
+}
+
+/** What the listed options are: quoted strings ("should be 'celsius' or ...", 'expected one of "a"|"b"') or numbers. */
+function enumOptionKind(message: string): 'string' | 'number' | null {
+  const options =
+    /\b(?:should be|expected one of|must be one of|one of the following|allowed values(?: are)?)[:\s]{1,3}(?:\[\s?)?\\?(['"`-]|\d)/i.exec(
+      message.slice(0, 2000),
+    );
+  if (!options) return null;
+  return /['"`]/.test(options[1]) ? 'string' : 'number';
+}
+
+function toMessageText(message: unknown): string {
+  return typeof message === 'string' ? message : '';
 }
 
 function complete(finding: Finding, evidence: EvidenceSource, args: ParsedArguments, schema: ArgumentSchema | null): Diagnosis {

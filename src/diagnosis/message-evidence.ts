@@ -463,6 +463,15 @@ const PYDANTIC_SUBTYPE_BY_TYPE: Readonly<Record<string, Subtype>> = {
   url_syntax_violation: 'invalid_format',
   url_scheme: 'invalid_format',
   url_too_long: 'above_maximum',
+  ip_v4_address: 'invalid_format',
+  ip_v6_address: 'invalid_format',
+  ip_any_address: 'invalid_format',
+  ip_v4_network: 'invalid_format',
+  ip_v6_network: 'invalid_format',
+  ip_any_network: 'invalid_format',
+  ip_v4_interface: 'invalid_format',
+  ip_v6_interface: 'invalid_format',
+  ip_any_interface: 'invalid_format',
   timezone_naive: 'invalid_format',
   timezone_aware: 'invalid_format',
 };
@@ -520,7 +529,7 @@ function readPydanticReport(text: string, types: readonly string[]): Finding[] {
       loc = line.trim();
       continue;
     }
-    const detail = /^\s{1,3}(.{0,2000}?) \[type=([a-z_]{1,60})(?:, input_value=(.{0,1000}), input_type=(\w{1,60}))?\]\s*$/.exec(line);
+    const detail = /^\s{1,3}(.{0,2000}?) \[type=([a-z0-9_]{1,60})(?:, input_value=(.{0,1000}), input_type=(\w{1,60}))?\]\s*$/.exec(line);
     if (!detail) continue;
     const input = detail[4] === 'NoneType' ? null : detail[3] === undefined ? undefined : parseInputValue(detail[3]);
     const found = pydanticToFinding(detail[2], detail[1], locToPointer(loc), input, detail[4], types);
