@@ -12,6 +12,7 @@ export default tseslint.config(
       'src/generated/**',
       'coverage/**',
       'sdk/dist/**',
+      'mcp-gateway/dist/**',
       'sdk-python/**',
       'public/dashboard/assets/uPlot*',
     ],
@@ -42,6 +43,13 @@ export default tseslint.config(
     files: ['sdk/test/**/*.ts'],
     languageOptions: {
       parserOptions: { projectService: false, project: './sdk/tsconfig.spec.json', tsconfigRootDir: import.meta.dirname },
+    },
+  },
+  {
+    // the gateway's tests are type-checked by mcp-gateway/tsconfig.spec.json, as the SDK's are
+    files: ['mcp-gateway/test/**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: false, project: './mcp-gateway/tsconfig.spec.json', tsconfigRootDir: import.meta.dirname },
     },
   },
   {

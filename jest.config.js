@@ -35,5 +35,14 @@ module.exports = {
       transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/sdk/tsconfig.spec.json', diagnostics: { ignoreCodes: [151002] } }] },
       testMatch: ['<rootDir>/sdk/test/**/*.spec.ts'],
     },
+    {
+      // The MCP gateway is its own package too; its end-to-end test (real servers) is test/e2e/mcp-gateway.e2e-spec.ts.
+      displayName: 'mcp-gateway',
+      testEnvironment: 'node',
+      transform: {
+        '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/mcp-gateway/tsconfig.spec.json', diagnostics: { ignoreCodes: [151002] } }],
+      },
+      testMatch: ['<rootDir>/mcp-gateway/test/**/*.spec.ts'],
+    },
   ],
 };

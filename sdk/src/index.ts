@@ -1,4 +1,6 @@
 export { Toolcoach, SDK_NAME, SDK_VERSION } from './toolcoach';
+export { resolveConnection } from './connection-settings';
+export type { ConnectionSettings } from './connection-settings';
 export type { ToolcoachOptions, DescriptionSource, ValidationOutcome } from './toolcoach';
 export type { ReporterStats, FlushResult } from './reporter';
 export type { Logger } from './logger';

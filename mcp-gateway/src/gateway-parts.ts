@@ -1,0 +1,40 @@
+import { Toolcoach } from '@toolcoach/sdk';
+import { ArgumentCheck } from './argument-check';
+import { GatewayConfig } from './gateway-config';
+import { LiveDescriptions } from './live-descriptions';
+
+/** What every client session of one gateway process shares: the reporter, the served descriptions, the check. */
+export interface GatewayParts {
+  toolcoach: Toolcoach;
+  descriptions: LiveDescriptions;
+  argumentCheck: ArgumentCheck | undefined;
+  /** Stops polling and delivers the queued events (a few seconds at most). */
+  shutdown(): Promise<void>;
+}
+
+// stdout may be the MCP channel: everything the gateway has to say goes to stderr, one line each.
+const stderrLogger = { warn: (message: string) => process.stderr.write(`${message}\n`) };
+
+export function createGatewayParts(config: GatewayConfig): GatewayParts {
+  const toolcoach = new Toolcoach({
+    baseUrl: config.baseUrl,
+    apiKey: config.apiKey,
+    agent: config.agent,
+    ...(config.cacheDir === undefined ? {} : { cacheDir: config.cacheDir }),
+    logger: stderrLogger,
+  });
+  const descriptions = new LiveDescriptions(toolcoach, {
+    baseUrl: config.baseUrl,
+    apiKey: config.apiKey ?? '',
+    pollIntervalMs: config.pollIntervalMs,
+  });
+  return {
+    toolcoach,
+    descriptions,
+    argumentCheck: config.isArgumentCheckOn ? new ArgumentCheck(toolcoach) : undefined,
+    async shutdown() {
+      descriptions.close();
+      await toolcoach.shutdown(3000);
+    },
+  };
+}

@@ -1,0 +1,11 @@
+export { readGatewayConfig, USAGE } from './gateway-config';
+export type { GatewayConfig } from './gateway-config';
+export { createGatewayParts } from './gateway-parts';
+export type { GatewayParts } from './gateway-parts';
+export { runStdioGateway } from './stdio-gateway';
+export { runHttpGateway } from './http-gateway';
+export type { HttpGateway } from './http-gateway';
+export { McpRelay } from './mcp-relay';
+export { LiveDescriptions } from './live-descriptions';
+export { toCallEvent } from './call-event';
+export { ArgumentCheck, refusalText } from './argument-check';

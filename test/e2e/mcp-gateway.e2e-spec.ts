@@ -1,0 +1,271 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResult, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runNightly } from '../support/job-runs';
+import { eventually, startTestApp, TestApp } from '../support/test-app';
+
+// The MCP gateway (mcp-gateway/, built by `npm run pretest`) between the official SDK's Client and a real upstream
+// MCP server (test/support/mcp-math-server.js), over stdio and over Streamable HTTP, against the real backend.
+const ROOT = join(__dirname, '..', '..');
+const GATEWAY = join(ROOT, 'mcp-gateway', 'dist', 'cli.js');
+const UPSTREAM = join(ROOT, 'test', 'support', 'mcp-math-server.js');
+const MISSPELLED = 'prime_factorise';
+
+let t: TestApp;
+const cacheDir = mkdtempSync(join(tmpdir(), 'toolcoach-mcp-cache-'));
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  t = await startTestApp();
+});
+
+afterAll(async () => {
+  for (const child of children) child.kill();
+  await t?.close();
+  rmSync(cacheDir, { recursive: true, force: true });
+});
+
+interface Connection {
+  client: Client;
+  stderr: () => string;
+  listChanges: () => number;
+  close(): Promise<void>;
+}
+
+interface GatewaySettings {
+  url: string;
+  apiKey: string;
+  cacheDir?: string;
+  extraArgs?: string[];
+}
+
+function gatewayEnv(settings: GatewaySettings): Record<string, string> {
+  return {
+    ...(process.env as Record<string, string>),
+    TOOLCOACH_URL: settings.url,
+    TOOLCOACH_API_KEY: settings.apiKey,
+    TOOLCOACH_AGENT: 'mcp-e2e',
+    TOOLCOACH_POLL_INTERVAL_MS: '200',
+    TOOLCOACH_CACHE_DIR: settings.cacheDir ?? 'none',
+  };
+}
+
+async function connectClient(transport: StdioClientTransport | StreamableHTTPClientTransport, stderr: () => string, stop: () => void) {
+  const client = new Client({ name: 'scripted-mcp-client', version: '1.0.0' });
+  let listChanges = 0;
+  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+    listChanges++;
+  });
+  await client.connect(transport);
+  return {
+    client,
+    stderr,
+    listChanges: () => listChanges,
+    async close() {
+      await client.close();
+      stop();
+    },
+  };
+}
+
+/** The client starts the gateway, which starts the upstream: what a desktop client's three-line configuration does. */
+async function connectStdio(settings: GatewaySettings): Promise<Connection> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [GATEWAY, ...(settings.extraArgs ?? []), '--', process.execPath, UPSTREAM],
+    env: gatewayEnv(settings),
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return connectClient(
+    transport,
+    () => stderr,
+    () => undefined,
+  );
+}
+
+/** Starts a process and answers the first match of `pattern` in its output (stdout or stderr). */
+function startProcess(
+  args: string[],
+  env: Record<string, string>,
+  pattern: RegExp,
+): Promise<{ match: string; output: () => string; child: ChildProcess }> {
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = output.match(pattern);
+      if (match) resolve({ match: match[1], output: () => output, child });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${output}`)));
+  });
+}
+
+/** An upstream serving Streamable HTTP and the gateway in HTTP mode in front of it, both on ports the OS chose. */
+async function connectHttp(settings: GatewaySettings): Promise<Connection> {
+  const upstream = await startProcess([UPSTREAM, '--http'], process.env as Record<string, string>, /listening (\S+)/);
+  const gateway = await startProcess(
+    [GATEWAY, ...(settings.extraArgs ?? []), '--upstream-url', upstream.match, '--port', '0'],
+    gatewayEnv(settings),
+    /listening on (\S+),/,
+  );
+  return connectClient(new StreamableHTTPClientTransport(new URL(gateway.match)), gateway.output, () => {
+    gateway.child.kill();
+    upstream.child.kill();
+  });
+}
+
+/** Does any description quote this name ('x', "x" or `x`)? Warnings quote the names they are about. */
+function isQuoted(descriptions: string[], name: string): boolean {
+  return descriptions.some((text) => [`'${name}'`, `"${name}"`, `\`${name}\``].some((quoted) => text.includes(quoted)));
+}
+
+/** The largest value a description states for a quoted argument ("'n' above 20 fails"). */
+function statedLimit(descriptions: string[], argument: string): number | undefined {
+  for (const text of descriptions) {
+    const match = text.match(new RegExp(`'${argument}' above (\\d+)`));
+    if (match) return Number(match[1]);
+  }
+  return undefined;
+}
+
+/**
+ * A scripted model that reads the descriptions it was given and keeps three habits until a description warns against
+ * them: a list where one integer belongs, a factorial too large, a misspelled tool name. Four calls per task.
+ */
+async function runTasks(connection: Connection, tasks: number, firstTask: number): Promise<{ calls: number; failed: number }> {
+  const { tools } = await connection.client.listTools();
+  const describe = (name?: string) =>
+    tools.filter((tool) => name === undefined || tool.name === name).map((tool) => tool.description ?? '');
+  let calls = 0;
+  let failed = 0;
+  const call = async (name: string, args: Record<string, unknown>) => {
+    calls++;
+    const result = (await connection.client.callTool({ name, arguments: args })) as CallToolResult;
+    if (result.isError) failed++;
+  };
+  for (let task = firstTask; task < firstTask + tasks; task++) {
+    const [a, b, c] = [12 + task, 30 + task, 97 + task];
+    if (isQuoted(describe('prime_factorization'), 'numbers')) {
+      await call('prime_factorization', { number: a });
+    } else {
+      await call('prime_factorization', { numbers: [a, b] });
+    }
+    await call('factorial', { n: 10 + (task % 11) });
+    await call('factorial', { n: Math.min(25, statedLimit(describe('factorial'), 'n') ?? 25) });
+    const isMisspelling = task % 2 === 0 && !isQuoted(describe(), MISSPELLED);
+    await call(isMisspelling ? MISSPELLED : 'prime_factorization', { number: c });
+  }
+  return { calls, failed };
+}
+
+async function storedEvents(projectId: string): Promise<number> {
+  const { rows } = await t.db.sql.query('SELECT count(*)::int AS n FROM events WHERE project_id = $1', [projectId]);
+  return rows[0].n;
+}
+
+// The nightly measures a warning's effect from 30 calls of the tool on each side (with and without the warning):
+// 20 tasks of four calls give prime_factorization 30 calls and factorial 40 per phase.
+const TASKS_PER_PHASE = 20;
+
+const today = () => new Date().toISOString().slice(0, 10);
+
+describe.each([
+  ['stdio', connectStdio],
+  ['Streamable HTTP', connectHttp],
+])('over %s, the gateway closes the loop for an unchanged MCP server and client', (_mode, connect) => {
+  let project: { projectId: string; apiKey: string };
+  let connection: Connection;
+  const api = (method: string, path: string) => t.request(method, path, { key: project.apiKey });
+
+  beforeAll(async () => {
+    project = await t.createProject(`mcp-${_mode.replace(/\W/g, '')}-${Date.now()}`);
+    connection = await connect({ url: t.baseUrl, apiKey: project.apiKey });
+  });
+  afterAll(() => connection?.close());
+
+  it("lists the upstream's tools as registered v1, inputSchema unchanged, and passes the rest of the protocol through", async () => {
+    const { tools } = await connection.client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['count_slowly', 'factorial', 'prime_factorization']);
+    const factorial = tools.find((tool) => tool.name === 'factorial')!;
+    expect(factorial.description).toBe('Returns n! for a non-negative integer n.');
+    expect(factorial.inputSchema).toEqual(expect.objectContaining({ properties: { n: expect.objectContaining({ type: 'integer' }) } }));
+
+    const registered = await api('GET', '/v1/tools/factorial/description');
+    expect(registered.body).toMatchObject({ version: 1, parameters: factorial.inputSchema });
+
+    expect(connection.client.getServerVersion()).toEqual({ name: 'math-upstream', version: '1.0.0' });
+    expect(connection.client.getServerCapabilities()).toMatchObject({
+      tools: { listChanged: true },
+      resources: {},
+      prompts: {},
+      logging: {},
+    });
+    expect(await connection.client.readResource({ uri: 'math://primes' })).toEqual({
+      contents: [{ uri: 'math://primes', text: '2 3 5 7 11 13' }],
+    });
+    const prompt = await connection.client.getPrompt({ name: 'factor', arguments: { number: '12' } });
+    expect(prompt.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Factor 12.' } }]);
+  });
+
+  it('reports 80 calls, 50 of them mistakes, each with the served version and the session, unknown names as unknown_tool', async () => {
+    const before = await storedEvents(project.projectId);
+    const phase1 = await runTasks(connection, TASKS_PER_PHASE, 0);
+    expect(phase1).toEqual({ calls: 80, failed: 50 });
+    await eventually(async () => ((await storedEvents(project.projectId)) - before >= 80 ? true : undefined), 20_000);
+
+    const misspelled = (await api('GET', `/v1/events?tool=${MISSPELLED}&limit=10`)).body.items;
+    expect(misspelled).toHaveLength(10);
+    expect(misspelled[0]).toMatchObject({ category: 'unknown_tool', framework: 'mcp', agent: 'mcp-e2e', sessionId: expect.any(String) });
+    const overflow = (await api('GET', '/v1/events?tool=factorial&status=error&limit=50')).body.items;
+    expect(overflow).toHaveLength(20);
+    expect(overflow[0]).toMatchObject({ descriptionVersion: 1, arguments: { n: 25 }, durationMs: expect.any(Number) });
+    expect(overflow[0].sessionId).toBe(misspelled[0].sessionId);
+  });
+
+  it('tells the client after the nightly (list_changed), and the new tools/list carries the learned warnings', async () => {
+    const run = await runNightly({ request: (method, path) => api(method, path) }, today());
+    expect(run.body).toMatchObject({ status: 'succeeded' });
+
+    await eventually(async () => (connection.listChanges() > 0 ? true : undefined), 10_000);
+    const { tools } = await connection.client.listTools();
+    const description = (name: string) => tools.find((tool) => tool.name === name)!.description!;
+    expect(description('factorial')).toContain("'n' above 20 fails");
+    expect(description('prime_factorization')).toContain("'numbers'");
+    expect(description('prime_factorization')).toContain(`\`${MISSPELLED}\``);
+  });
+
+  it('makes fewer mistakes in a second phase, and the next nightly measures each warning as helped', async () => {
+    // The agent restarts, as the demo's does: the nightly relates calls to a misspelled name to the version of the
+    // intended tool their session loaded, one version per session (issue 17: long sessions that re-list).
+    const restarted = await connect({ url: t.baseUrl, apiKey: project.apiKey });
+    const before = await storedEvents(project.projectId);
+    const phase2 = await runTasks(restarted, TASKS_PER_PHASE, TASKS_PER_PHASE).finally(() => restarted.close());
+    expect(phase2).toEqual({ calls: 80, failed: 0 });
+    await eventually(async () => ((await storedEvents(project.projectId)) - before >= 80 ? true : undefined), 20_000);
+
+    const run = await runNightly({ request: (method, path) => api(method, path) }, today());
+    expect(run.body).toMatchObject({ status: 'succeeded' });
+    const { body } = await api('GET', '/v1/recommendations?status=applied');
+    const verdicts = body.items.map((r: { tool: string; kind: string; effect: { verdict: string } | null }) => [
+      r.tool,
+      r.kind,
+      r.effect?.verdict,
+    ]);
+    expect(verdicts.sort()).toEqual([
+      ['factorial', 'learned_limit', 'helped'],
+      ['prime_factorization', 'misnamed_tool', 'helped'],
+      ['prime_factorization', 'wrong_argument_name', 'helped'],
+    ]);
+  });
+});
