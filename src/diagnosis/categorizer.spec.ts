@@ -215,14 +215,21 @@ describe('diagnose on the fixture corpus of real library messages', () => {
     expect(main.extractionAccuracy).toBeGreaterThanOrEqual(0.9);
   });
 
-  it('keeps a held-out third of the generated fixtures', () => {
+  it('keeps a held-out third of at least 1,500 generated fixtures', () => {
+    expect(heldOut.size + generated.size).toBeGreaterThanOrEqual(1500);
     expect(heldOut.size).toBeGreaterThanOrEqual(0.25 * (heldOut.size + generated.size));
   });
 
-  // Floors a little under today's scores (tuning 0.996, held out 0.896 macro-F1), to catch regressions, not to tune to.
-  it('scores the generated parts at category macro-F1 >= 0.95 (tuning) and >= 0.85 (held out)', () => {
-    expect(generated.categoryMacroF1).toBeGreaterThanOrEqual(0.95);
-    expect(heldOut.categoryMacroF1).toBeGreaterThanOrEqual(0.85);
+  // Floors a little under today's scores (tuning 0.999 macro-F1 / 0.992 subtype, held out 0.979 / 0.970), to catch
+  // regressions, not to tune to.
+  it('scores the generated parts at category macro-F1 >= 0.98 (tuning) and >= 0.96 (held out)', () => {
+    expect(generated.categoryMacroF1).toBeGreaterThanOrEqual(0.98);
+    expect(heldOut.categoryMacroF1).toBeGreaterThanOrEqual(0.96);
+  });
+
+  it('gets category and subtype right for >= 0.97 (tuning) and >= 0.95 (held out) of the generated parts', () => {
+    expect(generated.subtypeAccuracy).toBeGreaterThanOrEqual(0.97);
+    expect(heldOut.subtypeAccuracy).toBeGreaterThanOrEqual(0.95);
   });
 });
 
