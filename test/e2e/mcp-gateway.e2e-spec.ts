@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CallToolResult, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { AddressInfo, connect as connectTcp, createServer as createTcpServer, Server as TcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runNightly } from '../support/job-runs';
@@ -268,4 +269,79 @@ describe.each([
       ['prime_factorization', 'wrong_argument_name', 'helped'],
     ]);
   });
+});
+
+/** A TCP door in front of the API on a port the OS chose: closed, it resets every connection, as a down server does. */
+async function startDoor(target: string): Promise<{ url: string; open(): void; shut(): void; close(): Promise<void> }> {
+  const { port: targetPort } = new URL(target);
+  let isOpen = true;
+  const server: TcpServer = createTcpServer((socket) => {
+    if (!isOpen) {
+      socket.resetAndDestroy();
+      return;
+    }
+    const upstream = connectTcp(Number(targetPort), '127.0.0.1');
+    socket.pipe(upstream).pipe(socket);
+    socket.on('error', () => upstream.destroy());
+    upstream.on('error', () => socket.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    open: () => (isOpen = true),
+    shut: () => (isOpen = false),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('with toolcoach down, the client still lists and calls tools', () => {
+  it("serves the descriptions cached on disk (else the upstream's), says so once on stderr, and delivers the events when toolcoach is back", async () => {
+    const project = await t.createProject(`mcp-down-${Date.now()}`);
+    const door = await startDoor(t.baseUrl);
+    try {
+      // a first session with toolcoach up registers the tools and caches what it served, a warning added by hand included
+      const first = await connectStdio({ url: door.url, apiKey: project.apiKey, cacheDir });
+      await first.client.listTools();
+      const added = await t.request('POST', '/v1/tools/factorial/warnings', {
+        key: project.apiKey,
+        body: { text: 'Pass n as an integer.', kind: 'manual' },
+      });
+      expect(added.status).toBe(201);
+      await eventually(async () => (first.listChanges() > 0 ? true : undefined));
+      const warned = (await first.client.listTools()).tools.find((tool) => tool.name === 'factorial')!.description;
+      expect(warned).toContain('Pass n as an integer.');
+      await first.close();
+
+      door.shut();
+      const cached = await connectStdio({ url: door.url, apiKey: project.apiKey, cacheDir });
+      const uncached = await connectStdio({ url: door.url, apiKey: project.apiKey });
+      expect((await cached.client.listTools()).tools.find((tool) => tool.name === 'factorial')!.description).toBe(warned);
+      expect((await uncached.client.listTools()).tools.find((tool) => tool.name === 'factorial')!.description).toBe(
+        'Returns n! for a non-negative integer n.',
+      );
+      for (const session of [cached, uncached]) {
+        const result = (await session.client.callTool({ name: 'factorial', arguments: { n: 6 } })) as CallToolResult;
+        expect(result.content).toEqual([{ type: 'text', text: '720' }]);
+        await session.client.callTool({ name: 'factorial', arguments: { n: 7 } });
+      }
+      expect(cached.stderr().match(/could not load tool descriptions/g)).toHaveLength(1);
+      expect(cached.stderr()).toContain('using the descriptions cached on disk');
+      expect(uncached.stderr().match(/could not load tool descriptions/g)).toHaveLength(1);
+      expect(uncached.stderr()).toContain('using the tool descriptions as given');
+
+      door.open();
+      const stored = await eventually(async () => {
+        const { rows } = await t.db.sql.query(
+          `SELECT session_id, description_version, arguments FROM events WHERE project_id = $1 AND tool = 'factorial' AND (arguments->>'n')::int IN (6, 7)`,
+          [project.projectId],
+        );
+        return rows.length === 4 ? rows : undefined;
+      }, 40_000);
+      // the cached description was version 2; the upstream's own description has no registry version
+      expect(stored.map((row: { description_version: number | null }) => row.description_version).sort()).toEqual([2, 2, null, null]);
+      await Promise.all([cached.close(), uncached.close()]);
+    } finally {
+      await door.close();
+    }
+  }, 90_000);
 });
