@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { dropBenchDatabase, log, ROOT, settings, stopAll } from './lib/harness.mjs';
+import { exitCodeFor, failuresOf, measureScenario } from './lib/verdict.mjs';
 
 const SCENARIOS = ['ingest', 'end-to-end', 'registry', 'validate', 'nightly', 'dashboard', 'sdk'];
 
@@ -45,22 +46,8 @@ async function main() {
     log(`scenario ${name}`);
     const started = Date.now();
     try {
-      const { default: run } = await import(`./scenarios/${name}.mjs`);
-      results.scenarios[name] = { ...(await run()), measuredAt: new Date().toISOString() };
-    } catch (error) {
-      log(`scenario ${name} failed: ${error.stack ?? error}`);
-      results.scenarios[name] = {
-        value: null,
-        unit: null,
-        baseline: null,
-        ratio: null,
-        p50Ms: null,
-        p99Ms: null,
-        notes: `failed: ${String(error.message ?? error).slice(0, 500)}`,
-        targetMet: false,
-        details: {},
-        measuredAt: new Date().toISOString(),
-      };
+      const run = async () => (await import(`./scenarios/${name}.mjs`)).default();
+      results.scenarios[name] = await measureScenario(name, run, log);
     } finally {
       await stopAll();
     }
@@ -72,6 +59,9 @@ async function main() {
   writeFileSync(outFile, `${JSON.stringify(results, null, 2)}\n`);
   printTable(results, selected);
   console.log(`\nwritten ${path.relative(process.cwd(), outFile)}`);
+  // a scenario that failed (a baseline or server answering errors, a rate of 0, another process on its port) is no
+  // result: the run says why and exits non-zero
+  process.exitCode = exitCodeFor(failuresOf(results, selected));
 }
 
 function printTable(results, names) {

@@ -9,7 +9,8 @@ const connection = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 
 const queue = new Queue('events', { connection, prefix: process.env.QUEUE_PREFIX ?? 'tcbench-baseline' });
 const app = Fastify({ bodyLimit: 1024 * 1024 });
 
-app.get('/healthz', async () => ({ ok: true }));
+// the harness checks pid and nonce: the process answering is the one it started
+app.get('/healthz', async () => ({ ok: true, pid: process.pid, nonce: process.env.BENCH_NONCE ?? null }));
 app.post('/v1/events', async (request, reply) => {
   const { events } = request.body;
   const ids = events.map((e) => e.id);
@@ -18,4 +19,6 @@ app.post('/v1/events', async (request, reply) => {
   return { accepted: events.length, ids, rejected: [] };
 });
 
-await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
+// PORT=0: the OS picks a free port; the harness reads it from this line
+await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
+console.log(`bench-listening ${app.server.address().port}`);

@@ -5,11 +5,14 @@ import Fastify from 'fastify';
 const document = process.env.BASELINE_BODY ?? '{}';
 const app = Fastify({ bodyLimit: 1024 * 1024 });
 
-app.get('/healthz', async () => ({ ok: true }));
+// the harness checks pid and nonce: the process answering is the one it started
+app.get('/healthz', async () => ({ ok: true, pid: process.pid, nonce: process.env.BENCH_NONCE ?? null }));
 app.get('/doc', async (_request, reply) => reply.type('application/json').send(document));
 app.post('/doc', async (request, reply) => {
   if (request.body === undefined) throw new Error('no body');
   return reply.type('application/json').send(document);
 });
 
-await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
+// PORT=0: the OS picks a free port; the harness reads it from this line
+await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
+console.log(`bench-listening ${app.server.address().port}`);

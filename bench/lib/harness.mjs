@@ -2,11 +2,14 @@
 // (and events.mjs); each scenario is one file under bench/scenarios/.
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import pg from 'pg';
+import { assertAnswered, assertListenerOwnedBy, assertMeasured, BenchFailure } from './verdict.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -33,11 +36,18 @@ const children = new Set();
 export function spawnProcess(name, command, args, env, cwd = ROOT) {
   const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let tail = '';
+  let stdout = '';
+  const stdoutListeners = new Set();
   const keep = (chunk) => {
     tail = (tail + chunk).slice(-4000);
     if (process.env.BENCH_VERBOSE) process.stderr.write(`[${name}] ${chunk}`);
   };
-  child.stdout.on('data', keep);
+  child.stdout.on('data', (chunk) => {
+    keep(chunk);
+    // only the first lines matter (a baseline announces its port once); later output is not kept here
+    if (stdout.length < 64_000) stdout += chunk;
+    for (const listener of stdoutListeners) listener(stdout);
+  });
   child.stderr.on('data', keep);
   const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
   const handle = {
@@ -45,6 +55,23 @@ export function spawnProcess(name, command, args, env, cwd = ROOT) {
     pid: child.pid,
     exited,
     tail: () => tail,
+    /** Resolves with the first match of `pattern` in the process's stdout; rejects if it exits first. */
+    waitForStdout(pattern) {
+      return new Promise((resolve, reject) => {
+        const check = (text) => {
+          const match = pattern.exec(text);
+          if (!match) return;
+          stdoutListeners.delete(check);
+          resolve(match);
+        };
+        stdoutListeners.add(check);
+        check(stdout);
+        void exited.then(() => {
+          stdoutListeners.delete(check);
+          reject(new BenchFailure(`${name} exited before it printed ${pattern}:\n${tail}`));
+        });
+      });
+    },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
@@ -80,14 +107,35 @@ export async function waitForHttp(url, handle, timeoutMs = 60_000) {
   throw new Error(`${url} not ready after ${timeoutMs} ms:\n${handle?.tail() ?? ''}`);
 }
 
-let nextPort = Number(process.env.BENCH_PORT ?? 3900);
+/**
+ * A port the OS says is free now. Toolcoach takes its port from PORT and refuses 0, so the port is chosen here; if
+ * another process takes it before toolcoach binds it, the ownership check after start-up catches that.
+ */
+export async function freePort() {
+  const server = net.createServer();
+  await new Promise((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Throws (after stopping it) unless the process started as `handle` is the one listening on `port`. */
+async function assertOwnsPort(handle, port) {
+  try {
+    if (!assertListenerOwnedBy(handle.name, port, handle.pid)) log(`${handle.name}: no /proc here, port owner not checked`);
+  } catch (error) {
+    await handle.stop();
+    throw error;
+  }
+}
 
 /**
- * Starts toolcoach (`node dist/src/main.js`) with the given roles against the bench database. The API role is
- * awaited on /readyz; a worker-only process is given a moment to connect.
+ * Starts toolcoach (`node dist/src/main.js`) with the given roles against the bench database, on a port the OS gave.
+ * The API role is awaited on /readyz and then checked to be the process listening there; a worker-only process is
+ * given a moment to connect.
  */
 export async function startToolcoach({ roles, env = {} }) {
-  const port = nextPort++;
+  const port = await freePort();
   // BENCH_PROFILE=1 writes a V8 CPU profile per process to bench/results/profiles (open it in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=bench/results/profiles'] : [];
   // BENCH_NODE_FLAGS passes V8/Node flags to toolcoach's processes (e.g. --liftoff-only; see docs/perf.md)
@@ -112,22 +160,36 @@ export async function startToolcoach({ roles, env = {} }) {
     APP_DIR,
   );
   const url = `http://127.0.0.1:${port}`;
-  if (roles.split(',').includes('api')) await waitForHttp(`${url}/readyz`, handle);
-  else await sleep(3000);
+  if (roles.split(',').includes('api')) {
+    await waitForHttp(`${url}/readyz`, handle);
+    await assertOwnsPort(handle, port);
+  } else await sleep(3000);
   return { ...handle, url };
 }
 
-/** Starts a baseline server (bench/baselines/*.mjs) on a free port; it reads PORT and answers /healthz. */
+/**
+ * Starts a baseline server (bench/baselines/*.mjs). It listens on a port the OS picks, prints it, and answers /healthz
+ * with its pid and the nonce given here; the harness checks both before any load goes to it.
+ */
 export async function startBaseline(file, env = {}) {
-  const port = nextPort++;
+  const nonce = randomUUID();
   const handle = spawnProcess(`baseline:${file}`, process.execPath, [path.join(ROOT, 'bench', 'baselines', file)], {
-    PORT: String(port),
+    PORT: '0',
+    BENCH_NONCE: nonce,
     REDIS_URL: settings.redisUrl,
     QUEUE_PREFIX: `${settings.queuePrefix}-baseline`,
     ...env,
   });
+  const [, announced] = await handle.waitForStdout(/^bench-listening (\d+)$/m);
+  const port = Number(announced);
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/healthz`, handle);
+  const health = await (await fetch(`${url}/healthz`)).json();
+  if (health.pid !== handle.pid || health.nonce !== nonce) {
+    await handle.stop();
+    throw new BenchFailure(`${handle.name}: port ${port} answers as ${JSON.stringify(health)}, not as pid ${handle.pid}`);
+  }
+  await assertOwnsPort(handle, port);
   return { ...handle, url };
 }
 
@@ -164,9 +226,11 @@ const round = (value, digits = 3) => (value === null || value === undefined ? nu
 
 /**
  * Runs autocannon (in this process; the server under test is another process) and keeps every response time, so
- * p50/p95/p99 are exact rather than autocannon's fixed percentile set. Non-2xx/3xx answers count as errors.
+ * p50/p95/p99 are exact rather than autocannon's fixed percentile set. Non-2xx/3xx answers count as errors, and a run
+ * with any error (or no answer) throws BenchFailure naming `label` and the statuses: it measured the wrong thing.
  */
 export async function load({
+  label,
   url,
   connections,
   durationS,
@@ -201,7 +265,7 @@ export async function load({
   const elapsedS = amount ? (Date.now() - started) / 1000 : durationS;
   latencies.sort((a, b) => a - b);
   const ok = Object.entries(statuses).reduce((sum, [code, n]) => (Number(code) < 400 ? sum + n : sum), 0);
-  return {
+  const run = {
     requests: latencies.length,
     okRequests: ok,
     reqPerSec: round(ok / elapsedS, 1),
@@ -213,6 +277,8 @@ export async function load({
     p99Ms: round(quantile(latencies, 0.99), 3),
     maxMs: round(latencies[latencies.length - 1] ?? null, 3),
   };
+  assertAnswered(label ?? `${method} ${url}`, run);
+  return run;
 }
 
 /** A result in the shape of bench/results/latest.json; `details` holds the raw figures behind it. */
@@ -226,7 +292,9 @@ export function scenarioResult({
   targetMet = null,
   details = {},
 }) {
-  const ratio = value !== null && baseline ? round(value / baseline, 3) : null;
+  if (value !== null) assertMeasured(`the ${unit ?? 'value'}`, value);
+  if (baseline !== null) assertMeasured('the baseline', baseline);
+  const ratio = value !== null && baseline !== null ? round(value / baseline, 3) : null;
   return {
     value: round(value),
     unit,

@@ -45,6 +45,7 @@ async function waitStored(client, project, prefix, expected) {
 function postBatches(url, amount, runId, overallRate) {
   const nextBody = batchBodyFactory(BATCH, runId.length);
   return load({
+    label: `end-to-end ${runId} (toolcoach api)`,
     url,
     connections: CONNECTIONS,
     amount,

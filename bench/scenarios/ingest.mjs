@@ -17,9 +17,10 @@ import {
 const BATCH = 100;
 const CONNECTIONS = 20;
 
-function postBatches(url, durationS, runId, overallRate) {
+function postBatches(label, url, durationS, runId, overallRate) {
   const nextBody = batchBodyFactory(BATCH);
   return load({
+    label,
     url,
     connections: CONNECTIONS,
     durationS,
@@ -31,9 +32,9 @@ function postBatches(url, durationS, runId, overallRate) {
 
 async function measureApi(label, env, durationS) {
   return withToolcoach({ roles: 'api', env }, async (app) => {
-    await postBatches(app.url, 2, `${label}-warm`); // JIT warm-up, not counted
+    await postBatches(`ingest ${label} (toolcoach)`, app.url, 2, `${label}-warm`); // JIT warm-up, not counted
     const rss = app.pid ? sampleRss(app.pid) : null;
-    const run = await postBatches(app.url, durationS, label);
+    const run = await postBatches(`ingest ${label} (toolcoach)`, app.url, durationS, label);
     const result = { ...run, eventsPerSec: Math.round(run.reqPerSec * BATCH), rssMb: rss?.stop() ?? null };
     log(`ingest ${label}: ${result.eventsPerSec} events/s p99 ${result.p99Ms} ms rss ${result.rssMb} MB errors ${result.errors}`);
     await clearQueues();
@@ -45,8 +46,8 @@ export default async function ingest() {
   const durationS = seconds(20);
   await clearQueues();
   const baseline = await withBaseline('bare-ingest.mjs', {}, async (server) => {
-    await postBatches(server.url, 2, 'base-warm');
-    const run = await postBatches(server.url, durationS, 'base');
+    await postBatches('ingest baseline (bare Fastify + BullMQ)', server.url, 2, 'base-warm');
+    const run = await postBatches('ingest baseline (bare Fastify + BullMQ)', server.url, durationS, 'base');
     return { ...run, eventsPerSec: Math.round(run.reqPerSec * BATCH) };
   });
   await clearQueues(`${settings.queuePrefix}-baseline`);

@@ -1,0 +1,116 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+
+// The bench harness is plain ESM run by node (bench/*.mjs); each case runs a short module against it in its own node
+// process and reads what it printed and how it exited. Nothing here depends on timing.
+const ROOT = path.resolve(__dirname, '..', '..');
+const HARNESS = path.join(ROOT, 'bench', 'lib', 'harness.mjs');
+const VERDICT = path.join(ROOT, 'bench', 'lib', 'verdict.mjs');
+
+function runModule(source: string) {
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', source], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** A module body with an HTTP server on an OS port that answers every request with `status`, as `impostor`. */
+const withImpostor = (status: number) => `
+import http from 'node:http';
+const impostor = http.createServer((request, response) => { request.resume(); response.writeHead(${status}); response.end('{}'); });
+await new Promise((resolve) => impostor.listen(0, '127.0.0.1', resolve));
+const impostorPort = impostor.address().port;
+`;
+
+describe('bench harness', () => {
+  it('exits non-zero naming the baseline and its statuses when the baseline answered 401s', () => {
+    const { status, stderr } = runModule(`
+${withImpostor(401)}
+const { load } = await import(${JSON.stringify(HARNESS)});
+const { exitCodeFor, failuresOf, measureScenario } = await import(${JSON.stringify(VERDICT)});
+const entry = await measureScenario('ingest', async () => {
+  const run = await load({ label: 'ingest baseline', url: 'http://127.0.0.1:' + impostorPort + '/v1/events', amount: 20, connections: 2 });
+  return { value: run.reqPerSec };
+}, () => undefined);
+impostor.close();
+process.exitCode = exitCodeFor(failuresOf({ scenarios: { ingest: entry } }, ['ingest']));
+`);
+    expect(status).toBe(1);
+    expect(stderr).toContain('bench FAILED ingest: failed: ingest baseline answered errors: 0 of 20 requests succeeded');
+    expect(stderr).toContain('statuses 401: 20');
+  });
+
+  it('exits 0 when every scenario measured something', () => {
+    const { status, stderr } = runModule(`
+${withImpostor(202)}
+const { load, scenarioResult } = await import(${JSON.stringify(HARNESS)});
+const { exitCodeFor, failuresOf, measureScenario } = await import(${JSON.stringify(VERDICT)});
+const entry = await measureScenario('ingest', async () => {
+  const run = await load({ label: 'ingest baseline', url: 'http://127.0.0.1:' + impostorPort + '/v1/events', amount: 20, connections: 2 });
+  return scenarioResult({ value: run.okRequests, unit: 'requests', baseline: 20 });
+}, () => undefined);
+impostor.close();
+process.exitCode = exitCodeFor(failuresOf({ scenarios: { ingest: entry } }, ['ingest']));
+`);
+    expect(stderr).toBe('');
+    expect(status).toBe(0);
+  });
+
+  it('refuses a result whose baseline or value measured 0', () => {
+    const { status, stdout } = runModule(`
+const { scenarioResult } = await import(${JSON.stringify(HARNESS)});
+for (const figures of [{ value: 100, baseline: 0 }, { value: 0, baseline: 100 }]) {
+  try {
+    scenarioResult({ ...figures, unit: 'events/s' });
+    console.log('accepted');
+  } catch (error) {
+    console.log(error.constructor.name + ': ' + error.message);
+  }
+}
+`);
+    expect(status).toBe(0);
+    expect(stdout.trim().split('\n')).toEqual([
+      'BenchFailure: the baseline measured 0: a rate of 0 (or none) is a broken run, not a result',
+      'BenchFailure: the events/s measured 0: a rate of 0 (or none) is a broken run, not a result',
+    ]);
+  });
+
+  it('tells the process listening on a port from another one', () => {
+    const { status, stdout } = runModule(`
+${withImpostor(200)}
+const { assertListenerOwnedBy } = await import(${JSON.stringify(VERDICT)});
+console.log('own: ' + assertListenerOwnedBy('me', impostorPort, process.pid));
+try {
+  assertListenerOwnedBy('server under test', impostorPort, process.ppid);
+  console.log('other: accepted');
+} catch (error) {
+  console.log('other: ' + error.message);
+}
+impostor.close();
+`);
+    expect(status).toBe(0);
+    const lines = stdout.trim().split('\n');
+    expect(lines[0]).toBe('own: true');
+    expect(lines[1]).toMatch(/^other: server under test: port \d+ is held by another process than pid \d+; the load would measure it$/);
+  });
+
+  it('starts a baseline on a port the OS gave and checks it answers as the process it started', () => {
+    const { status, stdout, stderr } = runModule(`
+const { startBaseline, stopAll } = await import(${JSON.stringify(HARNESS)});
+const server = await startBaseline('bare-json.mjs', { BASELINE_BODY: '{"a":1}' });
+const health = await (await fetch(server.url + '/healthz')).json();
+const doc = await (await fetch(server.url + '/doc')).text();
+console.log(JSON.stringify({ url: server.url, isItsPid: health.pid === server.pid, doc }));
+await stopAll();
+`);
+    expect(stderr).toBe('');
+    expect(status).toBe(0);
+    const started = JSON.parse(stdout.trim().split('\n').pop()!) as { url: string; isItsPid: boolean; doc: string };
+    expect(started.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(started.url).not.toBe('http://127.0.0.1:3900');
+    expect(started.isItsPid).toBe(true);
+    expect(started.doc).toBe('{"a":1}');
+  });
+});
