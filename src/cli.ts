@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { loadConfig } from './config/config';
+import { RedisTarget } from './config/redis-settings';
 import { createRootLogger } from './infra/logging/logger';
 import { RedisBroadcast } from './infra/redis/redis-broadcast';
 import { revocationChannelName } from './tenancy/api-key-revocations.channel';
@@ -38,7 +39,7 @@ async function main(argv: string[]): Promise<number> {
         if (!args[0]) break;
         const revoked = await projects.revokeApiKey(args[0]);
         console.log(revoked ? 'key revoked' : 'no active key matches');
-        if (revoked) await announceRevocation(config.redisUrl, config.queuePrefix, hashApiKey(args[0]));
+        if (revoked) await announceRevocation(config.redis, config.queuePrefix, hashApiKey(args[0]));
         return revoked ? 0 : 1;
       }
     }
@@ -53,8 +54,8 @@ async function main(argv: string[]): Promise<number> {
 }
 
 /** Running replicas trust verified keys from memory; tell them to forget this one now. */
-async function announceRevocation(redisUrl: string, queuePrefix: string, keyHash: string) {
-  const broadcast = new RedisBroadcast(redisUrl, revocationChannelName(queuePrefix), createRootLogger('silent'));
+async function announceRevocation(redis: RedisTarget, queuePrefix: string, keyHash: string) {
+  const broadcast = new RedisBroadcast(redis, revocationChannelName(queuePrefix), createRootLogger('silent'));
   if (!(await broadcast.publish(keyHash))) {
     console.error('warning: Redis unreachable; running replicas refuse the key once their cache expires (AUTH_CACHE_TTL_MS)');
   }

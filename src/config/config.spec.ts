@@ -81,3 +81,66 @@ describe('redactUrl', () => {
     expect(redactUrl('postgresql://app:s3cret@db:5432/toolcoach')).toBe('postgresql://app:***@db:5432/toolcoach');
   });
 });
+
+describe('loadConfig: Redis Cluster', () => {
+  it('keeps a single Redis as given, with the queue prefix unchanged so existing key names stay', () => {
+    const config = loadConfig({ REDIS_URL: 'redis://:pw@10.0.0.5:6380/2', QUEUE_PREFIX: 'tc' });
+    expect(config.redis).toEqual({ mode: 'single', url: 'redis://:pw@10.0.0.5:6380/2' });
+    expect(config.queueKeyPrefix).toBe('tc');
+  });
+
+  it('reads a redis+cluster:// URL with credentials, TLS and IPv6 seeds, and hash-tags the queue prefix', () => {
+    const config = loadConfig({ REDIS_URL: 'rediss+cluster://app:s%40cret@node-a:7000,10.0.0.2:7001,[::1]:7002', QUEUE_PREFIX: 'tc' });
+    expect(config.redis).toEqual({
+      mode: 'cluster',
+      nodes: [
+        { host: 'node-a', port: 7000 },
+        { host: '10.0.0.2', port: 7001 },
+        { host: '::1', port: 7002 },
+      ],
+      username: 'app',
+      password: 's@cret',
+      isTls: true,
+    });
+    expect(config.queueKeyPrefix).toBe('{tc}');
+    expect(config.redisUrl).toBe('rediss+cluster://app:s%40cret@node-a:7000,10.0.0.2:7001,[::1]:7002');
+    expect(redactUrl(config.redisUrl)).toBe('rediss+cluster://app:***@node-a:7000,10.0.0.2:7001,[::1]:7002');
+  });
+
+  it('reads REDIS_CLUSTER_NODES as the seeds of a cluster, named again as a redis+cluster:// URL', () => {
+    const config = loadConfig({ REDIS_CLUSTER_NODES: '127.0.0.1:7000,127.0.0.1:7001' });
+    expect(config.redis).toEqual({
+      mode: 'cluster',
+      nodes: [
+        { host: '127.0.0.1', port: 7000 },
+        { host: '127.0.0.1', port: 7001 },
+      ],
+      isTls: false,
+    });
+    expect(config.redisUrl).toBe('redis+cluster://127.0.0.1:7000,127.0.0.1:7001');
+    expect(loadConfig({ REDIS_URL: config.redisUrl }).redis).toEqual(config.redis);
+    expect(config.queueKeyPrefix).toBe('{toolcoach}');
+  });
+
+  it.each([
+    ['REDIS_URL', 'redis+cluster://127.0.0.1', /REDIS_URL=.*host:port/],
+    ['REDIS_URL', 'redis+cluster://127.0.0.1:7000,127.0.0.1:70000', /"127.0.0.1:70000" is not one/],
+    ['REDIS_URL', 'redis+cluster://127.0.0.1:7000/3', /only database 0, not 3/],
+    ['REDIS_URL', 'redis+cluster://127.0.0.1:7000?tls=1', /no query string/],
+    ['REDIS_URL', 'redis+cluster://:hunter2@127.0.0.1:7000,,', /REDIS_URL="redis\+cluster:\/\/:\*\*\*@.*is not one/],
+    ['REDIS_URL', `redis+cluster://${Array.from({ length: 33 }, (_, i) => `h${i}:7000`).join(',')}`, /at most 32 seed nodes, got 33/],
+    ['REDIS_URL', 'memcached://127.0.0.1:11211', /REDIS_URL=.*redis\+cluster:\/\/host:port/],
+    ['REDIS_CLUSTER_NODES', '127.0.0.1:7000, 127.0.0.1:7001', /REDIS_CLUSTER_NODES=.*host:port,host:port/],
+    ['REDIS_CLUSTER_NODES', '127.0.0.1', /REDIS_CLUSTER_NODES=.*"127.0.0.1" is not one/],
+  ])('rejects %s=%j with a message that says why', (name, value, message) => {
+    const problems = problemsOf({ [name]: value });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(message);
+    expect(problems[0]).not.toContain('hunter2');
+  });
+
+  it('refuses REDIS_URL and REDIS_CLUSTER_NODES together, and still reports the other bad variables', () => {
+    const problems = problemsOf({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_CLUSTER_NODES: '127.0.0.1:7000', PORT: 'x' });
+    expect(problems).toEqual([expect.stringMatching(/^PORT=/), expect.stringMatching(/REDIS_URL and REDIS_CLUSTER_NODES are both set/)]);
+  });
+});

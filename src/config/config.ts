@@ -1,4 +1,5 @@
 import { ajvFor } from '../infra/validation/ajv-factory';
+import { CLUSTER_URL_PATTERN, readRedisSettings, redactRedisUrl, RedisTarget } from './redis-settings';
 
 /** The only place that reads process.env: every variable is checked at boot and all problems are reported at once. */
 
@@ -12,7 +13,9 @@ export interface AppConfig {
   nodeEnv: string;
   isProduction: boolean;
   databaseUrl: string;
+  /** REDIS_URL as given, or `redis+cluster://` and the nodes of REDIS_CLUSTER_NODES: what a child process is given again. */
   redisUrl: string;
+  redis: RedisTarget;
   port: number;
   host: string;
   roles: ReadonlySet<Role>;
@@ -20,7 +23,17 @@ export interface AppConfig {
   devKey: string;
   /** Prefix of every BullMQ key, so several deployments (or test workers) can share one Redis. */
   queuePrefix: string;
+  /**
+   * The prefix BullMQ's keys carry: QUEUE_PREFIX, and on a Redis Cluster `{QUEUE_PREFIX}`, a hash tag that puts every
+   * key of a queue in one slot (its Lua scripts touch many keys at once). Single-node key names stay as they were.
+   */
+  queueKeyPrefix: string;
+  /** Groups of queued batches the worker writes at once (one transaction each). */
   workerConcurrency: number;
+  /** Queued batches written in one transaction at most: a group closes at this many, or after workerGroupWaitMs. */
+  workerGroupMaxBatches: number;
+  /** How long a group waits for more batches after its first one: what a lone batch waits before it is written. */
+  workerGroupWaitMs: number;
   jobAttempts: number;
   migrateOnStart: boolean;
   shutdownTimeoutMs: number;
@@ -57,6 +70,7 @@ const DEFAULTS: Record<string, string> = {
   NODE_ENV: 'development',
   DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/toolcoach',
   REDIS_URL: 'redis://127.0.0.1:6379',
+  REDIS_CLUSTER_NODES: '',
   PORT: '3000',
   HOST: '0.0.0.0',
   ROLES: 'api,worker,scheduler',
@@ -64,6 +78,8 @@ const DEFAULTS: Record<string, string> = {
   TOOLCOACH_DEV_KEY: 'tc_dev_key',
   QUEUE_PREFIX: 'toolcoach',
   WORKER_CONCURRENCY: '4',
+  WORKER_GROUP_MAX_BATCHES: '20',
+  WORKER_GROUP_WAIT_MS: '10',
   JOB_ATTEMPTS: '8',
   MIGRATE_ON_START: 'true',
   SHUTDOWN_TIMEOUT_MS: '10000',
@@ -86,7 +102,8 @@ const envSchema = {
   properties: {
     NODE_ENV: { type: 'string', minLength: 1 },
     DATABASE_URL: { type: 'string', pattern: '^postgres(ql)?://' },
-    REDIS_URL: { type: 'string', pattern: '^rediss?://' },
+    REDIS_URL: { type: 'string', pattern: `^rediss?://|${CLUSTER_URL_PATTERN}` },
+    REDIS_CLUSTER_NODES: { type: 'string', maxLength: 4096, pattern: '^$|^[^,\\s]+(,[^,\\s]+)*$' },
     PORT: { type: 'string', pattern: '^[0-9]{1,5}$' },
     HOST: { type: 'string', minLength: 1 },
     ROLES: { type: 'string', pattern: '^\\s*(api|worker|scheduler)\\s*(,\\s*(api|worker|scheduler)\\s*)*$' },
@@ -94,6 +111,8 @@ const envSchema = {
     TOOLCOACH_DEV_KEY: { type: 'string', minLength: 8 },
     QUEUE_PREFIX: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,64}$' },
     WORKER_CONCURRENCY: { type: 'string', pattern: '^[1-9][0-9]{0,2}$' },
+    WORKER_GROUP_MAX_BATCHES: { type: 'string', pattern: '^[1-9][0-9]{0,2}$' },
+    WORKER_GROUP_WAIT_MS: { type: 'string', pattern: '^[0-9]{1,5}$' },
     JOB_ATTEMPTS: { type: 'string', pattern: '^[1-9][0-9]{0,2}$' },
     MIGRATE_ON_START: { enum: ['true', 'false'] },
     SHUTDOWN_TIMEOUT_MS: { type: 'string', pattern: '^[0-9]{1,7}$' },
@@ -114,13 +133,16 @@ const envSchema = {
 
 const HINTS: Record<string, string> = {
   DATABASE_URL: 'a postgresql:// URL',
-  REDIS_URL: 'a redis:// or rediss:// URL',
+  REDIS_URL: 'a redis:// or rediss:// URL, or redis+cluster://host:port,host:port for a Redis Cluster',
+  REDIS_CLUSTER_NODES: 'the seed nodes of a Redis Cluster as host:port,host:port',
   PORT: 'a TCP port number (1-65535)',
   ROLES: `a comma list of ${ROLE_NAMES.join(', ')}`,
   LOG_LEVEL: `one of ${LOG_LEVELS.join(', ')}`,
   TOOLCOACH_DEV_KEY: 'a string of at least 8 characters',
   QUEUE_PREFIX: 'letters, digits, _ . - (1-64)',
   WORKER_CONCURRENCY: 'an integer from 1 to 999',
+  WORKER_GROUP_MAX_BATCHES: 'an integer from 1 to 999',
+  WORKER_GROUP_WAIT_MS: 'milliseconds, from 0 to 99999',
   JOB_ATTEMPTS: 'an integer from 1 to 999',
   MIGRATE_ON_START: 'true or false',
   SHUTDOWN_TIMEOUT_MS: 'milliseconds, an integer',
@@ -168,21 +190,29 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   if (!problems.some((p) => p.startsWith('NIGHTLY_TIME_ZONE=')) && !isTimeZone(raw.NIGHTLY_TIME_ZONE)) {
     problems.push(`NIGHTLY_TIME_ZONE=${JSON.stringify(raw.NIGHTLY_TIME_ZONE)} is invalid: expected ${HINTS.NIGHTLY_TIME_ZONE}`);
   }
-  if (problems.length > 0) throw new ConfigError(problems);
+  const redis = problems.some((p) => p.startsWith('REDIS_'))
+    ? null
+    : readRedisSettings(raw.REDIS_URL, raw.REDIS_CLUSTER_NODES, env.REDIS_URL !== undefined && env.REDIS_URL !== '');
+  if (Array.isArray(redis)) problems.push(...redis);
+  if (problems.length > 0 || redis === null || Array.isArray(redis)) throw new ConfigError(problems);
 
   const nodeEnv = raw.NODE_ENV;
   return {
     nodeEnv,
     isProduction: nodeEnv === 'production',
     databaseUrl: raw.DATABASE_URL,
-    redisUrl: raw.REDIS_URL,
+    redisUrl: redis.url,
+    redis: redis.target,
     port,
     host: raw.HOST,
     roles: new Set(raw.ROLES.split(',').map((r) => r.trim() as Role)),
     logLevel: raw.LOG_LEVEL as LogLevel,
     devKey: raw.TOOLCOACH_DEV_KEY,
     queuePrefix: raw.QUEUE_PREFIX,
+    queueKeyPrefix: redis.target.mode === 'cluster' ? `{${raw.QUEUE_PREFIX}}` : raw.QUEUE_PREFIX,
     workerConcurrency: Number(raw.WORKER_CONCURRENCY),
+    workerGroupMaxBatches: Number(raw.WORKER_GROUP_MAX_BATCHES),
+    workerGroupWaitMs: Number(raw.WORKER_GROUP_WAIT_MS),
     jobAttempts: Number(raw.JOB_ATTEMPTS),
     migrateOnStart: raw.MIGRATE_ON_START === 'true',
     shutdownTimeoutMs: Number(raw.SHUTDOWN_TIMEOUT_MS),
@@ -216,6 +246,7 @@ function isTimeZone(zone: string): boolean {
 
 /** A URL safe to print: the password is replaced. */
 export function redactUrl(url: string): string {
+  if (new RegExp(CLUSTER_URL_PATTERN).test(url)) return redactRedisUrl(url);
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';

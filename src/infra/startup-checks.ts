@@ -1,6 +1,6 @@
-import { Redis } from 'ioredis';
 import { Client } from 'pg';
 import { AppConfig, redactUrl } from '../config/config';
+import { createProbeConnection } from './redis/redis-connections';
 
 const CONNECT_TIMEOUT_MS = 3000;
 const START_HINT = 'Start it with `docker compose up -d db redis` (or your own service), or set';
@@ -13,13 +13,7 @@ export async function findUnreachableServices(config: AppConfig): Promise<string
   } catch (error) {
     problems.push(`Postgres is unreachable at ${redactUrl(config.databaseUrl)} (${describe(error)}). ${START_HINT} DATABASE_URL.`);
   }
-  const redis = new Redis(config.redisUrl, {
-    lazyConnect: true,
-    connectTimeout: CONNECT_TIMEOUT_MS,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-    enableOfflineQueue: false,
-  });
+  const redis = createProbeConnection(config.redis, CONNECT_TIMEOUT_MS);
   redis.on('error', () => undefined);
   try {
     await redis.connect();

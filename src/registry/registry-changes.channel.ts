@@ -29,7 +29,7 @@ export class RegistryChangesChannel implements OnModuleDestroy {
 
   constructor(@Inject(APP_CONFIG) config: AppConfig, @Inject(ROOT_LOGGER) rootLogger: Logger) {
     this.broadcast = new RedisBroadcast(
-      config.redisUrl,
+      config.redis,
       `${config.queuePrefix}:registry-changes`,
       rootLogger.child({ context: 'registry-changes' }),
     );

@@ -21,7 +21,7 @@ export class ApiKeyRevocationsChannel implements OnApplicationBootstrap, OnModul
 
   constructor(@Inject(APP_CONFIG) config: AppConfig, @Inject(ROOT_LOGGER) rootLogger: Logger) {
     this.broadcast = new RedisBroadcast(
-      config.redisUrl,
+      config.redis,
       revocationChannelName(config.queuePrefix),
       rootLogger.child({ context: 'api-key-revocations' }),
     );

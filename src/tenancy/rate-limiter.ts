@@ -1,8 +1,7 @@
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { Redis } from 'ioredis';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
-import { createProducerConnection } from '../infra/redis/redis-connections';
+import { createProducerConnection, RedisConnection } from '../infra/redis/redis-connections';
 
 export interface RateLimitDecision {
   isAllowed: boolean;
@@ -23,7 +22,7 @@ const PAUSE_AFTER_FAILURE_MS = 5000;
  */
 @Injectable()
 export class RateLimiter implements OnModuleInit, OnModuleDestroy {
-  private connection?: Redis;
+  private connection?: RedisConnection;
   private pausedUntilMs = 0;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
@@ -48,8 +47,8 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  private open(): Redis {
-    const connection = createProducerConnection(this.config.redisUrl, { commandTimeout: COMMAND_TIMEOUT_MS });
+  private open(): RedisConnection {
+    const connection = createProducerConnection(this.config.redis, { commandTimeout: COMMAND_TIMEOUT_MS });
     connection.on('error', () => undefined);
     return connection;
   }

@@ -18,9 +18,9 @@ export function startQueueWorker<T>(
   options: Omit<WorkerOptions, 'connection' | 'prefix'>,
   onJobFailed?: (job: Job<T> | undefined, error: Error) => void,
 ): RunningWorker {
-  const connection = createWorkerConnection(config.redisUrl);
+  const connection = createWorkerConnection(config.redis);
   connection.on('error', (error) => logger.warn({ err: error.message, queue }, 'worker redis connection error'));
-  const worker = new Worker<T>(queue, process, { ...options, connection, prefix: config.queuePrefix });
+  const worker = new Worker<T>(queue, process, { ...options, connection, prefix: config.queueKeyPrefix });
   worker.on('error', (error) => logger.error({ err: error.message, queue }, 'worker error'));
   // also emitted for attempts that will be retried; the listener decides what a failure means
   if (onJobFailed) worker.on('failed', (job, error) => onJobFailed(job, error));

@@ -1,10 +1,10 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { Queue } from 'bullmq';
-import { Redis, ReplyError } from 'ioredis';
+import { ReplyError } from 'ioredis';
 import { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import { ApiError } from '../http/api-error';
-import { createProducerConnection } from '../redis/redis-connections';
+import { createProducerConnection, isCluster, RedisConnection } from '../redis/redis-connections';
 import { JobName, QueueName } from './queue.names';
 import { JOBS } from './queue.jobs';
 import { JobPayloads } from './queue.payloads';
@@ -46,14 +46,14 @@ const READINESS_TIMEOUT_MS = 1000;
 /** The typed producer: the only way the app puts jobs on a queue. */
 @Injectable()
 export class QueueProducer implements OnModuleDestroy {
-  private readonly connection: Redis;
+  private readonly connection: RedisConnection;
   private readonly queues: Record<QueueName, Queue>;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
-    this.connection = createProducerConnection(config.redisUrl);
+    this.connection = createProducerConnection(config.redis);
     // An unreachable Redis is reported per request (503), not as an unhandled 'error' event.
     this.connection.on('error', () => undefined);
-    const options = { connection: this.connection, prefix: config.queuePrefix };
+    const options = { connection: this.connection, prefix: config.queueKeyPrefix };
     this.queues = {
       [QueueName.Events]: new Queue(QueueName.Events, options),
       [QueueName.Analytics]: new Queue(QueueName.Analytics, options),
@@ -88,11 +88,17 @@ export class QueueProducer implements OnModuleDestroy {
 
   /**
    * Null when Redis answers and takes writes, else why not: a Redis that answers PING but refuses writes (out of
-   * memory under noeviction, too few replicas, read-only) cannot queue a single event.
+   * memory under noeviction, too few replicas, read-only) cannot queue a single event. On a Cluster the write goes to
+   * the queues' slot, and a cluster that lost slot coverage is reported by its state.
    */
   async findRedisProblem(): Promise<string | null> {
     try {
-      const key = `${this.config.queuePrefix}:readiness-probe`;
+      if (isCluster(this.connection)) {
+        const info = await this.withTimeout(this.connection.cluster('INFO'), READINESS_TIMEOUT_MS);
+        const state = /cluster_state:(\w+)/.exec(info)?.[1] ?? 'unknown';
+        if (state !== 'ok') return `redis cluster state is ${state}`;
+      }
+      const key = `${this.config.queueKeyPrefix}:readiness-probe`;
       await this.withTimeout(this.connection.set(key, String(Date.now()), 'PX', 10_000), READINESS_TIMEOUT_MS);
       return null;
     } catch (error) {

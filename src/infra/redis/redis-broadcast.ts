@@ -1,6 +1,6 @@
-import { Redis } from 'ioredis';
 import { Logger } from 'pino';
-import { createProducerConnection, createWorkerConnection } from './redis-connections';
+import { RedisTarget } from '../../config/redis-settings';
+import { createProducerConnection, createWorkerConnection, isCluster, RedisConnection } from './redis-connections';
 
 const SUBSCRIBE_TIMEOUT_MS = 3000;
 const PUBLISH_TIMEOUT_MS = 1000;
@@ -16,14 +16,14 @@ export interface BroadcastHandlers {
 
 /**
  * One Redis pub/sub channel shared by every replica. Connections open on first use, so a process that never publishes
- * or subscribes holds none.
+ * or subscribes holds none. On a Cluster a PUBLISH reaches every node, so the subscriber may listen on any one of them.
  */
 export class RedisBroadcast {
-  private publisher: Redis | null = null;
-  private subscriber: Redis | null = null;
+  private publisher: RedisConnection | null = null;
+  private subscriber: RedisConnection | null = null;
 
   constructor(
-    private readonly redisUrl: string,
+    private readonly redis: RedisTarget,
     readonly channel: string,
     private readonly logger: Logger,
   ) {}
@@ -33,7 +33,7 @@ export class RedisBroadcast {
     try {
       // the first publish waits for the connection to open; one retry and a short timeout still fail fast when Redis
       // is gone or frozen, and the caller's change is committed either way
-      this.publisher ??= createProducerConnection(this.redisUrl, { enableOfflineQueue: true, commandTimeout: PUBLISH_TIMEOUT_MS }).on(
+      this.publisher ??= createProducerConnection(this.redis, { enableOfflineQueue: true, commandTimeout: PUBLISH_TIMEOUT_MS }).on(
         'error',
         () => undefined,
       );
@@ -48,7 +48,7 @@ export class RedisBroadcast {
   /** Resolves once Redis confirms the subscription, or after a timeout (logged; a later connect then reports missed). */
   async subscribe(handlers: BroadcastHandlers): Promise<void> {
     if (this.subscriber) throw new Error(`already subscribed to ${this.channel}`);
-    const subscriber = createWorkerConnection(this.redisUrl);
+    const subscriber = createWorkerConnection(this.redis);
     this.subscriber = subscriber;
     subscriber.on('error', () => undefined);
     let hasBeenReady = false;
@@ -60,6 +60,12 @@ export class RedisBroadcast {
     subscriber.on('close', () => {
       if (hasBeenReady) handlers.onMaybeMissed();
     });
+    // a Cluster moves its subscription to another node on its own when a node goes, without a 'close'
+    if (isCluster(subscriber)) {
+      subscriber.on('-node', () => {
+        if (hasBeenReady) handlers.onMaybeMissed();
+      });
+    }
     subscriber.on('message', (channel: string, message: string) => {
       if (channel === this.channel) handlers.onMessage(message);
     });

@@ -1,8 +1,7 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
-import { Redis } from 'ioredis';
 import { AppConfig } from '../../../config/config';
 import { APP_CONFIG } from '../../../config/config.module';
-import { createProducerConnection } from '../../redis/redis-connections';
+import { createProducerConnection, RedisConnection } from '../../redis/redis-connections';
 import { CategorizeBatchPayload } from '../queue.payloads';
 import { DeadLetter, DeadLetterSummary } from './dead-letter.entry';
 import { CLAIM_SCRIPT, FINISH_REPLAY_SCRIPT, PAGE_SCRIPT, PARK_SCRIPT, RELEASE_CLAIM_SCRIPT } from './dead-letter.scripts';
@@ -37,7 +36,7 @@ interface DeadLetterCommands {
   ): Promise<[number, string, string, string[]]>;
   claimDeadLetter(ids: string, ...argv: string[]): Promise<string[]>;
   finishDeadLetterReplay(ids: string, summaries: string, sizes: string, counters: string, ...argv: string[]): Promise<number>;
-  releaseDeadLetterClaim(...argv: string[]): Promise<number>;
+  releaseDeadLetterClaim(claim: string, ...argv: string[]): Promise<number>;
 }
 
 /**
@@ -46,12 +45,12 @@ interface DeadLetterCommands {
  */
 @Injectable()
 export class DeadLetterRepository implements OnModuleDestroy {
-  private readonly redis: Redis & DeadLetterCommands;
+  private readonly redis: RedisConnection & DeadLetterCommands;
   private readonly retentionMs: number;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     // an offline queue bounded by the command timeout: a call right after boot waits for the connection, never longer
-    const connection = createProducerConnection(config.redisUrl, {
+    const connection = createProducerConnection(config.redis, {
       enableOfflineQueue: true,
       commandTimeout: DEAD_LETTER_COMMAND_TIMEOUT_MS,
     });
@@ -60,8 +59,8 @@ export class DeadLetterRepository implements OnModuleDestroy {
     connection.defineCommand('pageDeadLetters', { numberOfKeys: 4, lua: PAGE_SCRIPT });
     connection.defineCommand('claimDeadLetter', { numberOfKeys: 1, lua: CLAIM_SCRIPT });
     connection.defineCommand('finishDeadLetterReplay', { numberOfKeys: 4, lua: FINISH_REPLAY_SCRIPT });
-    connection.defineCommand('releaseDeadLetterClaim', { numberOfKeys: 0, lua: RELEASE_CLAIM_SCRIPT });
-    this.redis = connection as Redis & DeadLetterCommands;
+    connection.defineCommand('releaseDeadLetterClaim', { numberOfKeys: 1, lua: RELEASE_CLAIM_SCRIPT });
+    this.redis = connection as RedisConnection & DeadLetterCommands;
     this.retentionMs = Math.round(config.deadLetterRetentionDays * 86_400_000);
   }
 
@@ -133,7 +132,7 @@ export class DeadLetterRepository implements OnModuleDestroy {
   }
 
   async releaseClaim(projectId: string, id: string, token: string): Promise<void> {
-    await this.redis.releaseDeadLetterClaim(id, token, this.base(projectId));
+    await this.redis.releaseDeadLetterClaim(this.key(projectId, `claim:${id}`), token);
   }
 
   private entryKeys(projectId: string): [string, string, string, string] {

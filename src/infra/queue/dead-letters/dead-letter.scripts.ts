@@ -110,9 +110,11 @@ redis.call('SET', base .. 'replayed:' .. id, replayedAs, 'PX', retentionMs)
 return 1
 `;
 
-/** ARGV: id, token, base. Gives a claim back when its replay could not be queued. */
+/**
+ * KEYS[1] the claim; ARGV: token. Gives a claim back when its replay could not be queued. The key is declared: a script
+ * without keys goes to any node of a Cluster, which may not hold the project's slot.
+ */
 export const RELEASE_CLAIM_SCRIPT = `
-local claimKey = ARGV[3] .. 'claim:' .. ARGV[1]
-if redis.call('GET', claimKey) == ARGV[2] then redis.call('DEL', claimKey) end
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1
 `;
