@@ -10,7 +10,7 @@ export interface MisnamedTool {
   tool: string;
 }
 
-/** Calls a session made around a misnamed call, to find the version it had loaded: sessions are short. */
+/** How far beyond the day a session's calls of the intended tool are read, to find the version a misnamed call saw: a bound on the work. */
 const SESSION_SLACK = '1 hour';
 
 const DAY_MS = 86_400_000;
@@ -123,9 +123,12 @@ export class DailyStatsRepository {
 
   /**
    * Replaces the day's misnamed calls: each call to a misnamed tool's called name (category unknown_tool) counted
-   * against the version of the intended tool its session had loaded (the highest its calls of that tool reported
-   * within SESSION_SLACK of the day), else the version the call itself reported, else 0. Reads one day of the two
-   * names' events through the (project_id, tool, occurred_at) index.
+   * against the version of the intended tool its session had loaded at the time of the call. A long-lived session (an
+   * MCP client re-lists after list_changed) loads several versions, so the version is read per call: that of the
+   * session's latest call of the intended tool at or before it; else that of its next one, unless a new version
+   * became current in between (the session may have loaded it after the mistake); else the version the call itself
+   * reported; else 0. Reads one day (and SESSION_SLACK) of the two names' events through the (project_id, tool,
+   * occurred_at) index, and orders each session's calls once.
    */
   async replaceMisnamedCalls(projectId: string, day: Date, misnamed: readonly MisnamedTool[]): Promise<void> {
     const next = new Date(day.getTime() + DAY_MS);
@@ -133,19 +136,53 @@ export class DailyStatsRepository {
       misnamed.map(async ({ calledName, tool }) => {
         const rows = await this.prisma.$queryRaw<{ version: number; calls: number }[]>`
           WITH wrong AS (
-            SELECT session_id, description_version FROM events
+            SELECT id, session_id, occurred_at, description_version FROM events
             WHERE project_id = ${projectId}::uuid AND tool = ${calledName} AND category = 'unknown_tool'
               AND occurred_at >= ${day} AND occurred_at < ${next}
-          ), loaded AS (
-            SELECT session_id, max(description_version) AS version FROM events
+          ), intended AS (
+            SELECT id, session_id, occurred_at, description_version FROM events
             WHERE project_id = ${projectId}::uuid AND tool = ${tool} AND description_version IS NOT NULL
               AND occurred_at >= ${day}::timestamptz - ${SESSION_SLACK}::interval
               AND occurred_at < ${next}::timestamptz + ${SESSION_SLACK}::interval
               AND session_id IN (SELECT session_id FROM wrong WHERE session_id IS NOT NULL)
-            GROUP BY session_id
+          ), timeline AS (
+            -- at one instant the intended call comes first: "at or before" the wrong call
+            SELECT *, count(*) FILTER (WHERE is_intended) OVER (PARTITION BY session_id ORDER BY occurred_at, is_intended DESC, id
+                        ROWS UNBOUNDED PRECEDING) AS calls_before,
+                      count(*) FILTER (WHERE is_intended) OVER (PARTITION BY session_id ORDER BY occurred_at DESC, is_intended DESC, id DESC
+                        ROWS UNBOUNDED PRECEDING) AS calls_after
+            FROM (SELECT *, false AS is_intended FROM wrong UNION ALL SELECT *, true FROM intended) calls
+          ), neighbours AS (
+            -- each run of wrong calls starts with the intended call before it (ascending) or after it (descending)
+            SELECT occurred_at, description_version, is_intended, session_id,
+              CASE WHEN calls_before > 0 THEN first_value(description_version) OVER (PARTITION BY session_id, calls_before
+                ORDER BY occurred_at, is_intended DESC, id) END AS version_before,
+              CASE WHEN calls_after > 0 THEN first_value(description_version) OVER (PARTITION BY session_id, calls_after
+                ORDER BY occurred_at DESC, is_intended DESC, id DESC) END AS version_after,
+              CASE WHEN calls_after > 0 THEN first_value(occurred_at) OVER (PARTITION BY session_id, calls_after
+                ORDER BY occurred_at DESC, is_intended DESC, id DESC) END AS version_after_at
+            FROM timeline
+          ), version_starts AS (
+            -- when each later version became current: the registry made it, or a backfilled nightly applied it as of
+            -- the end of its day
+            SELECT least(v.created_at, min(r.applied_at)) AS current_from
+            FROM tools t
+            JOIN tool_versions v ON v.tool_id = t.id AND v.version > 1
+            LEFT JOIN recommendations r ON r.project_id = t.project_id AND r.tool = t.name AND r.applied_version = v.version
+            WHERE t.project_id = ${projectId}::uuid AND t.name = ${tool}
+            GROUP BY v.version, v.created_at
           )
-          SELECT coalesce(l.version, w.description_version, 0)::int AS version, count(*)::int AS calls
-          FROM wrong w LEFT JOIN loaded l ON l.session_id = w.session_id
+          SELECT coalesce(
+              n.version_before,
+              CASE WHEN NOT EXISTS (
+                SELECT 1 FROM version_starts s WHERE s.current_from > n.occurred_at AND s.current_from <= n.version_after_at
+              ) THEN n.version_after END,
+              n.description_version,
+              0
+            )::int AS version,
+            count(*)::int AS calls
+          FROM neighbours n
+          WHERE NOT n.is_intended
           GROUP BY 1`;
         return rows.map((row) => ({ projectId, tool, calledName, day, descriptionVersion: row.version, calls: row.calls }));
       }),
