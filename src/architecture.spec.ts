@@ -28,6 +28,11 @@ const FORBIDDEN_ARROWS: ForbiddenArrow[] = [
   },
   { from: 'sdk', forbids: (target) => isIn(target, 'src'), why: 'the SDK owns its wire types and ships without the server' },
   {
+    from: 'mcp-gateway',
+    forbids: (target) => isIn(target, 'src') || isIn(target, 'sdk'),
+    why: 'the gateway ships alone: it reaches the server over HTTP and the SDK as its package (@toolcoach/sdk)',
+  },
+  {
     from: 'src/infra',
     forbids: (target) => FEATURES.some((feature) => isIn(target, feature)),
     why: 'shared infrastructure knows no feature',
@@ -87,8 +92,15 @@ function sourceFilesUnder(folder: string): SourceFile[] {
 
 describe('architecture', () => {
   it('has no import that draws a forbidden arrow between parts', () => {
-    const files = [...sourceFilesUnder('src'), ...sourceFilesUnder('sdk/src'), ...sourceFilesUnder('sdk/test')];
+    const files = [
+      ...sourceFilesUnder('src'),
+      ...sourceFilesUnder('sdk/src'),
+      ...sourceFilesUnder('sdk/test'),
+      ...sourceFilesUnder('mcp-gateway/src'),
+      ...sourceFilesUnder('mcp-gateway/test'),
+    ];
     expect(files.length).toBeGreaterThan(100);
+    expect(files.filter((file) => isIn(file.path, 'mcp-gateway')).length).toBeGreaterThan(5);
     expect(forbiddenImports(files)).toEqual([]);
   });
 
@@ -98,6 +110,8 @@ describe('architecture', () => {
     ['src/dashboard/stats.controller.ts', "import type { AcceptedEvent } from '../ingest/event-normalizer';"],
     ['src/dashboard/error-group.queries.ts', "const rows = require('../categorize/categorize.repository');"],
     ['sdk/src/reporter.ts', "const wire = await import('../../src/ingest/event.schemas');"],
+    ['mcp-gateway/src/call-event.ts', "import type { AcceptedEvent } from '../../src/ingest/event-normalizer';"],
+    ['mcp-gateway/test/call-event.spec.ts', "import { Toolcoach } from '../../sdk/src/client';"],
     ['src/infra/http/openapi/openapi.document.ts', "import { eventSchema } from '../../../ingest/event.schemas';"],
     ['src/ingest/ingest.service.ts', "import { CategorizeService } from '../categorize/categorize.service';"],
     ['src/registry/tools.controller.ts', "import { toErrorGroupView } from '../dashboard/error-group-view';"],
@@ -115,6 +129,11 @@ describe('architecture', () => {
       { path: 'src/categorize/categorize.service.ts', text: "import { RegistryService } from '../registry/registry.service';" },
       { path: 'src/app.module.ts', text: "import { DashboardModule } from './dashboard/dashboard.module';" },
       { path: 'sdk/src/reporter.ts', text: "import { redact } from './redaction';" },
+      {
+        path: 'mcp-gateway/src/mcp-relay.ts',
+        text: "import { Toolcoach } from '@toolcoach/sdk';\nimport { toCallEvent } from './call-event';",
+      },
+      { path: 'mcp-gateway/test/call-event.spec.ts', text: "import { toCallEvent } from '../src/call-event';" },
     ];
     expect(forbiddenImports(allowed)).toEqual([]);
   });
