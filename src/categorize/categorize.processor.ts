@@ -35,7 +35,8 @@ export class CategorizeProcessor implements OnApplicationBootstrap, BeforeApplic
       QueueName.Events,
       (job: Job<unknown>) => this.process(job),
       {
-        concurrency: this.config.workerConcurrency,
+        // enough jobs held at once to fill every group the service may be writing (CategorizeService, WriteGroups)
+        concurrency: this.config.workerConcurrency * this.config.workerGroupMaxBatches,
         lockDuration: this.config.workerLockDurationMs,
         stalledInterval: Math.max(1000, Math.floor(this.config.workerLockDurationMs / 2)),
         // a job the worker keeps dying on is failed after this many stalls, then dead-lettered, instead of crashing
@@ -44,7 +45,8 @@ export class CategorizeProcessor implements OnApplicationBootstrap, BeforeApplic
       },
       () => this.failedBatches.reconcileSoon(),
     );
-    this.logger.info({ concurrency: this.config.workerConcurrency }, 'categorize worker started');
+    const { workerConcurrency, workerGroupMaxBatches, workerGroupWaitMs } = this.config;
+    this.logger.info({ workerConcurrency, workerGroupMaxBatches, workerGroupWaitMs }, 'categorize worker started');
   }
 
   async process(job: Job<unknown>) {

@@ -19,7 +19,8 @@ const json = (value: unknown) => (value === null || value === undefined ? null :
 // a full counter must not make every later batch of its tool fail.
 
 // Hot path: one multi-row statement per table, each column bound as one array and unnested, so a statement has the
-// same few parameters however many rows a batch holds (Postgres allows 65,535). All in one transaction per batch.
+// same few parameters however many rows a batch holds (Postgres allows 65,535). All in one transaction per group of
+// queued batches (see CategorizeService).
 
 interface StoredEventId {
   id: string;
@@ -232,27 +233,50 @@ export class CategorizeRepository {
     rows: readonly StoredEventRow[],
     aggregate: (inserted: StoredEventRow[]) => BatchAggregates,
   ): Promise<number> {
-    if (rows.length === 0) return 0;
-    return this.prisma.$transaction(
+    const [inserted] = await this.writeGroup([{ projectId, rows }], aggregate);
+    return inserted.size;
+  }
+
+  /**
+   * writeBatch for the events of many queued batches (of one or more projects) in one transaction: every event is
+   * inserted first, then each project's groups and rollups are upserted once with the sum of all its new events, so a
+   * hot row is locked once per group instead of once per batch. A part's rows must have distinct ids. Returns, per
+   * part, the ids of the events it inserted.
+   */
+  async writeGroup(
+    parts: ReadonlyArray<{ projectId: string; rows: readonly StoredEventRow[] }>,
+    aggregate: (inserted: StoredEventRow[]) => BatchAggregates,
+  ): Promise<Set<string>[]> {
+    const insertedIds = parts.map(() => new Set<string>());
+    // projects in one order, so two groups holding the same projects lock their rows in the same order
+    const order = parts.map((_, index) => index).sort((a, b) => (parts[a].projectId < parts[b].projectId ? -1 : 1));
+    const writing = order.filter((index) => parts[index].rows.length > 0);
+    if (writing.length === 0) return insertedIds;
+    await this.prisma.$transaction(
       async (tx) => {
-        const insertedIds = await tx.$queryRaw<StoredEventId[]>(insertEvents(projectId, rows));
-        if (insertedIds.length === 0) return 0;
-        const isInserted = new Set(insertedIds.map((row) => row.id));
-        const inserted = rows.filter((row) => isInserted.has(row.id));
-        const aggregates = aggregate(inserted);
-        const upserts = [
-          upsertErrorGroups(projectId, aggregates.groups),
-          upsertHourlyRollups(projectId, aggregates.hourly),
-          upsertHourlyErrorRollups(projectId, aggregates.hourlyErrors),
-          upsertArgumentRanges(projectId, aggregates.argumentRanges),
-          upsertVersionRollups(projectId, aggregates.versions),
-          upsertMistakeRollups(projectId, aggregates.mistakes),
-        ].filter((upsert): upsert is Prisma.Sql => upsert !== null);
+        const upserts: Prisma.Sql[] = [];
+        for (const index of writing) {
+          const { projectId, rows } = parts[index];
+          const ids = await tx.$queryRaw<StoredEventId[]>(insertEvents(projectId, rows));
+          for (const { id } of ids) insertedIds[index].add(id);
+          if (ids.length === 0) continue;
+          const aggregates = aggregate(rows.filter((row) => insertedIds[index].has(row.id)));
+          upserts.push(
+            ...[
+              upsertErrorGroups(projectId, aggregates.groups),
+              upsertHourlyRollups(projectId, aggregates.hourly),
+              upsertHourlyErrorRollups(projectId, aggregates.hourlyErrors),
+              upsertArgumentRanges(projectId, aggregates.argumentRanges),
+              upsertVersionRollups(projectId, aggregates.versions),
+              upsertMistakeRollups(projectId, aggregates.mistakes),
+            ].filter((upsert): upsert is Prisma.Sql => upsert !== null),
+          );
+        }
         if (upserts.length > 0) await tx.$executeRaw(inOneStatement(upserts));
-        return inserted.length;
       },
       { timeout: 60_000, maxWait: 10_000 },
     );
+    return insertedIds;
   }
 
   /** Which of these event ids (in column form) the project has stored. */

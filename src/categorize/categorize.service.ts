@@ -2,6 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Logger } from 'pino';
 import { ArgumentSchema, computeFingerprint, diagnose, normalizeMessageTemplate } from '../diagnosis';
 import { SharedTimeSlice } from '../infra/event-loop/shared-time-slice';
+import { AppConfig } from '../config/config';
+import { APP_CONFIG } from '../config/config.module';
 import { ROOT_LOGGER } from '../infra/logging/logging.module';
 import { RefusedEvent } from '../infra/queue/dead-letters/dead-letter.entry';
 import { DeadLetterService } from '../infra/queue/dead-letters/dead-letter.service';
@@ -13,19 +15,39 @@ import { COLUMN_CHARS, columnText } from './column-text';
 import { errorGroupIdFor } from './error-group-id';
 import { EventDiagnosis, StoredEventRow } from './stored-event';
 import { classifyWriteFailure } from './write-failure';
+import { EntryOutcome, WriteGroups } from './write-groups';
 
 export interface BatchOutcome {
   received: number;
   stored: number;
   duplicates: number;
   deadLettered: number;
+  /** How many queued batches (this one included) were written in the same transaction. */
+  groupBatches: number;
+}
+
+/** A batch of one job, diagnosed and in column form, waiting for its group's transaction. */
+interface PreparedBatch {
+  jobId: string;
+  payload: CategorizeBatchPayload;
+  rows: StoredEventRow[];
+  /** Keyed by the id as stored: ids Postgres would store alike are one event. */
+  byId: Map<string, AcceptedEvent>;
+}
+
+/** One event of a group, with the batch it came in. */
+interface GroupRow {
+  batch: PreparedBatch;
+  row: StoredEventRow;
 }
 
 @Injectable()
 export class CategorizeService {
   private readonly logger: Logger;
+  private readonly groups: WriteGroups<PreparedBatch, BatchOutcome>;
 
   constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
     private readonly registry: RegistryService,
     private readonly repository: CategorizeRepository,
     private readonly deadLetters: DeadLetterService,
@@ -33,18 +55,23 @@ export class CategorizeService {
     @Inject(ROOT_LOGGER) rootLogger: Logger,
   ) {
     this.logger = rootLogger.child({ context: 'CategorizeService' });
+    this.groups = new WriteGroups(
+      { maxEntries: config.workerGroupMaxBatches, maxWaitMs: config.workerGroupWaitMs, maxConcurrentWrites: config.workerConcurrency },
+      (batches) => this.writeGroup(batches),
+    );
   }
 
   /**
-   * Diagnoses every error event of a batch and stores events, groups and rollups in one transaction. When the database
-   * refuses the data itself, the batch is split until the refused events are isolated: those go to the dead-letter
-   * queue with the reason, the rest is stored. Any other failure is thrown, so the job is retried with backoff.
+   * Diagnoses every error event of a batch, then stores events, groups and rollups in the transaction of its group:
+   * the batches of other jobs that came within the group's wait, summed per hot row. When the database refuses the
+   * data itself, the group is split until the refused events are isolated: those go to the dead-letter store under
+   * their own job, with the reason, the rest of every batch is stored. Any other failure is thrown to every job of the
+   * group, so each is retried with backoff.
    */
   async categorizeBatch(payload: CategorizeBatchPayload, jobId: string): Promise<BatchOutcome> {
     const errorTools = [...new Set(payload.events.filter((e) => e.status === 'error').map((e) => e.tool))];
     const schemas = await this.registry.findArgumentSchemas(payload.projectId, errorTools);
     const receivedAt = new Date(payload.receivedAt);
-    // keyed by the id as stored: ids Postgres would store alike are one event
     const byId = new Map<string, AcceptedEvent>();
     const rows: StoredEventRow[] = [];
     for (const event of payload.events) {
@@ -55,40 +82,91 @@ export class CategorizeService {
       byId.set(row.id, event);
       rows.push(row);
     }
-    const poison: RefusedEvent[] = [];
-    const stored = await this.storeIsolatingPoison(payload.projectId, rows, byId, poison);
-    if (poison.length > 0) {
-      await this.deadLetters.parkRefusedEvents(jobId, payload, poison);
-      this.logger.warn({ jobId, poison: poison.length, reason: poison[0].reason }, 'events refused by the database were dead-lettered');
+    return this.groups.submit({ jobId, payload, rows, byId });
+  }
+
+  private async writeGroup(batches: PreparedBatch[]): Promise<Array<EntryOutcome<BatchOutcome>>> {
+    // an event two batches of the group both carry (a re-sent batch) is written with the first, a duplicate in the other
+    const isInGroup = new Set<string>();
+    const groupRows: GroupRow[] = [];
+    for (const batch of batches) {
+      for (const row of batch.rows) {
+        const key = `${batch.payload.projectId}\u0000${row.id}`;
+        if (isInGroup.has(key)) continue;
+        isInGroup.add(key);
+        groupRows.push({ batch, row });
+      }
     }
-    return {
-      received: payload.events.length,
-      stored,
-      duplicates: payload.events.length - stored - poison.length,
-      deadLettered: poison.length,
-    };
+    const stored = new Map<PreparedBatch, number>(batches.map((batch) => [batch, 0]));
+    const refused = new Map<PreparedBatch, RefusedEvent[]>(batches.map((batch) => [batch, []]));
+    await this.storeIsolatingPoison(groupRows, stored, refused);
+    return Promise.all(
+      batches.map(async (batch): Promise<EntryOutcome<BatchOutcome>> => {
+        const poison = refused.get(batch)!;
+        try {
+          if (poison.length > 0) {
+            await this.deadLetters.parkRefusedEvents(batch.jobId, batch.payload, poison);
+            this.logger.warn(
+              { jobId: batch.jobId, poison: poison.length, reason: poison[0].reason },
+              'events refused by the database were dead-lettered',
+            );
+          }
+        } catch (error) {
+          // its stored events stay stored; the retry stores nothing twice and parks the refused ones again
+          return { isWritten: false, error };
+        }
+        const received = batch.payload.events.length;
+        const storedEvents = stored.get(batch)!;
+        return {
+          isWritten: true,
+          value: {
+            received,
+            stored: storedEvents,
+            duplicates: received - storedEvents - poison.length,
+            deadLettered: poison.length,
+            groupBatches: batches.length,
+          },
+        };
+      }),
+    );
   }
 
   private async storeIsolatingPoison(
-    projectId: string,
-    rows: StoredEventRow[],
-    byId: Map<string, AcceptedEvent>,
-    poison: RefusedEvent[],
-  ): Promise<number> {
-    if (rows.length === 0) return 0;
+    groupRows: GroupRow[],
+    stored: Map<PreparedBatch, number>,
+    refused: Map<PreparedBatch, RefusedEvent[]>,
+  ): Promise<void> {
+    if (groupRows.length === 0) return;
     try {
-      return await this.repository.writeBatch(projectId, rows, (inserted) => aggregateBatch(inserted));
+      await this.writeRows(groupRows, stored);
     } catch (error) {
       const failure = classifyWriteFailure(error);
       if (!failure.isPoison) throw error;
-      if (rows.length === 1) {
-        poison.push({ event: byId.get(rows[0].id)!, reason: failure.reason });
-        return 0;
+      if (groupRows.length === 1) {
+        const [{ batch, row }] = groupRows;
+        refused.get(batch)!.push({ event: batch.byId.get(row.id)!, reason: failure.reason });
+        return;
       }
-      const half = Math.ceil(rows.length / 2);
-      const first = await this.storeIsolatingPoison(projectId, rows.slice(0, half), byId, poison);
-      return first + (await this.storeIsolatingPoison(projectId, rows.slice(half), byId, poison));
+      const half = Math.ceil(groupRows.length / 2);
+      await this.storeIsolatingPoison(groupRows.slice(0, half), stored, refused);
+      await this.storeIsolatingPoison(groupRows.slice(half), stored, refused);
     }
+  }
+
+  /** One transaction for the rows of every project in the group; counts what each batch inserted. */
+  private async writeRows(groupRows: GroupRow[], stored: Map<PreparedBatch, number>): Promise<void> {
+    const byProject = new Map<string, GroupRow[]>();
+    for (const groupRow of groupRows) {
+      const projectId = groupRow.batch.payload.projectId;
+      const rows = byProject.get(projectId) ?? [];
+      rows.push(groupRow);
+      byProject.set(projectId, rows);
+    }
+    const parts = [...byProject.entries()].map(([projectId, rows]) => ({ projectId, rows: rows.map((r) => r.row) }));
+    const inserted = await this.repository.writeGroup(parts, (rows) => aggregateBatch(rows));
+    [...byProject.values()].forEach((rows, index) => {
+      for (const { batch, row } of rows) if (inserted[index].has(row.id)) stored.set(batch, stored.get(batch)! + 1);
+    });
   }
 }
 
