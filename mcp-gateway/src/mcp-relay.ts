@@ -81,6 +81,11 @@ export class McpRelay {
       if (message.method === 'initialize') this.initializeId = message.id;
       else if (message.method === 'tools/list') this.pendingLists.add(message.id);
       else if (message.method === 'tools/call' && (await this.observeCall(message))) return;
+    } else if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') {
+      // The upstream may never answer a cancelled request: nothing waits for it, and a call the client gave up on is
+      // not reported (it says nothing of the tool).
+      const requestId = (message.params as { requestId?: RequestId } | undefined)?.requestId;
+      if (requestId !== undefined) this.forget(requestId);
     }
     try {
       await this.upstream.send(message);

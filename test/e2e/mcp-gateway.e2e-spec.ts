@@ -197,7 +197,13 @@ describe.each([
 
   it("lists the upstream's tools as registered v1, inputSchema unchanged, and passes the rest of the protocol through", async () => {
     const { tools } = await connection.client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['count_slowly', 'factorial', 'prime_factorization']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'count_and_wait',
+      'count_slowly',
+      'factorial',
+      'prime_factorization',
+      'release',
+    ]);
     const factorial = tools.find((tool) => tool.name === 'factorial')!;
     expect(factorial.description).toBe('Returns n! for a non-negative integer n.');
     expect(factorial.inputSchema).toEqual(expect.objectContaining({ properties: { n: expect.objectContaining({ type: 'integer' }) } }));
@@ -246,12 +252,11 @@ describe.each([
     expect(description('prime_factorization')).toContain(`\`${MISSPELLED}\``);
   });
 
-  it('makes fewer mistakes in a second phase, and the next nightly measures each warning as helped', async () => {
-    // The agent restarts, as the demo's does: the nightly relates calls to a misspelled name to the version of the
-    // intended tool their session loaded, one version per session (issue 17: long sessions that re-list).
-    const restarted = await connect({ url: t.baseUrl, apiKey: project.apiKey });
+  it('makes fewer mistakes in a second phase of the same session, and the next nightly measures each warning as helped', async () => {
+    // One client session throughout, as a real MCP client keeps it: it re-listed after list_changed. The nightly
+    // counts each call to the misspelled name against the version the session had loaded when it made the call.
     const before = await storedEvents(project.projectId);
-    const phase2 = await runTasks(restarted, TASKS_PER_PHASE, TASKS_PER_PHASE).finally(() => restarted.close());
+    const phase2 = await runTasks(connection, TASKS_PER_PHASE, TASKS_PER_PHASE);
     expect(phase2).toEqual({ calls: 80, failed: 0 });
     await eventually(async () => ((await storedEvents(project.projectId)) - before >= 80 ? true : undefined), 20_000);
 
@@ -268,6 +273,73 @@ describe.each([
       ['prime_factorization', 'misnamed_tool', 'helped'],
       ['prime_factorization', 'wrong_argument_name', 'helped'],
     ]);
+    const sessions = await t.db.sql.query('SELECT DISTINCT session_id FROM events WHERE project_id = $1', [project.projectId]);
+    expect(sessions.rows).toHaveLength(1);
+  });
+
+  it("passes the upstream's progress to the client and the client's cancellation to the upstream", async () => {
+    const progress: number[] = [];
+    const counted = connection.client.callTool({ name: 'count_and_wait', arguments: { to: 3 } }, undefined, {
+      onprogress: ({ progress: step }) => void progress.push(step),
+    });
+    // the upstream answers only when released: every notification reaches the client before the answer exists
+    await eventually(async () => (progress.length === 3 ? true : undefined));
+    expect(progress).toEqual([1, 2, 3]);
+    expect((await connection.client.callTool({ name: 'release', arguments: {} })).content).toEqual([{ type: 'text', text: 'cancelled 0' }]);
+    expect((await counted).content).toEqual([{ type: 'text', text: 'counted to 3' }]);
+
+    const stop = new AbortController();
+    const seen: number[] = [];
+    const cancelled = connection.client.callTool({ name: 'count_and_wait', arguments: { to: 2 } }, undefined, {
+      signal: stop.signal,
+      onprogress: ({ progress: step }) => {
+        seen.push(step);
+        if (step === 2) stop.abort(new Error('the user stopped it'));
+      },
+    });
+    await expect(cancelled).rejects.toThrow('the user stopped it');
+    expect(seen).toEqual([1, 2]);
+    // the upstream's handler saw its request cancelled (over HTTP the cancellation is a POST of its own)
+    const released = await eventually(async () => {
+      const result = (await connection.client.callTool({ name: 'release', arguments: {} })) as CallToolResult;
+      return result.content[0].type === 'text' && result.content[0].text === 'cancelled 1' ? result : undefined;
+    });
+    expect(released.isError).toBeFalsy();
+  });
+
+  it('with --check-arguments, answers arguments past a learned limit or against the schema without calling the upstream, and reports them', async () => {
+    const checking = await connect({ url: t.baseUrl, apiKey: project.apiKey, extraArgs: ['--check-arguments'] });
+    try {
+      await checking.client.listTools();
+      const call = async (name: string, args: Record<string, unknown>) =>
+        (await checking.client.callTool({ name, arguments: args })) as CallToolResult & { content: { type: 'text'; text: string }[] };
+      const pastLimit = await call('factorial', { n: 23 });
+      expect(pastLimit.isError).toBe(true);
+      expect(pastLimit.content[0].text).toMatch(
+        /^Invalid arguments for tool factorial \(not executed\):\n- 'n' is 23; above 20 fails \(overflow\)/,
+      );
+      // the upstream's own answer to n > 20 is its overflow error, which this is not
+      expect(pastLimit.content[0].text).not.toContain('exceeds Number.MAX_SAFE_INTEGER');
+      const wrongName = await call('prime_factorization', { numbers: [12, 30] });
+      expect(wrongName.isError).toBe(true);
+      expect(wrongName.content[0].text).toContain("'numbers'");
+      expect(wrongName.content[0].text).not.toContain('MCP error');
+      expect((await call('factorial', { n: 5 })).content).toEqual([{ type: 'text', text: '120' }]);
+
+      const reported = await eventually(async () => {
+        const { rows } = await t.db.sql.query(
+          `SELECT tool, status, error_message, session_id FROM events WHERE project_id = $1 AND error_message LIKE 'Invalid arguments for tool%' ORDER BY tool`,
+          [project.projectId],
+        );
+        return rows.length === 2 ? rows : undefined;
+      }, 20_000);
+      expect(reported.map((row: { tool: string; status: string }) => [row.tool, row.status])).toEqual([
+        ['factorial', 'error'],
+        ['prime_factorization', 'error'],
+      ]);
+    } finally {
+      await checking.close();
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 // A small upstream MCP server of our own, on the official SDK, with the two tools whose mistakes the demo teaches:
 // prime_factorization takes one `number` (models pass `numbers`), factorial overflows above 20. It also has a
-// resource, a prompt and a tool that reports progress, so a gateway's pass-through of the rest of the protocol shows.
+// resource, a prompt and tools that report progress and wait to be cancelled, so a gateway's pass-through of the rest
+// of the protocol shows.
 // stdio by default; `--http` serves Streamable HTTP on a port the OS picks and prints `listening <url>` on stdout.
 const { McpServer } = require('@modelcontextprotocol/sdk/server/mcp.js');
 const { StdioServerTransport } = require('@modelcontextprotocol/sdk/server/stdio.js');
@@ -53,6 +54,46 @@ function createMathServer() {
       }
       await server.sendLoggingMessage({ level: 'info', data: `counted to ${to}` }, extra.sessionId);
       return { content: [{ type: 'text', text: `counted to ${to}` }] };
+    },
+  );
+  // Progress, then a wait only the client ends: by cancelling the request or by calling `release`. The client has
+  // every notification before the answer exists, so a test of the pass-through does not depend on how the client SDK
+  // orders a response read together with notifications (it handles the response first: typescript-sdk#2580).
+  const waiting = new Set();
+  let cancelledWaits = 0;
+  server.registerTool(
+    'count_and_wait',
+    {
+      description: 'Counts to `to` reporting progress, then waits until released or cancelled.',
+      inputSchema: { to: z.number().int().min(1).max(10) },
+    },
+    async ({ to }, extra) => {
+      const token = extra._meta?.progressToken;
+      for (let i = 1; i <= to; i++) {
+        if (token !== undefined) {
+          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: to } });
+        }
+      }
+      await new Promise((resolve) => {
+        const release = () => {
+          waiting.delete(release);
+          resolve();
+        };
+        waiting.add(release);
+        extra.signal.addEventListener('abort', () => {
+          cancelledWaits++;
+          release();
+        });
+      });
+      return { content: [{ type: 'text', text: `counted to ${to}` }] };
+    },
+  );
+  server.registerTool(
+    'release',
+    { description: 'Ends every count_and_wait call still waiting; says how many ended by a cancellation so far.' },
+    async () => {
+      for (const release of [...waiting]) release();
+      return { content: [{ type: 'text', text: `cancelled ${cancelledWaits}` }] };
     },
   );
   server.registerResource('primes', 'math://primes', { mimeType: 'text/plain' }, async (uri) => ({
