@@ -38,12 +38,18 @@ describe('McpRelay', () => {
     await relay.client.send(callRequest(1));
     await relay.settle();
     expect(relay.toServer).toEqual([callRequest(1)]);
-    const progress: JSONRPCMessage = { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1, total: 2 } };
+    const progress: JSONRPCMessage = {
+      jsonrpc: '2.0',
+      method: 'notifications/progress',
+      params: { progressToken: 1, progress: 1, total: 2 },
+    };
     await relay.server.send(progress);
     await relay.server.send(answer(1));
     await relay.settle();
     expect(relay.toClient).toEqual([progress, answer(1)]);
-    expect(relay.reported).toEqual([expect.objectContaining({ tool: 'factorial', status: 'success', toolCallId: '1', sessionId: 'session-1' })]);
+    expect(relay.reported).toEqual([
+      expect.objectContaining({ tool: 'factorial', status: 'success', toolCallId: '1', sessionId: 'session-1' }),
+    ]);
     await relay.close();
   });
 
