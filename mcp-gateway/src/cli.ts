@@ -1,11 +1,13 @@
 #!/usr/bin/env node
+import { runCombinedGateway } from './combined-gateway';
 import { readGatewayConfig } from './gateway-config';
 import { createGatewayParts } from './gateway-parts';
 import { runHttpGateway } from './http-gateway';
 import { runStdioGateway } from './stdio-gateway';
 
-// toolcoach-mcp: stdio (`-- <upstream command>`) or Streamable HTTP (`--upstream-url <url>`). stdout is the MCP
-// channel in stdio mode, so this process writes nothing else there.
+// toolcoach-mcp: stdio (`-- <upstream command>`), Streamable HTTP (`--upstream-url <url>`), or several upstreams
+// combined over stdio (`--upstreams <file>`). stdout is the MCP channel in stdio mode, so this process writes nothing
+// else there.
 async function main(): Promise<void> {
   let config;
   try {
@@ -15,6 +17,15 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const parts = createGatewayParts(config);
+  if (config.upstreams.length > 0) {
+    const warn = (line: string) => void process.stderr.write(`${line}\n`);
+    const gateway = await runCombinedGateway(config.upstreams, parts, config.isPrefixingNames, warn);
+    const stop = () => void gateway.close().then(() => parts.shutdown().then(() => process.exit(0)));
+    process.stdin.once('end', stop);
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    return;
+  }
   if (config.upstreamUrl !== undefined) {
     const gateway = await runHttpGateway(config.upstreamUrl, config.listenPort, config.listenHost, parts);
     process.stderr.write(`toolcoach-mcp: listening on ${gateway.url}, fronting ${config.upstreamUrl}\n`);

@@ -9,3 +9,7 @@ export { McpRelay } from './mcp-relay';
 export { LiveDescriptions } from './live-descriptions';
 export { toCallEvent } from './call-event';
 export { ArgumentCheck, refusalText } from './argument-check';
+export { runCombinedGateway, CombinedGateway } from './combined-gateway';
+export { combineToolLists, servedToolName, PREFIX_SEPARATOR } from './combined-tools';
+export { parseUpstreams } from './gateway-config';
+export type { UpstreamSpec } from './gateway-config';
