@@ -102,5 +102,5 @@ describe('calls to a misspelled tool name in a session that loads a new version 
       { version: 1, calls: 31 },
       { version: 2, calls: 1 },
     ]);
-  });
+  }, 120_000);
 });
