@@ -26,15 +26,28 @@ export function startQueueWorker<T>(
   if (onJobFailed) worker.on('failed', (job, error) => onJobFailed(job, error));
   return {
     async close(timeoutMs: number) {
-      const hasTimedOut = await Promise.race([
-        worker.close().then(() => false),
-        new Promise<boolean>((resolve) => setTimeout(() => resolve(true), timeoutMs).unref()),
-      ]);
-      if (hasTimedOut) {
+      if (!(await settlesWithin(worker.close(), timeoutMs))) {
         logger.warn({ queue }, 'in-flight jobs did not finish in time; another worker will retry them');
-        await worker.close(true);
+        // BullMQ's forced close can itself wait forever on a Cluster connection that went through CLUSTERDOWN
+        if (!(await settlesWithin(worker.close(true), FORCED_CLOSE_TIMEOUT_MS))) {
+          logger.warn({ queue }, 'worker did not close; dropping its connections');
+          await settlesWithin(worker.disconnect(), FORCED_CLOSE_TIMEOUT_MS);
+        }
       }
       connection.disconnect();
     },
   };
+}
+
+const FORCED_CLOSE_TIMEOUT_MS = 2000;
+
+/** True when `promise` settled within `timeoutMs`. */
+function settlesWithin(promise: Promise<unknown>, timeoutMs: number): Promise<boolean> {
+  return Promise.race([
+    promise.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref()),
+  ]);
 }
