@@ -78,7 +78,8 @@ const DEFAULTS: Record<string, string> = {
   TOOLCOACH_DEV_KEY: 'tc_dev_key',
   QUEUE_PREFIX: 'toolcoach',
   WORKER_CONCURRENCY: '4',
-  WORKER_GROUP_MAX_BATCHES: '20',
+  // 1 until a batch that crashes the worker is isolated from its group-mates (see README, Performance)
+  WORKER_GROUP_MAX_BATCHES: '1',
   WORKER_GROUP_WAIT_MS: '10',
   JOB_ATTEMPTS: '8',
   MIGRATE_ON_START: 'true',
