@@ -7,6 +7,7 @@ import { ROOT_LOGGER } from '../infra/logging/logging.module';
 import { JobName, QueueName } from '../infra/queue/queue.names';
 import { payloadOf } from '../infra/queue/queue.jobs';
 import { RunningWorker, startQueueWorker } from '../infra/queue/queue-worker';
+import { JobRun } from '../infra/queue/stalled-job-isolation';
 import { CategorizeService } from './categorize.service';
 import { FailedBatchesReconciler } from './failed-batches.reconciler';
 
@@ -33,7 +34,7 @@ export class CategorizeProcessor implements OnApplicationBootstrap, BeforeApplic
       this.config,
       this.logger,
       QueueName.Events,
-      (job: Job<unknown>) => this.process(job),
+      (job: Job<unknown>, run: JobRun) => this.process(job, run),
       {
         // enough jobs held at once to fill every group the service may be writing (CategorizeService, WriteGroups)
         concurrency: this.config.workerConcurrency * this.config.workerGroupMaxBatches,
@@ -49,11 +50,12 @@ export class CategorizeProcessor implements OnApplicationBootstrap, BeforeApplic
     this.logger.info({ workerConcurrency, workerGroupMaxBatches, workerGroupWaitMs }, 'categorize worker started');
   }
 
-  async process(job: Job<unknown>) {
+  async process(job: Job<unknown>, run: JobRun) {
     const batch = payloadOf(JobName.CategorizeBatch, job);
     const startedAt = Date.now();
     try {
-      const outcome = await this.categorize.categorizeBatch(batch, job.id!);
+      // a job run alone is written in a group of its own: it may be what killed the last worker holding it
+      const outcome = await this.categorize.categorizeBatch(batch, job.id!, { isAlone: run.isAlone });
       this.logger.debug({ jobId: job.id, ...outcome, ms: Date.now() - startedAt }, 'batch stored');
       return outcome;
     } catch (error) {

@@ -68,7 +68,7 @@ export class CategorizeService {
    * their own job, with the reason, the rest of every batch is stored. Any other failure is thrown to every job of the
    * group, so each is retried with backoff.
    */
-  async categorizeBatch(payload: CategorizeBatchPayload, jobId: string): Promise<BatchOutcome> {
+  async categorizeBatch(payload: CategorizeBatchPayload, jobId: string, { isAlone = false } = {}): Promise<BatchOutcome> {
     const errorTools = [...new Set(payload.events.filter((e) => e.status === 'error').map((e) => e.tool))];
     const schemas = await this.registry.findArgumentSchemas(payload.projectId, errorTools);
     const receivedAt = new Date(payload.receivedAt);
@@ -82,7 +82,8 @@ export class CategorizeService {
       byId.set(row.id, event);
       rows.push(row);
     }
-    return this.groups.submit({ jobId, payload, rows, byId });
+    const batch = { jobId, payload, rows, byId };
+    return isAlone ? this.groups.writeAlone(batch) : this.groups.submit(batch);
   }
 
   private async writeGroup(batches: PreparedBatch[]): Promise<Array<EntryOutcome<BatchOutcome>>> {

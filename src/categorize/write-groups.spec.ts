@@ -44,6 +44,18 @@ describe('WriteGroups', () => {
     await expect(result).resolves.toBe(14);
   });
 
+  it('writes an entry submitted alone in a group of its own at once, beside an open group it does not join', async () => {
+    const recorder = recordingWrite();
+    const groups = new WriteGroups({ maxEntries: 3, maxWaitMs: 10, maxConcurrentWrites: 1 }, recorder.write);
+    const grouped = groups.submit(1);
+    await expect(groups.writeAlone(5)).resolves.toBe(10);
+    await expect(groups.writeAlone(-5)).rejects.toThrow('refused -5');
+    expect(recorder.groups).toEqual([[5], [-5]]);
+    await jest.advanceTimersByTimeAsync(10);
+    await expect(grouped).resolves.toBe(2);
+    expect(recorder.groups).toEqual([[5], [-5], [1]]);
+  });
+
   it('answers each entry with its own outcome: a refused entry fails alone', async () => {
     const recorder = recordingWrite();
     const groups = new WriteGroups({ maxEntries: 3, maxWaitMs: 10, maxConcurrentWrites: 1 }, recorder.write);

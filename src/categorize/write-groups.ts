@@ -46,6 +46,13 @@ export class WriteGroups<E, R> {
     });
   }
 
+  /** Writes the entry at once in a group of its own, joining no other. */
+  async writeAlone(entry: E): Promise<R> {
+    const [outcome] = await this.write([entry]);
+    if (outcome.isWritten) return outcome.value;
+    throw outcome.error;
+  }
+
   private openGroup(): Group<E, R> {
     const group: Group<E, R> = { waiting: [], isDue: false };
     group.timer = setTimeout(() => {

@@ -3,24 +3,33 @@ import { Logger } from 'pino';
 import { AppConfig } from '../../config/config';
 import { createWorkerConnection } from '../redis/redis-connections';
 import { QueueName } from './queue.names';
+import { JobRun, StalledJobIsolation } from './stalled-job-isolation';
 
 export interface RunningWorker {
   /** Waits for in-flight jobs (up to `timeoutMs`, then forces), and closes the connection. */
   close(timeoutMs: number): Promise<void>;
 }
 
-/** A BullMQ worker on its own blocking connection, with the app's queue prefix and errors logged, not thrown. */
+/**
+ * A BullMQ worker on its own blocking connection, with the app's queue prefix and errors logged, not thrown. A job
+ * that stalled before runs alone (StalledJobIsolation); `process` is told so.
+ */
 export function startQueueWorker<T>(
   config: AppConfig,
   logger: Logger,
   queue: QueueName,
-  process: (job: Job<T>) => Promise<unknown>,
+  process: (job: Job<T>, run: JobRun) => Promise<unknown>,
   options: Omit<WorkerOptions, 'connection' | 'prefix'>,
   onJobFailed?: (job: Job<T> | undefined, error: Error) => void,
 ): RunningWorker {
   const connection = createWorkerConnection(config.redis);
   connection.on('error', (error) => logger.warn({ err: error.message, queue }, 'worker redis connection error'));
-  const worker = new Worker<T>(queue, process, { ...options, connection, prefix: config.queueKeyPrefix });
+  const isolation = new StalledJobIsolation<T>(() => worker, logger.child({ queue }));
+  const worker: Worker<T> = new Worker<T>(queue, (job, token) => isolation.run(job, token, process), {
+    ...options,
+    connection,
+    prefix: config.queueKeyPrefix,
+  });
   worker.on('error', (error) => logger.error({ err: error.message, queue }, 'worker error'));
   // also emitted for attempts that will be retried; the listener decides what a failure means
   if (onJobFailed) worker.on('failed', (job, error) => onJobFailed(job, error));
