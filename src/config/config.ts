@@ -93,7 +93,7 @@ const DEFAULTS: Record<string, string> = {
   TOOLCOACH_DEV_KEY: 'tc_dev_key',
   QUEUE_PREFIX: 'toolcoach',
   WORKER_CONCURRENCY: '4',
-  // 1 until a batch that crashes the worker is isolated from its group-mates (see README, Performance)
+  // a job that stalled is written alone on its retry (StalledJobIsolation), so grouping is safe by default
   WORKER_GROUP_MAX_BATCHES: '20',
   WORKER_GROUP_WAIT_MS: '10',
   JOB_ATTEMPTS: '8',
