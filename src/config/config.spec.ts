@@ -34,6 +34,14 @@ describe('loadConfig', () => {
     expect(problems.join('\n')).toMatch(/DATABASE_URL="mysql:\/\/x".*postgresql/);
   });
 
+  it('reads DATABASE_READ_URL as an optional postgresql:// URL of a replica', () => {
+    expect(loadConfig({}).databaseReadUrl).toBeNull();
+    expect(loadConfig({ DATABASE_READ_URL: 'postgres://replica:5433/tc' }).databaseReadUrl).toBe('postgres://replica:5433/tc');
+    expect(problemsOf({ DATABASE_READ_URL: 'mysql://replica/tc' })).toEqual([
+      expect.stringMatching(/^DATABASE_READ_URL="mysql:\/\/replica\/tc" is invalid: expected a postgresql:\/\/ URL of a streaming replica/),
+    ]);
+  });
+
   it('rejects a port outside 1-65535', () => {
     expect(problemsOf({ PORT: '70000' })).toEqual([expect.stringMatching(/^PORT="70000"/)]);
   });

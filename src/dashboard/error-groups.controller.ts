@@ -67,8 +67,7 @@ export class ErrorGroupsController {
   })
   async setStatus(@CurrentProject() project: AuthenticatedProject, @Param('id') id: string, @Body() body: unknown) {
     const { status } = readErrorGroupPatch(body);
-    const isUpdated = isUuid(id) && (await this.groups.updateStatus(project.projectId, id.toLowerCase(), status));
-    const group = isUpdated ? await this.groups.findErrorGroup(project.projectId, id.toLowerCase()) : null;
+    const group = isUuid(id) ? await this.groups.updateStatus(project.projectId, id.toLowerCase(), status) : null;
     if (!group) throw notFound('error group', id);
     return toErrorGroupView(group);
   }

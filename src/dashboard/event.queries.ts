@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService } from '../infra/prisma/prisma.service';
+import { ReadPrismaService } from '../infra/prisma/read-prisma.service';
 import { Prisma } from '../generated/prisma/client';
 
 export interface EventFilter {
@@ -52,13 +52,21 @@ const EVENT_SELECT = {
 
 export type EventRecord = Prisma.EventGetPayload<{ select: typeof EVENT_SELECT }>;
 
-/** Read-only queries over stored events, always scoped to one project. */
+/** Read-only queries over stored events, always scoped to one project; on the read replica when there is one. */
 @Injectable()
 export class EventQueries {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly db: ReadPrismaService) {}
 
+  /** Through its idempotency key, which holds the event's received_at: only the partition of that day is read. */
   findEvent(projectId: string, id: string): Promise<EventRecord | null> {
-    return this.prisma.event.findUnique({ where: { projectId_id: { projectId, id } }, select: EVENT_SELECT });
+    return this.db.read(async (prisma) => {
+      const stored = await prisma.eventId.findUnique({ where: { projectId_id: { projectId, id } }, select: { receivedAt: true } });
+      if (!stored) return null;
+      return prisma.event.findUnique({
+        where: { projectId_id_receivedAt: { projectId, id, receivedAt: stored.receivedAt } },
+        select: EVENT_SELECT,
+      });
+    });
   }
 
   /** Newest first; keyset pagination on (occurred_at, id) so pages stay stable while events arrive. */
@@ -74,11 +82,8 @@ export class EventQueries {
       const { occurredAt, id } = filter.after;
       where.AND = [{ OR: [{ occurredAt: { lt: occurredAt } }, { occurredAt, id: { lt: id } }] }];
     }
-    return this.prisma.event.findMany({
-      where,
-      select: EVENT_SELECT,
-      orderBy: [{ occurredAt: 'desc' }, { id: 'desc' }],
-      take: filter.limit,
-    });
+    return this.db.read((prisma) =>
+      prisma.event.findMany({ where, select: EVENT_SELECT, orderBy: [{ occurredAt: 'desc' }, { id: 'desc' }], take: filter.limit }),
+    );
   }
 }

@@ -1,17 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '../generated/prisma/client';
-import { PrismaService } from '../infra/prisma/prisma.service';
+import { ReadPrismaService } from '../infra/prisma/read-prisma.service';
 import { DAY_MS, StatsRange, uncoveredIntervals } from './stats-range';
 import { UsageRow } from './stats-series';
 
 /**
  * Reads the rollups the worker and the nightly job maintain; never the events table. Cost grows with tools x buckets:
  * daily_tool_stats by its (project_id, day) index (or its (project_id, tool, day) key for one tool), hourly_rollups and
- * hourly_error_rollups by (project_id, hour) (or their (project_id, tool, hour, ...) keys for one tool).
+ * hourly_error_rollups by (project_id, hour) (or their (project_id, tool, hour, ...) keys for one tool). On the read
+ * replica when there is one.
  */
 @Injectable()
 export class StatsQueries {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly db: ReadPrismaService) {}
 
   /**
    * Usage per tool and day (bucket=day) or hour (bucket=hour) in the range. Day buckets come from daily_tool_stats for
@@ -20,10 +21,12 @@ export class StatsQueries {
    */
   async findUsage(projectId: string, range: StatsRange, tool?: string): Promise<UsageRow[]> {
     if (range.bucket === 'hour') return this.findHourlyUsage(projectId, [range], 'hour', tool);
-    const days = await this.prisma.dailyToolStat.findMany({
-      where: { projectId, tool, day: { gte: range.from, lt: range.to } },
-      select: { tool: true, day: true, calls: true, errors: true, latencyBuckets: true, errorsByCategory: true, computedAt: true },
-    });
+    const days = await this.db.read((prisma) =>
+      prisma.dailyToolStat.findMany({
+        where: { projectId, tool, day: { gte: range.from, lt: range.to } },
+        select: { tool: true, day: true, calls: true, errors: true, latencyBuckets: true, errorsByCategory: true, computedAt: true },
+      }),
+    );
     const complete = days.filter((d) => d.computedAt.getTime() >= d.day.getTime() + DAY_MS);
     const covered = new Set(complete.map((d) => d.day.getTime()));
     const rows: UsageRow[] = complete.map((d) => ({
@@ -56,8 +59,8 @@ export class StatsQueries {
       unit,
     };
     const [usage, errors] = await Promise.all([
-      this.prisma.$queryRaw<HourlyUsageRow[]>(selectHourlyUsage(window)),
-      this.prisma.$queryRaw<HourlyErrorsRow[]>(selectHourlyErrors(window)),
+      this.db.read((prisma) => prisma.$queryRaw<HourlyUsageRow[]>(selectHourlyUsage(window))),
+      this.db.read((prisma) => prisma.$queryRaw<HourlyErrorsRow[]>(selectHourlyErrors(window))),
     ]);
     const byKey = new Map<string, UsageRow & { errorsByCategory: Record<string, number> }>();
     for (const row of usage) {

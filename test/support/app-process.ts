@@ -41,17 +41,20 @@ async function freePort(): Promise<number> {
  * free port; resolves once /healthz answers, and fails with what the app printed when it never does.
  */
 export async function startAppProcess(t: Pick<TestApp, 'db' | 'config'>): Promise<{ app: AppProcess; url: string }> {
-  const port = await freePort();
-  const app = spawnApp({
+  return startListeningAppProcess({
     DATABASE_URL: t.db.url,
     REDIS_URL: t.config.redisUrl,
     QUEUE_PREFIX: t.config.queuePrefix,
     ROLES: 'api,worker',
-    PORT: String(port),
-    HOST: '127.0.0.1',
     MIGRATE_ON_START: 'false',
     RATE_LIMIT_REQUESTS: '0',
   });
+}
+
+/** The compiled app as its own process with exactly `env` (a role list with api), on a free port, once /healthz answers. */
+export async function startListeningAppProcess(env: Record<string, string>): Promise<{ app: AppProcess; url: string }> {
+  const port = await freePort();
+  const app = spawnApp({ ...env, PORT: String(port), HOST: '127.0.0.1' });
   const url = `http://127.0.0.1:${port}`;
   await eventually(async () => ((await fetch(`${url}/healthz`).catch(() => null))?.ok ? true : undefined), 20_000).catch((error) => {
     app.child.kill('SIGKILL');
