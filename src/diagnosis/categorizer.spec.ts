@@ -329,6 +329,77 @@ describe('diagnose', () => {
     expect([diagnosis.category, diagnosis.subtype]).toEqual([category, subtype]);
   });
 
+  it('places a zod 4 issue that names no argument on the one argument of the type it says arrived', () => {
+    const diagnosis = diagnose({
+      tool: 'factorial',
+      arguments: { n: '5', verbose: true },
+      error: failed('Invalid input: expected number, received string'),
+    });
+    expect(diagnosis).toMatchObject({ category: 'argument_mismatch', subtype: 'type_mismatch', argumentPath: '/n' });
+  });
+
+  it('places a bare "not one of the options" on the one enum the schema declares, and reads an array there as the wrong type', () => {
+    const unitSchema = compileArgumentSchema({
+      type: 'object',
+      properties: { city: { type: 'string' }, unit: { type: ['string', 'array'], enum: ['celsius', 'fahrenheit', ['celsius']] } },
+    });
+    const diagnosis = diagnose({
+      tool: 'get_weather',
+      arguments: { city: 'Paris', unit: ['kelvin'] },
+      error: failed('Invalid option: expected one of "celsius"|"fahrenheit"'),
+      schema: unitSchema,
+    });
+    expect(diagnosis).toMatchObject({ category: 'out_of_range', subtype: 'not_in_enum', argumentPath: '/unit', evidence: 'schema' });
+  });
+
+  it('reads `value` sent where the schema requires `x` as a rename although the names share nothing', () => {
+    const squareRootSchema = compileArgumentSchema({ type: 'object', properties: { x: { type: 'number', minimum: 0 } }, required: ['x'] });
+    const diagnosis = diagnose({
+      tool: 'square_root',
+      arguments: { value: 12.5 },
+      error: failed("data must have required property 'x'"),
+      schema: squareRootSchema,
+    });
+    expect(diagnosis).toMatchObject({ subtype: 'unknown_argument', wrongArgument: 'value', intendedArgument: 'x' });
+  });
+
+  it('keeps a missing argument missing when the only undeclared argument cannot hold its type', () => {
+    const emailSchema = compileArgumentSchema({
+      type: 'object',
+      properties: { to: { type: 'string' }, subject: { type: 'string' } },
+      required: ['to', 'subject'],
+    });
+    const diagnosis = diagnose({
+      tool: 'send_email',
+      arguments: { subject: 'Hi', verbose: true },
+      error: failed('Tool execution failed'),
+      schema: emailSchema,
+    });
+    expect(diagnosis).toMatchObject({ subtype: 'unknown_argument', wrongArgument: 'verbose' });
+    const withoutSchema = diagnose({
+      tool: 'send_email',
+      arguments: { subject: 'Hi', verbose: true },
+      error: failed("Missing required argument 'to'"),
+    });
+    expect(withoutSchema).toMatchObject({ subtype: 'missing_argument', argumentPath: '/to' });
+  });
+
+  it.each([
+    ['{"status": "Failed", "message": "No function named get_wether", "time": "2025-06-02 09:14:07 AM UTC+0000"}', 'unknown_tool'],
+    ['{"status": "Failed", "message": "Tool not found", "time": "2025-06-02 09:14:07 AM UTC+0000"}', 'unknown_tool'],
+    [
+      "Error code: 400 - {'error': {'message': \"Tool choice 'get_wether' not found in 'tools' parameter.\", 'type': 'invalid_request_error'}}",
+      'unknown_tool',
+    ],
+    [
+      '805CAF686E7F0000:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/openssl/ssl3_record.c:350:',
+      'runtime_error',
+    ],
+    ['Error: This socket has been ended by the other party', 'runtime_error'],
+  ] as const)('reads %j as %s', (message, category) => {
+    expect(diagnose({ tool: 'get_wether', arguments: { city: 'Paris' }, error: failed(message) }).category).toBe(category);
+  });
+
   it('unwraps a LangGraph invocation error and reads the pydantic loc line and printed kwargs', () => {
     const message =
       "Error invoking tool 'factorial' with kwargs {'n': 25} with error:\n n: Input should be less than or equal to 20\n Please fix the error and try again.";

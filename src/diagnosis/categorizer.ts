@@ -45,16 +45,12 @@ function diagnoseOrThrow(input: DiagnosisInput): Diagnosis {
   if (!evidence) return { ...UNKNOWN, evidence: messageEvidence === 'message' ? 'none' : messageEvidence };
   const effectiveArgs =
     args.kind === 'absent' && evidence.printedArguments !== undefined ? parseArguments(evidence.printedArguments) : args;
+  const messageText = toMessageText(input?.error?.message);
+  const placed = placeUnlocatedFinding(resolveKeyLookup(evidence.finding, effectiveArgs, schema), effectiveArgs, schema, messageText);
   const finding = resolveValueShape(
-    resolveComputedValue(
-      resolveNumericOverflow(
-        resolveRename(resolveKeyLookup(evidence.finding, effectiveArgs, schema), effectiveArgs, schema),
-        effectiveArgs,
-      ),
-      effectiveArgs,
-    ),
+    resolveComputedValue(resolveNumericOverflow(resolveRename(placed, effectiveArgs, schema, messageText), effectiveArgs), effectiveArgs),
     effectiveArgs,
-    toMessageText(input?.error?.message),
+    messageText,
   );
   return complete(finding, messageEvidence, effectiveArgs, schema);
 }
@@ -85,21 +81,99 @@ function resolveKeyLookup(finding: Finding, args: ParsedArguments, schema: Argum
  * A message that reports `number` missing while the call carried `numbers` describes one mistake, a rename: the
  * same reading the schema path gives (see selectPrimaryFinding).
  */
-function resolveRename(finding: Finding, args: ParsedArguments, schema: ArgumentSchema | null): Finding {
-  if (finding.subtype !== 'missing_argument' || !finding.argumentPath || args.kind !== 'object') return finding;
-  if (finding.argumentPath.lastIndexOf('/') !== 0) return finding;
+function resolveRename(finding: Finding, args: ParsedArguments, schema: ArgumentSchema | null, message: string): Finding {
+  if (finding.subtype !== 'missing_argument' || args.kind !== 'object') return finding;
+  if (finding.argumentPath?.lastIndexOf('/') !== 0 && finding.argumentPath !== null) return finding;
   const missingName = lastSegment(finding.argumentPath);
   const declared = schema ? declaredProperties(schema.json) : [];
   const strangers = Object.keys(args.value).filter((key) => key !== missingName && !declared.includes(key));
-  const renamed = strangers.find((key) => matchArgumentName(key, [missingName]) === missingName);
+  const renamed =
+    strangers.find((key) => matchArgumentName(key, [missingName]) === missingName) ??
+    unrelatedRename(missingName, strangers, args.value, schema, message);
   if (!renamed) return finding;
   return {
     category: 'argument_mismatch',
     subtype: 'unknown_argument',
     argumentPath: `/${encodePointerSegment(renamed)}`,
     wrongArgument: renamed,
-    intendedArgument: missingName,
+    intendedArgument: missingName || null,
   };
+}
+
+// Names a model puts where the declared one belongs when it ignores the tool's names ({"value": 4} for {"x": 4}).
+const PLACEHOLDER_NAMES = new Set(['value', 'values', 'val', 'input', 'inputs', 'arg', 'args', 'argument', 'param', 'params', 'payload']);
+
+/**
+ * A rename whose names share nothing, read with less evidence than a near-miss name: with a schema, the only
+ * undeclared argument when the missing one is required and its value fits the missing one's declared type; without
+ * one, the only argument with a placeholder name, when its value fits the type the message expected.
+ */
+function unrelatedRename(
+  missingName: string,
+  strangers: readonly string[],
+  args: Record<string, unknown>,
+  schema: ArgumentSchema | null,
+  message: string,
+): string | undefined {
+  if (!schema || declaredProperties(schema.json).length === 0) {
+    const placeholders = strangers.filter((name) => PLACEHOLDER_NAMES.has(name.toLowerCase()));
+    const expected = /\bexpected (\w{1,20}), received (?:undefined|none|nothing)\b/i.exec(message)?.[1]?.toLowerCase();
+    const fits = placeholders.length === 1 && (!expected || fitsJsonType(ownValue(args, placeholders[0]), expected));
+    return fits ? placeholders[0] : undefined;
+  }
+  if (strangers.length !== 1) return undefined;
+  const [stranger] = strangers;
+  if (!requiredProperties(schema.json).includes(missingName)) return undefined;
+  const declaredTypes = declaredTypesOf(schema.json, missingName);
+  return declaredTypes.length === 0 || declaredTypes.some((type) => fitsJsonType(ownValue(args, stranger), type)) ? stranger : undefined;
+}
+
+function fitsJsonType(value: unknown, type: string): boolean {
+  if (type === 'integer') return Number.isInteger(value);
+  if (type === 'array') return Array.isArray(value);
+  if (type === 'object') return isPlainObject(value);
+  if (type === 'null') return value === null;
+  return typeof value === type;
+}
+
+function jsonTypeOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+/**
+ * A report that names no argument (zod 4's first issue alone: "Invalid input: expected number, received string") is
+ * placed by the call: the one argument of the type it says arrived, or with a schema, the one declared property the
+ * problem can be about (the one required property absent, the one enum or format the value breaks).
+ */
+function placeUnlocatedFinding(finding: Finding, args: ParsedArguments, schema: ArgumentSchema | null, message: string): Finding {
+  if (finding.argumentPath || args.kind !== 'object' || (finding.category !== 'argument_mismatch' && finding.category !== 'out_of_range')) {
+    return finding;
+  }
+  const values = args.value;
+  const present = (name: string): boolean => Object.prototype.hasOwnProperty.call(values, name);
+  const declared = schema ? declaredProperties(schema.json) : [];
+  const only = (names: readonly string[]): string | null => (names.length === 1 ? names[0] : null);
+  let name: string | null = null;
+  if (finding.subtype === 'missing_argument') {
+    name = only(schema ? requiredProperties(schema.json).filter((required) => !present(required)) : []);
+  } else if (finding.subtype === 'type_mismatch') {
+    const received = /\breceived (\w{1,20})/i.exec(message)?.[1]?.toLowerCase();
+    if (received) name = only(Object.keys(values).filter((key) => jsonTypeOf(values[key]) === received));
+  } else if (finding.subtype === 'not_in_enum' || finding.subtype === 'invalid_format') {
+    const keyword = finding.subtype === 'not_in_enum' ? /"enum"|"const"/ : /"format"|"pattern"/;
+    const constrained = declared.filter((property) =>
+      keyword.test(JSON.stringify(ownValue(schema?.json.properties as Record<string, unknown>, property)) ?? ''),
+    );
+    name = schema ? only(constrained.filter((property) => present(property) || requiredProperties(schema.json).includes(property))) : null;
+    if (!schema) name = only(Object.keys(values).filter((key) => Array.isArray(values[key]) || isPlainObject(values[key])));
+    const hasCandidate = Object.values(values).some((value) => typeof value === 'string' || Array.isArray(value) || isPlainObject(value));
+    if (!schema && name === null && !hasCandidate && enumOptionKind(message) === 'string') {
+      return { category: 'argument_mismatch', subtype: 'missing_argument', argumentPath: null };
+    }
+  }
+  return name === null ? finding : { ...finding, argumentPath: `/${encodePointerSegment(name)}` };
 }
 
 /** "Invalid time value" for a call that sent only numbers: a timestamp past the runtime's range, not a bad string. */

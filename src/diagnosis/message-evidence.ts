@@ -147,16 +147,28 @@ function unwrapOnce(text: string, typeNames: Set<string>): Unwrapped | null {
     const body = quoted ? quoted[2].replace(/\\n/g, '\n').replace(/\\'/g, "'") : repr[2];
     return { text: `${name}: ${body}` };
   }
-  // A JSON-RPC error object or response printed as text.
+  // A JSON-RPC error object or response printed as text, or a tool result that packs its failure as JSON.
   if (text.startsWith('{')) {
     const parsed = parseJsonOrPythonLiteral(text);
-    if (parsed.ok && isPlainObject(parsed.value)) {
-      const errorObject = isPlainObject(parsed.value.error) ? parsed.value.error : parsed.value;
-      if (typeof errorObject.message === 'string' && (typeof errorObject.code === 'number' || 'jsonrpc' in parsed.value)) {
-        return { text: `${errorObject.message} (JSON-RPC ${String(errorObject.code)})` };
-      }
-    }
+    if (parsed.ok && isPlainObject(parsed.value)) return unwrapJsonError(parsed.value);
   }
+  return null;
+}
+
+/**
+ * JSON-RPC errors keep their code in the text; a failure packed as {"status": "Failed", "message": ...} (Letta),
+ * {"error": "..."} or {"detail": "..."} is read as its text. Objects of issues (FastAPI's detail list) are left to
+ * the structured readers.
+ */
+function unwrapJsonError(value: Record<string, unknown>): Unwrapped | null {
+  const errorObject = isPlainObject(value.error) ? value.error : value;
+  if (typeof errorObject.message === 'string' && (typeof errorObject.code === 'number' || 'jsonrpc' in value)) {
+    return { text: `${errorObject.message} (JSON-RPC ${String(errorObject.code)})` };
+  }
+  const isFailureReport = typeof value.status === 'string' && /^(?:failed|failure|error)$/i.test(value.status);
+  if (isFailureReport && typeof value.message === 'string') return { text: value.message };
+  if (typeof value.error === 'string') return { text: value.error };
+  if (typeof value.detail === 'string') return { text: value.detail };
   return null;
 }
 
