@@ -27,6 +27,7 @@ module.exports = {
       moduleNameMapper,
       testMatch: ['<rootDir>/test/**/*.int-spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
     {
       // The SDK is its own package: its tests compile with its own settings and need no database.

@@ -9,6 +9,7 @@ import { parseJsonBodies } from './infra/http/json-body-parser';
 import { parseProtobufBodies } from './infra/http/protobuf-body-parser';
 import { decompressRequestBodies } from './infra/http/request-decompression';
 import { refuseUnstorableRequestText } from './infra/http/request-text-guard';
+import { RouteMethods } from './infra/http/route-methods';
 import { sendSecurityHeaders } from './infra/http/security-headers';
 import { answerClientError, answerFrameworkError } from './infra/http/transport-errors';
 import { PinoNestLogger } from './infra/logging/logger';
@@ -27,16 +28,19 @@ export async function createApp(config: AppConfig, logger: Logger): Promise<Nest
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
   });
+  const routeMethods = RouteMethods.collectFrom(adapter.getInstance());
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoles(config, logger), adapter, {
-    logger: new PinoNestLogger(logger.child({ context: 'nest' })),
+    logger: new PinoNestLogger(logger),
     bufferLogs: false,
+    // only the parsers registered below: a form-encoded body (curl -d without a Content-Type) is 415 "send JSON"
+    bodyParser: false,
   });
   parseJsonBodies(app, BODY_LIMIT_BYTES);
   parseProtobufBodies(app, BODY_LIMIT_BYTES);
   decompressRequestBodies(adapter.getInstance(), BODY_LIMIT_BYTES);
   refuseUnstorableRequestText(adapter.getInstance());
   sendSecurityHeaders(adapter.getInstance());
-  app.useGlobalFilters(new AllExceptionsFilter(logger));
+  app.useGlobalFilters(new AllExceptionsFilter(logger, routeMethods));
   if (config.roles.has('api')) setUpOpenApi(app);
   return app;
 }

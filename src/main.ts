@@ -1,10 +1,10 @@
 import 'reflect-metadata';
 import { createApp } from './app.factory';
-import { ConfigError, loadConfig } from './config/config';
+import { AppConfig, ConfigError, loadConfig } from './config/config';
 import { migrate } from './infra/prisma/migrate';
 import { Logger } from 'pino';
 import { createRootLogger } from './infra/logging/logger';
-import { findUnreachableServices } from './infra/startup-checks';
+import { busyPortMessage, describeBusyPort, findUnreachableServices } from './infra/startup-checks';
 import { ProjectService } from './tenancy/project.service';
 
 async function main() {
@@ -18,29 +18,46 @@ async function main() {
   }
   const logger = createRootLogger(config.logLevel);
 
-  const unreachable = await findUnreachableServices(config);
-  if (unreachable.length > 0) {
-    for (const message of unreachable) console.error(message);
+  const problems = await findUnreachableServices(config);
+  const busyPort = config.roles.has('api') ? await describeBusyPort(config.host, config.port) : null;
+  if (busyPort) problems.push(busyPort);
+  if (problems.length > 0) {
+    for (const message of problems) console.error(message);
     process.exit(1);
   }
   if (config.migrateOnStart) {
-    const result = await migrate(config.databaseUrl, (message) => logger.info(message));
-    logger.info({ applied: result.applied.length, alreadyApplied: result.alreadyApplied }, 'database migrated');
+    const result = await migrate(config.databaseUrl, (message) => logger.debug(message));
+    logger.info({ applied: result.applied, alreadyApplied: result.alreadyApplied }, 'database migrated');
   }
 
   const app = await createApp(config, logger);
   closeGracefullyOn(['SIGTERM', 'SIGINT'], app, logger);
-  if (!config.isProduction) {
-    await app.get(ProjectService).ensureDevProject(config.devKey);
-    logger.info({ project: 'default', apiKey: config.devKey }, 'development project ready; use this key as Bearer token');
-  }
-  if (config.roles.has('api')) {
-    await app.listen({ port: config.port, host: config.host });
-    logger.info({ port: config.port, roles: [...config.roles] }, `toolcoach listening on http://localhost:${config.port}`);
-  } else {
+  if (!config.isProduction) await app.get(ProjectService).ensureDevProject(config.devKey);
+  if (!config.roles.has('api')) {
     await app.init();
     logger.info({ roles: [...config.roles] }, 'toolcoach started without the api role');
+    return;
   }
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    console.error(busyPortMessage(config.port));
+    await app.close().catch(() => undefined);
+    process.exit(1);
+  }
+  logReady(config, logger);
+}
+
+/** The last start-up line: where to go next, so a newcomer never scrolls back for the URL or the key. */
+function logReady(config: AppConfig, logger: Logger) {
+  const base = `http://${['0.0.0.0', '::'].includes(config.host) ? 'localhost' : config.host}:${config.port}`;
+  const urls = { dashboard: `${base}/dashboard`, docs: `${base}/docs` };
+  const devKey = config.isProduction ? '' : `; development key: Authorization: Bearer ${config.devKey} (project default)`;
+  logger.info(
+    { ...urls, roles: [...config.roles], ...(config.isProduction ? {} : { devKey: config.devKey }) },
+    `toolcoach ready on ${base}: dashboard ${urls.dashboard}, API docs ${urls.docs}${devKey}`,
+  );
 }
 
 /**

@@ -5,6 +5,7 @@ import { ErrorGroupQueries } from './error-group.queries';
 import { ErrorGroupsController } from './error-groups.controller';
 import { EventQueries } from './event.queries';
 import { EventsController } from './events.controller';
+import { RootPageController } from './root-page.controller';
 import { StatsController } from './stats.controller';
 import { StatsQueries } from './stats.queries';
 import { StatsService } from './stats.service';
@@ -13,7 +14,14 @@ import { ToolVersionsController } from './tool-versions.controller';
 
 /** Read-only queries for the REST dashboard (from rollups, never scanning events) and the web page at /dashboard. */
 @Module({
-  controllers: [EventsController, StatsController, ErrorGroupsController, ToolVersionsController, DashboardPageController],
+  controllers: [
+    EventsController,
+    StatsController,
+    ErrorGroupsController,
+    ToolVersionsController,
+    DashboardPageController,
+    RootPageController,
+  ],
   providers: [EventQueries, StatsQueries, StatsService, ErrorGroupQueries, ToolVersionQueries, DashboardAssets],
 })
 export class DashboardModule {}

@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { Client } from 'pg';
 import { AppConfig, redactUrl } from '../config/config';
 import { createProbeConnection } from './redis/redis-connections';
@@ -11,7 +12,7 @@ export async function findUnreachableServices(config: AppConfig): Promise<string
   try {
     await ensureDatabase(config.databaseUrl);
   } catch (error) {
-    problems.push(`Postgres is unreachable at ${redactUrl(config.databaseUrl)} (${describe(error)}). ${START_HINT} DATABASE_URL.`);
+    problems.push(describePostgresProblem(config.databaseUrl, error));
   }
   const redis = createProbeConnection(config.redis, CONNECT_TIMEOUT_MS);
   redis.on('error', () => undefined);
@@ -24,6 +25,18 @@ export async function findUnreachableServices(config: AppConfig): Promise<string
     redis.disconnect();
   }
   return problems;
+}
+
+// SQLSTATE class 28: the server answered and refused the login (wrong password, unknown role, no pg_hba entry)
+const POSTGRES_AUTH_ERROR = /^28/;
+
+/** A server that refused the login is up: say so, rather than sending the reader off to start it. */
+function describePostgresProblem(databaseUrl: string, error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && POSTGRES_AUTH_ERROR.test(code)) {
+    return `Postgres at ${redactUrl(databaseUrl)} refused the login: authentication failed (${(error as Error).message}). Check the user and password in DATABASE_URL.`;
+  }
+  return `Postgres is unreachable at ${redactUrl(databaseUrl)} (${describe(error)}). ${START_HINT} DATABASE_URL.`;
 }
 
 function describe(error: unknown): string {
@@ -53,4 +66,25 @@ async function query(connectionString: string, sql: string): Promise<void> {
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+/**
+ * The API's port, tried before anything starts: a busy port is one clear line, not a stack trace after the worker
+ * already started. Another process can still take the port in between; `listen` reports that case the same way.
+ */
+export async function describeBusyPort(host: string, port: number): Promise<string | null> {
+  const probe = createServer();
+  try {
+    await new Promise<void>((resolve, reject) => probe.once('error', reject).listen({ port, host, exclusive: true }, resolve));
+    return null;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') return null;
+    return busyPortMessage(port);
+  } finally {
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+  }
+}
+
+export function busyPortMessage(port: number): string {
+  return `Port ${port} is already in use (is toolcoach already running?). Stop that process, or set PORT to a free port.`;
 }

@@ -62,8 +62,9 @@ export const REGISTRATION_RESPONSE = {
     version: VERSION,
     status: {
       type: 'string',
-      enum: ['created', 'updated', 'unchanged'],
-      description: 'created (201): new or back from the archive; updated: a new version; unchanged: nothing an agent reads changed',
+      enum: ['created', 'restored', 'updated', 'unchanged'],
+      description:
+        'created (201): new; restored: back from the archive (a new version only if what an agent reads changed); updated: a new version; unchanged: nothing an agent reads changed',
     },
   },
 } as const;

@@ -10,8 +10,8 @@ import { DesiredTool, planToolChange } from './tool-versioning';
 export interface RegistrationResult {
   name: string;
   version: number;
-  /** created: new, or back from the archive; updated: a new version; unchanged: nothing an agent reads changed. */
-  status: 'created' | 'updated' | 'unchanged';
+  /** created: new; restored: back from the archive; updated: a new version; unchanged: nothing an agent reads changed. */
+  status: 'created' | 'restored' | 'updated' | 'unchanged';
 }
 
 export interface AutoWarning {
@@ -59,8 +59,7 @@ export class ToolChangesService {
     }
     return this.change(projectId, definition.name, (state) => {
       const plan = planToolChange(state, desiredFrom(state));
-      const isCreated = state === null || state.tool.archivedAt !== null;
-      const status = isCreated ? 'created' : plan.snapshot ? 'updated' : 'unchanged';
+      const status = state === null ? 'created' : state.tool.archivedAt !== null ? 'restored' : plan.snapshot ? 'updated' : 'unchanged';
       return { plan: isWrite(plan) ? plan : null, result: { name: definition.name, version: plan.version, status } };
     });
   }

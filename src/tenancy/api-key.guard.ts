@@ -25,9 +25,7 @@ export class ApiKeyGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-    if (!match) {
-      throw new ApiError(401, 'unauthorized', 'Missing API key: send "Authorization: Bearer <key>"');
-    }
+    if (!match) throw new ApiError(401, 'unauthorized', describeMissingBearer(header));
     const project = this.projects.recentlyVerified(match[1]) ?? (await this.verifyKey(match[1], request.ip));
     const limit = await this.rateLimiter.consume(project.apiKeyId);
     if (limit && !limit.isAllowed) {
@@ -61,4 +59,11 @@ export class ApiKeyGuard implements CanActivate {
     }
     return project;
   }
+}
+
+/** A key sent without its scheme is the usual slip: say exactly that rather than "missing". */
+function describeMissingBearer(header: string | undefined): string {
+  if (header === undefined || header.trim() === '') return 'Missing API key: send "Authorization: Bearer <key>"';
+  if (!/\s/.test(header.trim())) return 'The Authorization header lacks the "Bearer " prefix: send "Authorization: Bearer <key>"';
+  return 'The Authorization header must be "Bearer <key>"';
 }

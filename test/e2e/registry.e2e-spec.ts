@@ -427,8 +427,8 @@ describe('tool registry', () => {
       expect((await t.request('DELETE', '/v1/tools/never_registered')).status).toBe(404);
 
       const restored = await put('to_archive', primeFactors);
-      expect(restored.status).toBe(201);
-      expect(restored.body).toEqual({ name: 'to_archive', version: 1, status: 'created' });
+      expect(restored.status).toBe(200);
+      expect(restored.body).toEqual({ name: 'to_archive', version: 1, status: 'restored' });
     });
   });
 

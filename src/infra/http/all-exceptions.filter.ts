@@ -5,11 +5,15 @@ import { ApiError } from './api-error';
 import { apiErrorFromFastify } from './error-body';
 import { PROTOBUF_CONTENT_TYPE } from './protobuf-body-parser';
 import { routeFlagsOf } from './route-flags';
+import { RouteMethods } from './route-methods';
 
 /** Every error leaves as `{error: {code, message, details?}}`; only unexpected ones are 500 and logged with a stack. */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly routeMethods: RouteMethods,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost) {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
@@ -31,12 +35,23 @@ export class AllExceptionsFilter implements ExceptionFilter {
       const fromFastify = exception.cause ? apiErrorFromFastify(exception.cause as FastifyError, mediaTypes) : null;
       if (fromFastify) return fromFastify;
       const status = exception.getStatus();
+      if (status === 404) return this.methodNotAllowed(request) ?? new ApiError(404, 'not_found', exception.message);
       const code = status === 404 ? 'not_found' : status === 400 ? 'bad_request' : 'http_error';
       return new ApiError(status, code, exception.message);
     }
     const fromFastify = apiErrorFromFastify(exception as FastifyError, mediaTypes);
     if (fromFastify) return fromFastify;
     return new ApiError(500, 'internal_error', 'Internal server error');
+  }
+
+  /** No route for this method, but the path is known: 405 naming the methods it takes. */
+  private methodNotAllowed(request: FastifyRequest): ApiError | null {
+    const allowed = this.routeMethods.allowedOn(request.url);
+    if (allowed.length === 0 || allowed.includes(request.method)) return null;
+    const path = request.url.split('?', 1)[0].slice(0, 300);
+    return new ApiError(405, 'method_not_allowed', `${request.method} is not supported on ${path}; use ${allowed.join(', ')}`, {
+      headers: { allow: allowed.join(', ') },
+    });
   }
 }
 

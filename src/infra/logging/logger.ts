@@ -12,15 +12,21 @@ export function createRootLogger(level: LogLevel): Logger {
   });
 }
 
-/** Routes Nest's own logging through pino, keeping Nest's context name as a field. */
+/**
+ * Nest's start-up chatter (one line per module and per route) is debug: at info the start-up log fits on one screen.
+ * Anything else these contexts say at warn or above stays as loud as Nest made it.
+ */
+const NEST_BOOT_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication']);
+
+/** Routes Nest's own logging through pino, keeping Nest's context name as a field (`nest` when it names none). */
 export class PinoNestLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
 
   log(message: unknown, context?: string) {
-    this.write('info', message, context);
+    this.write(context && NEST_BOOT_CONTEXTS.has(context) ? 'debug' : 'info', message, context);
   }
   error(message: unknown, trace?: string, context?: string) {
-    this.logger.error({ context, trace }, String(message));
+    this.logger.error({ context: context ?? 'nest', trace }, String(message));
   }
   warn(message: unknown, context?: string) {
     this.write('warn', message, context);
@@ -36,7 +42,8 @@ export class PinoNestLogger implements LoggerService {
   }
 
   private write(level: 'info' | 'warn' | 'debug' | 'trace' | 'fatal', message: unknown, context?: string) {
-    if (typeof message === 'object' && message !== null) this.logger[level]({ context, ...message });
-    else this.logger[level]({ context }, String(message));
+    const fields = { context: context ?? 'nest' };
+    if (typeof message === 'object' && message !== null) this.logger[level]({ ...fields, ...message });
+    else this.logger[level](fields, String(message));
   }
 }
