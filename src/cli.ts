@@ -8,11 +8,18 @@ import { hashApiKey } from './tenancy/api-key';
 import { PrismaService } from './infra/prisma/prisma.service';
 import { ProjectRepository } from './tenancy/project.repository';
 import { ProjectExistsError, ProjectService } from './tenancy/project.service';
+import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from './retention/partition-plan';
+import { RetentionRepository } from './retention/retention.repository';
 
 const USAGE = `Usage: npm run cli -- <command>
   project:create NAME          create a project and print its first API key (shown once), as TOOLCOACH_API_KEY
+  project:list                 every project: name, id, created, active keys
   key:create PROJECT [NAME]    create another API key for a project and print it
-  key:revoke KEY               revoke an API key at once`;
+  key:list PROJECT             the project's keys: id, name, prefix, created, last used, revoked (never the secret)
+  key:revoke KEY               revoke an API key at once, given its secret (tc_...)
+  key:revoke KEY_ID            ... or its id (from key:list)
+  key:revoke PROJECT NAME      ... or its name within the project (every active key of that name)
+  retention:set PROJECT DAYS   keep the project's raw events DAYS days (${MIN_RETENTION_DAYS}-${MAX_RETENTION_DAYS}; docs/retention.md)`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
@@ -35,12 +42,32 @@ async function main(argv: string[]): Promise<number> {
         console.log(await projects.createKeyForProject(args[0], args[1] ?? 'cli'));
         return 0;
       }
+      case 'project:list': {
+        printTable(
+          ['NAME', 'ID', 'CREATED', 'ACTIVE KEYS'],
+          (await projects.listProjects()).map((p) => [p.name, p.id, p.createdAt.toISOString(), String(p.activeKeys)]),
+        );
+        return 0;
+      }
+      case 'key:list': {
+        if (!args[0]) break;
+        const keys = await projects.listApiKeys(args[0]);
+        printTable(
+          ['ID', 'NAME', 'PREFIX', 'CREATED', 'LAST USED', 'REVOKED'],
+          keys.map((k) => [k.id, k.name, `${k.keyPrefix}...`, k.createdAt.toISOString(), stamp(k.lastUsedAt), stamp(k.revokedAt)]),
+        );
+        return 0;
+      }
       case 'key:revoke': {
         if (!args[0]) break;
-        const revoked = await projects.revokeApiKey(args[0]);
-        console.log(revoked ? 'key revoked' : 'no active key matches');
-        if (revoked) await announceRevocation(config.redis, config.queuePrefix, hashApiKey(args[0]));
-        return revoked ? 0 : 1;
+        const keyHashes = await revokeKeys(projects, args);
+        console.log(keyHashes.length === 0 ? 'no active key matches' : `${keyHashes.length} key${keyHashes.length > 1 ? 's' : ''} revoked`);
+        for (const keyHash of keyHashes) await announceRevocation(config.redis, config.queuePrefix, keyHash);
+        return keyHashes.length > 0 ? 0 : 1;
+      }
+      case 'retention:set': {
+        if (!args[0] || !args[1]) break;
+        return await setRetention(new RetentionRepository(prisma), args[0], args[1]);
       }
     }
     console.error(USAGE);
@@ -51,6 +78,45 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     await prisma.$disconnect();
   }
+}
+
+async function setRetention(retention: RetentionRepository, projectName: string, daysText: string): Promise<number> {
+  const days = Number(daysText);
+  if (!/^[0-9]{1,4}$/.test(daysText) || days < MIN_RETENTION_DAYS || days > MAX_RETENTION_DAYS) {
+    console.error(`DAYS must be a whole number from ${MIN_RETENTION_DAYS} to ${MAX_RETENTION_DAYS}, got ${JSON.stringify(daysText)}`);
+    return 2;
+  }
+  if (!(await retention.setRawEventRetentionDaysByName(projectName, days))) {
+    console.error(`project "${projectName}" does not exist`);
+    return 1;
+  }
+  console.log(`project ${projectName} keeps its raw events ${days} days from the next maintenance run on`);
+  return 0;
+}
+
+const KEY_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** `PROJECT NAME`, a key id, or the secret itself: a key whose secret is lost can still be revoked. */
+async function revokeKeys(projects: ProjectService, args: string[]): Promise<string[]> {
+  if (args.length >= 2) return projects.revokeApiKeys({ projectName: args[0], name: args[1] });
+  if (KEY_ID_PATTERN.test(args[0])) return projects.revokeApiKeys({ id: args[0].toLowerCase() });
+  return (await projects.revokeApiKey(args[0])) ? [hashApiKey(args[0])] : [];
+}
+
+function stamp(date: Date | null): string {
+  return date ? date.toISOString() : '-';
+}
+
+/** Columns padded to their widest cell, so the output reads in a terminal and splits on runs of spaces. */
+function printTable(header: string[], rows: string[][]) {
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
+  for (const row of [header, ...rows])
+    console.log(
+      row
+        .map((cell, column) => cell.padEnd(widths[column]))
+        .join('  ')
+        .trimEnd(),
+    );
 }
 
 /** Running replicas trust verified keys from memory; tell them to forget this one now. */

@@ -87,7 +87,10 @@ describe('migrated database matches prisma/schema.prisma', () => {
 
   it('has exactly the tables of the models (plus _prisma_migrations)', async () => {
     const { rows } = await db.sql.query(
-      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,
+      // a partitioned table is one model; its partitions (events_p20261125, events_default) are not
+      `SELECT table_name FROM information_schema.tables t
+       WHERE table_schema = 'public' AND table_type = 'BASE TABLE'
+         AND NOT EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = format('%I.%I', t.table_schema, t.table_name)::regclass)`,
     );
     const actual = rows
       .map((r) => r.table_name)
@@ -100,7 +103,8 @@ describe('migrated database matches prisma/schema.prisma', () => {
     const { rows } = await db.sql.query(`
       SELECT c.relname AS table, a.attname AS column, format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull AS not_null
       FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = 'public' AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped AND c.relname <> '_prisma_migrations'`);
+      WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND NOT c.relispartition AND a.attnum > 0 AND NOT a.attisdropped
+        AND c.relname <> '_prisma_migrations'`);
     const actual = rows.map((r) => `${r.table}.${r.column}: ${r.type}${r.not_null ? ' NOT NULL' : ''}`).sort();
     const expected = dmmf.models
       .flatMap((model) =>
@@ -124,7 +128,7 @@ describe('migrated database matches prisma/schema.prisma', () => {
               JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum ORDER BY k.n) AS columns
       FROM pg_index ix JOIN pg_class i ON i.oid = ix.indexrelid JOIN pg_class t ON t.oid = ix.indrelid
       JOIN pg_namespace n ON n.oid = t.relnamespace
-      WHERE n.nspname = 'public' AND t.relname <> '_prisma_migrations'`);
+      WHERE n.nspname = 'public' AND NOT t.relispartition AND t.relname <> '_prisma_migrations'`);
     const actual = rows
       .map((r) => `${r.table} ${r.name} ${r.is_primary ? 'primary' : r.is_unique ? 'unique' : 'index'} (${r.columns.join(', ')})`)
       .sort();
