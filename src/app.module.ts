@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import { Logger } from 'pino';
+import { AlertsApiModule, AlertsWorkerModule } from './alerts/alerts.module';
 import { AnalyticsApiModule, AnalyticsSchedulerModule, AnalyticsWorkerModule } from './analytics/analytics.module';
 import { CategorizeModule } from './categorize/categorize.module';
 import { AppConfig } from './config/config';
@@ -29,8 +30,9 @@ export class AppModule {
       TenancyModule,
       HealthModule,
     ];
-    if (config.roles.has('api')) imports.push(IngestModule, DashboardModule, DeadLetterAdminModule, AnalyticsApiModule, RegistryApiModule);
-    if (config.roles.has('worker')) imports.push(CategorizeModule, AnalyticsWorkerModule);
+    if (config.roles.has('api'))
+      imports.push(IngestModule, DashboardModule, DeadLetterAdminModule, AnalyticsApiModule, RegistryApiModule, AlertsApiModule);
+    if (config.roles.has('worker')) imports.push(CategorizeModule, AnalyticsWorkerModule, AlertsWorkerModule);
     if (config.roles.has('scheduler')) imports.push(ScheduleModule.forRoot(), AnalyticsSchedulerModule);
     return { module: AppModule, imports };
   }

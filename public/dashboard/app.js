@@ -117,13 +117,15 @@
 
   async function renderOverview() {
     const query = rangeQuery();
-    const [overview, tools, registry] = await Promise.all([
+    const [overview, tools, registry, incidents] = await Promise.all([
       api('/v1/stats/overview?' + query),
       api('/v1/stats/tools?sort=errors&limit=200&' + query.replace(/&bucket=\w+/, '')),
       api('/v1/tools?format=raw').catch(() => ({ notes: [] })),
+      api('/v1/alerts/incidents?status=open&limit=20').catch(() => ({ items: [] })),
     ]);
     const t = overview.totals;
     view.innerHTML = `
+      ${incidentsHtml(incidents.items)}
       ${notesHtml(registry.notes || [])}
       <div class="cards">
         <div class="card"><div class="label">calls</div><div class="value" data-testid="total-calls">${num(t.calls)}</div>${deltaHtml(overview.trend.callsChange, false, true)}</div>
@@ -150,6 +152,18 @@
       { label: 'calls', color: '#2e6be6', value: (p) => p.calls },
       { label: 'errors', color: '#f04438', value: (p) => p.errors },
     ]);
+  }
+
+  // Open alert incidents (docs/alerts.md): what the project's alert rules say is wrong now.
+  function incidentsHtml(incidents) {
+    if (incidents.length === 0) return '';
+    const items = incidents
+      .map(
+        (incident) =>
+          `<li data-testid="open-incident" data-kind="${esc(incident.ruleKind)}">${esc(incident.summary)} <span class="muted">${esc(incident.ruleName)}, open since ${when(incident.openedAt)}</span></li>`,
+      )
+      .join('');
+    return `<div class="panel notes" data-testid="open-incidents"><h2>Open incidents</h2><ul>${items}</ul></div>`;
   }
 
   // Project-level notes the nightly job left for people (e.g. calls to a tool name that is like no registered tool).

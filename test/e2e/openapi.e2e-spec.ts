@@ -6,8 +6,9 @@ import { anErrorEvent, anEvent } from '../factories/event.factory';
 import { OpenApiContract, OpenApiDocument, registeredRoutes } from '../support/openapi-contract';
 import { eventually, startTestApp, TestApp, TestResponse } from '../support/test-app';
 
-// Served by the app but not part of the API: the document itself, its UI and the web dashboard's static files.
-const NOT_API = [/^\/docs(\/|$)/, /^\/openapi\.(json|yaml)$/, /^\/dashboard(\/|$)/];
+// Served by the app but not part of the API: the document itself, its UI, the web dashboard's static files, the root's
+// redirect to it and the favicon.
+const NOT_API = [/^\/docs(\/|$)/, /^\/openapi\.(json|yaml)$/, /^\/dashboard(\/|$)/, /^\/$/, /^\/favicon\.ico$/];
 
 const TOOL = 'prime_factorization';
 const PRIME_TOOL = {
@@ -272,6 +273,32 @@ describe('OpenAPI document', () => {
   it('answers the health routes as documented', async () => {
     await exercise('GET /healthz');
     expect((await exercise('GET /readyz')).body.status).toBe('ready');
+  });
+
+  it('answers the alert routes as documented', async () => {
+    // a documentation address (TEST-NET-1): public, so this server (private destinations refused) accepts it
+    const destination = await exercise('POST /v1/alerts/destinations', {
+      body: { name: 'ops', kind: 'webhook', url: 'http://192.0.2.1/hook' },
+    });
+    const destinationId = { id: destination.body.id };
+    await exercise('GET /v1/alerts/destinations');
+    await exercise('GET /v1/alerts/destinations/{id}', { params: destinationId });
+    await exercise('PATCH /v1/alerts/destinations/{id}', { params: destinationId, body: { name: 'ops-renamed' } });
+    await exercise('POST /v1/alerts/destinations/{id}/test', { params: destinationId });
+    const rule = await exercise('POST /v1/alerts/rules', { body: { name: 'failing', kind: 'success_rate_below', threshold: 90 } });
+    const ruleId = { id: rule.body.id };
+    await exercise('GET /v1/alerts/rules');
+    await exercise('GET /v1/alerts/rules/{id}', { params: ruleId });
+    await exercise('PATCH /v1/alerts/rules/{id}', { params: ruleId, body: { minCalls: 5 } });
+    await exercise('GET /v1/alerts/incidents', { query: 'status=open' });
+    expect((await exercise('GET /v1/alerts/deliveries')).body.items.length).toBeGreaterThan(0);
+    await exercise('DELETE /v1/alerts/rules/{id}', { params: ruleId });
+    await exercise('DELETE /v1/alerts/destinations/{id}', { params: destinationId });
+  });
+
+  it('answers the retention routes as documented', async () => {
+    expect((await exercise('PUT /v1/retention', { body: { rawEventRetentionDays: 45 } })).body.rawEventRetentionDays).toBe(45);
+    expect((await exercise('GET /v1/retention')).body).toEqual({ rawEventRetentionDays: 45, rollupRetentionDays: 400 });
   });
 
   it('has checked a real answer of every route the app serves', () => {

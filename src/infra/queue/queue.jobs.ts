@@ -81,6 +81,27 @@ export const JOBS: { [N in JobName]: JobDefinition } = {
     // one attempt: the run records its own failure, and the human who asked for it can ask again
     options: () => ({ attempts: 1, removeOnComplete: { age: 7 * 86400 }, removeOnFail: { age: 7 * 86400 } }),
   },
+  [JobName.AlertDelivery]: {
+    queue: QueueName.Alerts,
+    payloadSchema: {
+      type: 'object',
+      required: ['projectId', 'destinationId', 'incidentId', 'event', 'notification'],
+      properties: {
+        projectId: { type: 'string', format: 'uuid' },
+        destinationId: { type: 'string', format: 'uuid' },
+        incidentId: { type: ['string', 'null'] },
+        event: { enum: ['opened', 'resolved', 'rollout'] },
+        notification: { type: 'object' },
+      },
+    },
+    // every attempt is recorded in alert_deliveries, so the queue keeps finished jobs only briefly
+    options: (config) => ({
+      attempts: config.alertDeliveryAttempts,
+      backoff: { type: 'exponential', delay: config.alertDeliveryBackoffMs },
+      removeOnComplete: { age: 86400 },
+      removeOnFail: { age: 7 * 86400 },
+    }),
+  },
 };
 
 const validators = new Map(Object.values(JobName).map((name) => [name, ajvFor('body').compile(JOBS[name].payloadSchema)] as const));

@@ -11,10 +11,13 @@ export enum QueueName {
    * adds to it any more; the worker moves what it finds into the store on start. Has no worker.
    */
   DeadLetter = 'dead-letter',
+  /** Alert notifications to the projects' destinations (webhooks, Slack), one job per notification and destination. */
+  Alerts = 'alerts',
 }
 
 export enum JobName {
   CategorizeBatch = 'categorize-batch',
   NightlyRun = 'nightly-run',
   NightlyProjectRun = 'nightly-project-run',
+  AlertDelivery = 'alert-delivery',
 }

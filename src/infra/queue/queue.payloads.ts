@@ -53,9 +53,21 @@ export interface NightlyProjectRunPayload {
   runId: string;
 }
 
+/** One notification to one destination; every attempt reads the destination again (it may be paused or deleted). */
+export interface AlertDeliveryPayload {
+  projectId: string;
+  destinationId: string;
+  incidentId: string | null;
+  /** opened, resolved or rollout */
+  event: string;
+  /** The notification as documented in docs/alerts.md; rendered per destination kind when it is sent. */
+  notification: Record<string, unknown>;
+}
+
 /** One type map from job name to payload: producers and processors agree through it (and through queue.jobs.ts). */
 export interface JobPayloads {
   [JobName.CategorizeBatch]: CategorizeBatchPayload;
   [JobName.NightlyRun]: NightlyRunPayload;
   [JobName.NightlyProjectRun]: NightlyProjectRunPayload;
+  [JobName.AlertDelivery]: AlertDeliveryPayload;
 }

@@ -58,6 +58,7 @@ export class QueueProducer implements OnModuleDestroy {
       [QueueName.Events]: new Queue(QueueName.Events, options),
       [QueueName.Analytics]: new Queue(QueueName.Analytics, options),
       [QueueName.DeadLetter]: new Queue(QueueName.DeadLetter, options),
+      [QueueName.Alerts]: new Queue(QueueName.Alerts, options),
     };
     for (const queue of Object.values(this.queues)) queue.on('error', () => undefined);
   }
@@ -84,6 +85,10 @@ export class QueueProducer implements OnModuleDestroy {
 
   get analytics(): Queue {
     return this.queues[QueueName.Analytics];
+  }
+
+  get alerts(): Queue {
+    return this.queues[QueueName.Alerts];
   }
 
   /**
