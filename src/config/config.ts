@@ -13,6 +13,11 @@ export interface AppConfig {
   nodeEnv: string;
   isProduction: boolean;
   databaseUrl: string;
+  /**
+   * A streaming replica the dashboard's read-only routes query (api role only), or null to read from the primary too.
+   * Writes never go there; a read the replica cannot serve is answered by the primary.
+   */
+  databaseReadUrl: string | null;
   /** REDIS_URL as given, or `redis+cluster://` and the nodes of REDIS_CLUSTER_NODES: what a child process is given again. */
   redisUrl: string;
   redis: RedisTarget;
@@ -49,6 +54,8 @@ export interface AppConfig {
   /** When the nightly analytics run (cron expression, in nightlyTimeZone); it computes the day before. */
   nightlyCron: string;
   nightlyTimeZone: string;
+  /** When the scheduler creates events partitions ahead and applies retention (cron expression, UTC). */
+  retentionCron: string;
   /** Requests one API key may make per rate-limit window; 0 turns rate limiting off. */
   rateLimitRequests: number;
   rateLimitWindowSeconds: number;
@@ -76,6 +83,7 @@ export class ConfigError extends Error {
 const DEFAULTS: Record<string, string> = {
   NODE_ENV: 'development',
   DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/toolcoach',
+  DATABASE_READ_URL: '',
   REDIS_URL: 'redis://127.0.0.1:6379',
   REDIS_CLUSTER_NODES: '',
   PORT: '3000',
@@ -85,8 +93,8 @@ const DEFAULTS: Record<string, string> = {
   TOOLCOACH_DEV_KEY: 'tc_dev_key',
   QUEUE_PREFIX: 'toolcoach',
   WORKER_CONCURRENCY: '4',
-  // 1 until a batch that crashes the worker is isolated from its group-mates (see README, Performance)
-  WORKER_GROUP_MAX_BATCHES: '1',
+  // a job that stalled is written alone on its retry (StalledJobIsolation), so grouping is safe by default
+  WORKER_GROUP_MAX_BATCHES: '20',
   WORKER_GROUP_WAIT_MS: '10',
   JOB_ATTEMPTS: '8',
   MIGRATE_ON_START: 'true',
@@ -98,6 +106,7 @@ const DEFAULTS: Record<string, string> = {
   DEAD_LETTER_MAX_MB_PER_PROJECT: '64',
   NIGHTLY_CRON: '0 2 * * *',
   NIGHTLY_TIME_ZONE: 'UTC',
+  RETENTION_CRON: '20 * * * *',
   RATE_LIMIT_REQUESTS: '6000',
   RATE_LIMIT_WINDOW_SECONDS: '60',
   AUTH_CACHE_TTL_MS: '30000',
@@ -114,21 +123,12 @@ const envSchema = {
   properties: {
     NODE_ENV: { type: 'string', minLength: 1 },
     DATABASE_URL: { type: 'string', pattern: '^postgres(ql)?://' },
-    REDIS_URL: {
-      type: 'string',
-      pattern: `^rediss?://|${CLUSTER_URL_PATTERN}`,
-    },
-    REDIS_CLUSTER_NODES: {
-      type: 'string',
-      maxLength: 4096,
-      pattern: '^$|^[^,\\s]+(,[^,\\s]+)*$',
-    },
+    DATABASE_READ_URL: { type: 'string', pattern: '^$|^postgres(ql)?://' },
+    REDIS_URL: { type: 'string', pattern: `^rediss?://|${CLUSTER_URL_PATTERN}` },
+    REDIS_CLUSTER_NODES: { type: 'string', maxLength: 4096, pattern: '^$|^[^,\\s]+(,[^,\\s]+)*$' },
     PORT: { type: 'string', pattern: '^[0-9]{1,5}$' },
     HOST: { type: 'string', minLength: 1 },
-    ROLES: {
-      type: 'string',
-      pattern: '^\\s*(api|worker|scheduler)\\s*(,\\s*(api|worker|scheduler)\\s*)*$',
-    },
+    ROLES: { type: 'string', pattern: '^\\s*(api|worker|scheduler)\\s*(,\\s*(api|worker|scheduler)\\s*)*$' },
     LOG_LEVEL: { enum: [...LOG_LEVELS] },
     TOOLCOACH_DEV_KEY: { type: 'string', minLength: 8 },
     QUEUE_PREFIX: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,64}$' },
@@ -140,33 +140,19 @@ const envSchema = {
     SHUTDOWN_TIMEOUT_MS: { type: 'string', pattern: '^[0-9]{1,7}$' },
     WORKER_LOCK_DURATION_MS: { type: 'string', pattern: '^[1-9][0-9]{3,6}$' },
     WORKER_MAX_STALLED_COUNT: { type: 'string', pattern: '^[0-9]{1,3}$' },
-    DEAD_LETTER_RETENTION_DAYS: {
-      type: 'string',
-      pattern: '^[0-9]{1,4}(\\.[0-9]{1,6})?$',
-    },
-    DEAD_LETTER_MAX_PER_PROJECT: {
-      type: 'string',
-      pattern: '^[1-9][0-9]{0,6}$',
-    },
-    DEAD_LETTER_MAX_MB_PER_PROJECT: {
-      type: 'string',
-      pattern: '^[1-9][0-9]{0,5}$',
-    },
+    DEAD_LETTER_RETENTION_DAYS: { type: 'string', pattern: '^[0-9]{1,4}(\\.[0-9]{1,6})?$' },
+    DEAD_LETTER_MAX_PER_PROJECT: { type: 'string', pattern: '^[1-9][0-9]{0,6}$' },
+    DEAD_LETTER_MAX_MB_PER_PROJECT: { type: 'string', pattern: '^[1-9][0-9]{0,5}$' },
     NIGHTLY_CRON: { type: 'string', pattern: '^\\S+(\\s+\\S+){4,5}$' },
     NIGHTLY_TIME_ZONE: { type: 'string', minLength: 1, maxLength: 64 },
+    RETENTION_CRON: { type: 'string', pattern: '^\\S+(\\s+\\S+){4,5}$' },
     RATE_LIMIT_REQUESTS: { type: 'string', pattern: '^[0-9]{1,9}$' },
     RATE_LIMIT_WINDOW_SECONDS: { type: 'string', pattern: '^[1-9][0-9]{0,5}$' },
     AUTH_CACHE_TTL_MS: { type: 'string', pattern: '^[0-9]{1,8}$' },
     AUTH_FAILURES_PER_MINUTE: { type: 'string', pattern: '^[0-9]{1,6}$' },
-    TRUST_PROXY: {
-      type: 'string',
-      pattern: '^[0-9A-Za-z:./]+(\\s*,\\s*[0-9A-Za-z:./]+)*$',
-    },
+    TRUST_PROXY: { type: 'string', pattern: '^[0-9A-Za-z:./]+(\\s*,\\s*[0-9A-Za-z:./]+)*$' },
     ALERT_ALLOW_PRIVATE_DESTINATIONS: { enum: ['true', 'false'] },
-    ALERT_EVALUATION_INTERVAL_MS: {
-      type: 'string',
-      pattern: '^[1-9][0-9]{3,7}$',
-    },
+    ALERT_EVALUATION_INTERVAL_MS: { type: 'string', pattern: '^[1-9][0-9]{3,7}$' },
     ALERT_DELIVERY_ATTEMPTS: { type: 'string', pattern: '^[1-9][0-9]?$' },
     ALERT_DELIVERY_BACKOFF_MS: { type: 'string', pattern: '^[1-9][0-9]{0,7}$' },
   },
@@ -174,6 +160,7 @@ const envSchema = {
 
 const HINTS: Record<string, string> = {
   DATABASE_URL: 'a postgresql:// URL',
+  DATABASE_READ_URL: 'a postgresql:// URL of a streaming replica of DATABASE_URL, or empty to read from the primary',
   REDIS_URL: 'a redis:// or rediss:// URL, or redis+cluster://host:port,host:port for a Redis Cluster',
   REDIS_CLUSTER_NODES: 'the seed nodes of a Redis Cluster as host:port,host:port',
   PORT: 'a TCP port number (1-65535)',
@@ -194,6 +181,7 @@ const HINTS: Record<string, string> = {
   DEAD_LETTER_MAX_MB_PER_PROJECT: 'megabytes, an integer from 1 to 999999',
   NIGHTLY_CRON: 'a cron expression with 5 or 6 fields, e.g. "0 2 * * *"',
   NIGHTLY_TIME_ZONE: 'an IANA time zone such as UTC or Europe/Paris',
+  RETENTION_CRON: 'a cron expression with 5 or 6 fields (UTC), e.g. "20 * * * *"',
   RATE_LIMIT_REQUESTS: 'a whole number (0 turns rate limiting off)',
   RATE_LIMIT_WINDOW_SECONDS: 'seconds, from 1 to 999999',
   AUTH_CACHE_TTL_MS: 'milliseconds (0 turns the cache off)',
@@ -246,6 +234,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     nodeEnv,
     isProduction: nodeEnv === 'production',
     databaseUrl: raw.DATABASE_URL,
+    databaseReadUrl: raw.DATABASE_READ_URL === '' ? null : raw.DATABASE_READ_URL,
     redisUrl: redis.url,
     redis: redis.target,
     port,
@@ -268,6 +257,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     deadLetterMaxBytesPerProject: Number(raw.DEAD_LETTER_MAX_MB_PER_PROJECT) * 1024 * 1024,
     nightlyCron: raw.NIGHTLY_CRON.trim(),
     nightlyTimeZone: raw.NIGHTLY_TIME_ZONE,
+    retentionCron: raw.RETENTION_CRON.trim(),
     rateLimitRequests: Number(raw.RATE_LIMIT_REQUESTS),
     rateLimitWindowSeconds: Number(raw.RATE_LIMIT_WINDOW_SECONDS),
     authCacheTtlMs: Number(raw.AUTH_CACHE_TTL_MS),
