@@ -1,6 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../infra/prisma/prisma.service';
 
+export interface ProjectSummary {
+  id: string;
+  name: string;
+  createdAt: Date;
+  activeKeys: number;
+}
+
+/** What an operator may see of a key: never its secret or hash. */
+export interface ApiKeySummary {
+  id: string;
+  name: string;
+  keyPrefix: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+/** A key's last use is written at most this often: verified keys are cached, so this is rarely reached anyway. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
 export interface AuthenticatedProject {
   projectId: string;
   projectName: string;
@@ -44,4 +64,41 @@ export class ProjectRepository {
     });
     return count > 0;
   }
+
+  /** Stamps the key's last use, unless it was stamped within the last minute (one cheap write per cache miss). */
+  async recordKeyUse(apiKeyId: string): Promise<void> {
+    await this.prisma.apiKey.updateMany({
+      where: { id: apiKeyId, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(Date.now() - LAST_USED_RESOLUTION_MS) } }] },
+      data: { lastUsedAt: new Date() },
+    });
+  }
+
+  async listProjects(): Promise<ProjectSummary[]> {
+    const projects = await this.prisma.project.findMany({
+      orderBy: { name: 'asc' },
+      select: { id: true, name: true, createdAt: true, _count: { select: { apiKeys: { where: { revokedAt: null } } } } },
+    });
+    return projects.map(({ _count, ...project }) => ({ ...project, activeKeys: _count.apiKeys }));
+  }
+
+  /** The project's keys, oldest first; null when no project has that name. */
+  async listApiKeys(projectName: string): Promise<ApiKeySummary[] | null> {
+    const project = await this.prisma.project.findUnique({
+      where: { name: projectName },
+      select: { apiKeys: { orderBy: { createdAt: 'asc' }, select: API_KEY_SUMMARY } },
+    });
+    return project ? project.apiKeys : null;
+  }
+
+  /** Revokes the active keys matched (by id, or by name within a project); answers their hashes, to announce. */
+  async revokeApiKeys(where: { id: string } | { projectName: string; name: string }): Promise<string[]> {
+    const match = 'id' in where ? { id: where.id } : { name: where.name, project: { name: where.projectName } };
+    return this.prisma.$transaction(async (tx) => {
+      const keys = await tx.apiKey.findMany({ where: { ...match, revokedAt: null }, select: { id: true, keyHash: true } });
+      await tx.apiKey.updateMany({ where: { id: { in: keys.map((key) => key.id) } }, data: { revokedAt: new Date() } });
+      return keys.map((key) => key.keyHash);
+    });
+  }
 }
+
+const API_KEY_SUMMARY = { id: true, name: true, keyPrefix: true, createdAt: true, lastUsedAt: true, revokedAt: true } as const;

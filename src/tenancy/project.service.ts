@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { ApiKeyRevocationsChannel } from './api-key-revocations.channel';
-import { AuthenticatedProject, ProjectRepository } from './project.repository';
+import { ApiKeySummary, AuthenticatedProject, ProjectRepository, ProjectSummary } from './project.repository';
 import { apiKeyPrefix, generateApiKey, hashApiKey } from './api-key';
 
 const MAX_CACHED_KEYS = 10_000;
@@ -37,6 +37,8 @@ export class ProjectService {
     if (cached && cached.expiresAt > Date.now()) return cached.project;
     if ((this.unknown.get(keyHash) ?? 0) > Date.now()) return null;
     const project = await this.projects.findProjectByKeyHash(keyHash);
+    // "last used" for key:list; best effort, never in the way of the request
+    if (project) void this.projects.recordKeyUse(project.apiKeyId).catch(() => undefined);
     if (this.cacheTtlMs > 0) {
       if (project) remember(this.verified, keyHash, { project, expiresAt: Date.now() + this.cacheTtlMs });
       else remember(this.unknown, keyHash, Date.now() + Math.min(this.cacheTtlMs, UNKNOWN_KEY_TTL_MS));
@@ -72,6 +74,24 @@ export class ProjectService {
     const isRevoked = await this.projects.revokeApiKey(keyHash);
     if (isRevoked) await this.revocations?.publish(keyHash);
     return isRevoked;
+  }
+
+  listProjects(): Promise<ProjectSummary[]> {
+    return this.projects.listProjects();
+  }
+
+  /** The keys of a project (names, prefixes, created, last used; never a secret). Throws for an unknown project. */
+  async listApiKeys(projectName: string): Promise<ApiKeySummary[]> {
+    const keys = await this.projects.listApiKeys(projectName);
+    if (!keys) throw new Error(`project "${projectName}" does not exist`);
+    return keys;
+  }
+
+  /** Revokes by id, or by name within a project (a key whose secret is lost); answers the revoked keys' hashes. */
+  async revokeApiKeys(where: { id: string } | { projectName: string; name: string }): Promise<string[]> {
+    const keyHashes = await this.projects.revokeApiKeys(where);
+    for (const keyHash of keyHashes) await this.revocations?.publish(keyHash);
+    return keyHashes;
   }
 
   /** Outside production: make sure project `default` exists and accepts the configured development key. */
