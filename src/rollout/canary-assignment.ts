@@ -1,0 +1,25 @@
+import { createHash } from 'node:crypto';
+
+// Which agents see a canary description version. Sticky and deterministic: an agent (or session) id hashed with the
+// canary's id lands in [0, 1); it sees the canary when that is below the canary's share, on every call and every
+// replica, and a new canary of the same tool draws a fresh, independent sample. Pure.
+
+/** Sticky ids longer than this are cut before hashing: a client-chosen header never decides how much we hash. */
+export const MAX_STICKY_ID_CHARS = 200;
+
+/** The id an assignment sticks to: the session when the client sent one, else the agent; null when neither. */
+export function stickyIdOf(sources: { session?: string | null; agent?: string | null }): string | null {
+  const id = sources.session?.trim() || sources.agent?.trim() || '';
+  return id === '' ? null : id.slice(0, MAX_STICKY_ID_CHARS);
+}
+
+/** Where `stickyId` falls in [0, 1) for this canary. */
+export function canaryBucket(canaryId: string, stickyId: string): number {
+  const digest = createHash('sha256').update(`${canaryId}\u0000${stickyId}`, 'utf8').digest();
+  return digest.readUInt32BE(0) / 0x1_0000_0000;
+}
+
+/** Whether this caller is served the canary. A caller without an id keeps the previous version: it cannot stick. */
+export function isServedCanary(canaryId: string, stickyId: string | null, share: number): boolean {
+  return stickyId !== null && canaryBucket(canaryId, stickyId) < share;
+}
