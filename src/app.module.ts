@@ -15,6 +15,7 @@ import { PrismaModule } from './infra/prisma/prisma.module';
 import { QueueModule } from './infra/queue/queue.module';
 import { IngestModule } from './ingest/ingest.module';
 import { RegistryApiModule } from './registry/registry-api.module';
+import { RetentionApiModule, RetentionSchedulerModule } from './retention/retention.module';
 import { TenancyModule } from './tenancy/tenancy.module';
 
 /** Composition root: shared infrastructure always; feature modules by the roles this process runs. */
@@ -31,9 +32,17 @@ export class AppModule {
       HealthModule,
     ];
     if (config.roles.has('api'))
-      imports.push(IngestModule, DashboardModule, DeadLetterAdminModule, AnalyticsApiModule, RegistryApiModule, AlertsApiModule);
+      imports.push(
+        IngestModule,
+        DashboardModule,
+        DeadLetterAdminModule,
+        AnalyticsApiModule,
+        RegistryApiModule,
+        AlertsApiModule,
+        RetentionApiModule,
+      );
     if (config.roles.has('worker')) imports.push(CategorizeModule, AnalyticsWorkerModule, AlertsWorkerModule);
-    if (config.roles.has('scheduler')) imports.push(ScheduleModule.forRoot(), AnalyticsSchedulerModule);
+    if (config.roles.has('scheduler')) imports.push(ScheduleModule.forRoot(), AnalyticsSchedulerModule, RetentionSchedulerModule);
     return { module: AppModule, imports };
   }
 }
