@@ -126,6 +126,22 @@ describe('retention of partitioned events', () => {
     expect((await t.request('GET', '/v1/events/resent-next-day')).body.receivedAt).toBe(stored.receivedAt);
   });
 
+  it('postpones a drop whose lock is not granted within the lock timeout, and drops it on the next try', async () => {
+    const repository = t.app.get(RetentionRepository, { strict: false });
+    const day = new Date('2000-01-01T00:00:00Z');
+    expect(await repository.createPartition(day)).toBe(0);
+    // a long transaction reading events holds a lock the drop's ACCESS EXCLUSIVE waits for
+    await t.db.sql.query('BEGIN');
+    await t.db.sql.query('LOCK TABLE events IN ACCESS SHARE MODE');
+    try {
+      expect(await repository.dropPartition(partitionNameOf(day))).toBe(false);
+    } finally {
+      await t.db.sql.query('COMMIT');
+    }
+    expect(await repository.dropPartition(partitionNameOf(day))).toBe(true);
+    expect(await repository.listEventPartitions()).not.toContain(partitionNameOf(day));
+  });
+
   describe(`${SIMULATED_DAYS} simulated days, a project keeping 30 days and one keeping 7`, () => {
     const now = new Date();
     const today = startOfUtcDay(now);
