@@ -166,3 +166,88 @@ describe('aggregateBatch evidence for the nightly job', () => {
     ]);
   });
 });
+
+describe('aggregateBatch by agent and by model', () => {
+  const batchA = [
+    row({ id: 'a1', agent: 'planner', model: 'gpt-4.1' }),
+    { ...errorRow('a2', 'f1', '2026-05-01T10:05:00Z', 'overflow'), agent: 'planner', model: 'gpt-4.1' },
+    { ...errorRow('a3', 'f2', '2026-05-01T10:06:00Z', 'unknown_tool'), model: 'claude-sonnet' },
+  ];
+  const batchB = [
+    { ...errorRow('b1', 'f1', '2026-05-01T10:30:00Z', 'overflow'), agent: 'planner', model: 'gpt-4.1' },
+    row({ id: 'b2', agent: 'writer', model: 'gpt-4.1', occurredAt: new Date('2026-05-01T11:10:00Z') }),
+  ];
+
+  it('counts calls, errors and errors per category for each agent and each model per tool and hour; none reported is ""', () => {
+    const { dimensions } = aggregateBatch(batchA);
+    expect(dimensions).toEqual([
+      {
+        dimension: 'agent',
+        value: '',
+        tool: 't',
+        hour: new Date('2026-05-01T10:00:00Z'),
+        calls: 1,
+        errors: 1,
+        errorCategories: { unknown_tool: 1 },
+      },
+      {
+        dimension: 'agent',
+        value: 'planner',
+        tool: 't',
+        hour: new Date('2026-05-01T10:00:00Z'),
+        calls: 2,
+        errors: 1,
+        errorCategories: { overflow: 1 },
+      },
+      {
+        dimension: 'model',
+        value: 'claude-sonnet',
+        tool: 't',
+        hour: new Date('2026-05-01T10:00:00Z'),
+        calls: 1,
+        errors: 1,
+        errorCategories: { unknown_tool: 1 },
+      },
+      {
+        dimension: 'model',
+        value: 'gpt-4.1',
+        tool: 't',
+        hour: new Date('2026-05-01T10:00:00Z'),
+        calls: 2,
+        errors: 1,
+        errorCategories: { overflow: 1 },
+      },
+    ]);
+  });
+
+  it('gives a group of batches written together the sum of what each batch gives alone (the upsert adds them the same way)', () => {
+    const together = aggregateBatch([...batchA, ...batchB]).dimensions;
+    const sum = new Map<string, { calls: number; errors: number; errorCategories: Record<string, number> }>();
+    for (const part of [...aggregateBatch(batchA).dimensions, ...aggregateBatch(batchB).dimensions]) {
+      const key = `${part.dimension}/${part.value}/${part.tool}/${part.hour.toISOString()}`;
+      const total = sum.get(key) ?? { calls: 0, errors: 0, errorCategories: {} };
+      total.calls += part.calls;
+      total.errors += part.errors;
+      for (const [category, count] of Object.entries(part.errorCategories))
+        total.errorCategories[category] = (total.errorCategories[category] ?? 0) + count;
+      sum.set(key, total);
+    }
+    expect(together).toHaveLength(sum.size);
+    for (const rollup of together) {
+      const { calls, errors, errorCategories } = rollup;
+      expect({ calls, errors, errorCategories }).toEqual(
+        sum.get(`${rollup.dimension}/${rollup.value}/${rollup.tool}/${rollup.hour.toISOString()}`),
+      );
+    }
+    expect(together.find((r) => r.dimension === 'agent' && r.value === 'planner' && r.hour.getUTCHours() === 10)).toMatchObject({
+      calls: 3,
+      errors: 2,
+      errorCategories: { overflow: 2 },
+    });
+  });
+
+  it('returns rollups sorted by dimension, hour, value and tool: the key order rows are locked in', () => {
+    const keys = aggregateBatch([...batchB, ...batchA]).dimensions.map((r) => [r.dimension, r.hour.getTime(), r.value, r.tool]);
+    expect(keys).toEqual([...keys].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1)));
+  });
+});

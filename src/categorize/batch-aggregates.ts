@@ -10,6 +10,7 @@ export interface BatchAggregates {
   argumentRanges: ArgumentRangeDelta[];
   versions: VersionRollupDelta[];
   mistakes: MistakeRollupDelta[];
+  dimensions: DimensionRollupDelta[];
 }
 
 /**
@@ -25,6 +26,7 @@ export function aggregateBatch(rows: readonly StoredEventRow[]): BatchAggregates
     argumentRanges: foldArgumentRanges(rows),
     versions: foldVersionRollups(rows),
     mistakes: foldMistakeRollups(errors),
+    dimensions: foldDimensionRollups(rows),
   };
 }
 
@@ -276,6 +278,47 @@ function foldMistakeRollups(errors: readonly DiagnosedError[]): MistakeRollupDel
     }),
     (mistake) => {
       mistake.count += 1;
+    },
+  );
+}
+
+// ---- hourly rollups by agent and by model --------------------------------------------------------------------------
+
+export type RollupDimension = 'agent' | 'model';
+
+/** Calls, errors and errors per category of one agent (or model) with one tool in one hour; value '' is not reported. */
+export interface DimensionRollupDelta {
+  dimension: RollupDimension;
+  value: string;
+  tool: string;
+  hour: Date;
+  calls: number;
+  errors: number;
+  errorCategories: Record<string, number>;
+}
+
+function foldDimensionRollups(rows: readonly StoredEventRow[]): DimensionRollupDelta[] {
+  const byDimension = rows.flatMap((row) => [
+    { dimension: 'agent' as const, value: row.agent ?? '', row },
+    { dimension: 'model' as const, value: row.model ?? '', row },
+  ]);
+  return foldByKey(
+    byDimension,
+    ({ dimension, value, row }) => `${dimension}\u0000${hourOf(row.occurredAt).getTime()}\u0000${value}\u0000${row.tool}`,
+    ({ dimension, value, row }): DimensionRollupDelta => ({
+      dimension,
+      value,
+      tool: row.tool,
+      hour: hourOf(row.occurredAt),
+      calls: 0,
+      errors: 0,
+      errorCategories: {},
+    }),
+    (rollup, { row }) => {
+      rollup.calls += 1;
+      if (!isDiagnosedError(row)) return;
+      rollup.errors += 1;
+      rollup.errorCategories[row.diagnosis.category] = (rollup.errorCategories[row.diagnosis.category] ?? 0) + 1;
     },
   );
 }

@@ -4,6 +4,7 @@ import { PrismaService } from '../infra/prisma/prisma.service';
 import {
   ArgumentRangeDelta,
   BatchAggregates,
+  DimensionRollupDelta,
   ErrorGroupDelta,
   HourlyErrorRollupDelta,
   HourlyRollupDelta,
@@ -227,6 +228,30 @@ ON CONFLICT (project_id, tool, day, description_version, category, subtype, argu
   count = LEAST(r.count::bigint + excluded.count, 2147483647)`;
 }
 
+/** Per-category counts add key by key; counters saturate like the others. */
+function upsertDimensionRollups(projectId: string, rollups: readonly DimensionRollupDelta[]): Prisma.Sql | null {
+  if (rollups.length === 0) return null;
+  const column = <T>(pick: (rollup: DimensionRollupDelta) => T) => rollups.map(pick);
+  return Prisma.sql`
+INSERT INTO hourly_dimension_rollups AS r (project_id, dimension, value, tool, hour, calls, errors, error_categories)
+SELECT ${projectId}::uuid, u.*
+FROM unnest(
+  ${column((r) => r.dimension)}::text[],
+  ${column((r) => r.value)}::text[],
+  ${column((r) => r.tool)}::text[],
+  ${column((r) => r.hour.toISOString())}::timestamptz[],
+  ${column((r) => r.calls)}::int[],
+  ${column((r) => r.errors)}::int[],
+  ${column((r) => JSON.stringify(r.errorCategories))}::jsonb[]
+) AS u(dimension, value, tool, hour, calls, errors, error_categories)
+ON CONFLICT (project_id, dimension, hour, value, tool) DO UPDATE SET
+  calls = LEAST(r.calls::bigint + excluded.calls, 2147483647),
+  errors = LEAST(r.errors::bigint + excluded.errors, 2147483647),
+  error_categories = (
+    SELECT COALESCE(jsonb_object_agg(k, LEAST(COALESCE((r.error_categories ->> k)::bigint, 0) + COALESCE((excluded.error_categories ->> k)::bigint, 0), 2147483647)), '{}')
+    FROM (SELECT jsonb_object_keys(r.error_categories) UNION SELECT jsonb_object_keys(excluded.error_categories)) AS keys(k))`;
+}
+
 /**
  * The group and rollup rows are hot (every batch of the hour touches the same ones) and stay locked until COMMIT,
  * so concurrent batches queue behind each other from the first upsert on. Sending all upserts as one statement
@@ -293,6 +318,7 @@ export class CategorizeRepository {
               upsertArgumentRanges(projectId, aggregates.argumentRanges),
               upsertVersionRollups(projectId, aggregates.versions),
               upsertMistakeRollups(projectId, aggregates.mistakes),
+              upsertDimensionRollups(projectId, aggregates.dimensions),
             ].filter((upsert): upsert is Prisma.Sql => upsert !== null),
           );
         }
