@@ -28,7 +28,7 @@ export function spawnApp(env: Record<string, string>, nodeArgs: readonly string[
 }
 
 /** A port the OS has just handed out as free (it could be taken again before use, but never by a fixed or random pick). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
