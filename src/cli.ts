@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { loadConfig } from './config/config';
+import { loadConfig, redactUrl } from './config/config';
 import { RedisTarget } from './config/redis-settings';
 import { createRootLogger } from './infra/logging/logger';
 import { RedisBroadcast } from './infra/redis/redis-broadcast';
@@ -7,7 +7,7 @@ import { revocationChannelName } from './tenancy/api-key-revocations.channel';
 import { hashApiKey } from './tenancy/api-key';
 import { PrismaService } from './infra/prisma/prisma.service';
 import { ProjectRepository } from './tenancy/project.repository';
-import { ProjectExistsError, ProjectService } from './tenancy/project.service';
+import { ProjectService } from './tenancy/project.service';
 import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from './retention/partition-plan';
 import { RetentionRepository } from './retention/retention.repository';
 
@@ -73,7 +73,7 @@ async function main(argv: string[]): Promise<number> {
     console.error(USAGE);
     return 2;
   } catch (error) {
-    console.error(error instanceof ProjectExistsError || error instanceof Error ? error.message : error);
+    console.error(describeCliError(error, config.databaseUrl));
     return 1;
   } finally {
     await prisma.$disconnect();
@@ -92,6 +92,17 @@ async function setRetention(retention: RetentionRepository, projectName: string,
   }
   console.log(`project ${projectName} keeps its raw events ${days} days from the next maintenance run on`);
   return 0;
+}
+
+/**
+ * Prisma's errors quote the calling code over several lines and say what went wrong on the last: show that line and
+ * the database it was about (the usual cause: the CLI run before `npm start` created and migrated it).
+ */
+function describeCliError(error: unknown, databaseUrl: string): string {
+  if (!(error instanceof Error)) return String(error);
+  if (!error.name.startsWith('PrismaClient')) return error.message;
+  const lastLine = error.message.trim().split('\n').pop() ?? error.message;
+  return `${lastLine} (DATABASE_URL ${redactUrl(databaseUrl)}; \`npm start\` creates and migrates it)`;
 }
 
 const KEY_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
