@@ -13,6 +13,7 @@ const DDL_LOCK_TIMEOUT = '2s';
 const ROLLUP_TABLES = [
   { table: 'hourly_rollups', dateColumn: 'hour', isDate: false },
   { table: 'hourly_error_rollups', dateColumn: 'hour', isDate: false },
+  { table: 'hourly_dimension_rollups', dateColumn: 'hour', isDate: false },
   { table: 'daily_tool_stats', dateColumn: 'day', isDate: true },
   { table: 'daily_version_rollups', dateColumn: 'day', isDate: true },
   { table: 'daily_mistake_rollups', dateColumn: 'day', isDate: true },

@@ -33,7 +33,7 @@ export class RetentionScheduler implements OnApplicationBootstrap {
       start: true,
     });
     this.schedulerRegistry.addCronJob('retention', job);
-    this.logger.info({ cron: this.config.retentionCron }, 'retention maintenance scheduled');
+    this.logger.debug({ cron: this.config.retentionCron }, 'retention maintenance scheduled');
     void this.runMaintenance(new Date());
   }
 

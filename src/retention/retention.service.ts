@@ -80,7 +80,7 @@ export class RetentionService {
     };
     const lock = await this.locks.tryAcquire(MAINTENANCE_LOCK);
     if (lock === null) {
-      this.logger.info('retention maintenance is running in another process; skipped');
+      this.logger.debug('retention maintenance is running in another process; skipped');
       return report;
     }
     try {
@@ -93,7 +93,10 @@ export class RetentionService {
         await this.trimEventIds(now, project, batchRows, report);
         await this.trimRollups(now, project.projectId, batchRows, report);
       }
-      this.logger.info({ ...report, now: now.toISOString() }, 'retention maintenance done');
+      // creating tomorrow's partitions is routine (debug); a run that removed or moved data says so at info
+      const hasRemoved = report.droppedPartitions.length + report.deletedEvents + report.deletedEventIds + report.deletedRollups > 0;
+      const level = hasRemoved || report.movedFromDefault > 0 ? 'info' : 'debug';
+      this.logger[level]({ ...report, now: now.toISOString() }, 'retention maintenance done');
       return report;
     } finally {
       await lock.release();
@@ -109,7 +112,7 @@ export class RetentionService {
       const name = partitionNameOf(day);
       report.createdPartitions.push(name);
       report.movedFromDefault += moved;
-      this.logger.info({ partition: name, movedFromDefault: moved }, 'events partition created');
+      this.logger[moved > 0 ? 'info' : 'debug']({ partition: name, movedFromDefault: moved }, 'events partition created');
     }
   }
 
