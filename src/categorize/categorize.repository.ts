@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../infra/prisma/prisma.service';
+import { SqlPoolService } from '../infra/prisma/sql-pool.service';
 import {
   ArgumentRangeDelta,
   BatchAggregates,
@@ -267,7 +268,10 @@ export const INSERT_CHUNK_ROWS = 250;
 
 @Injectable()
 export class CategorizeRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly sqlPool: SqlPoolService,
+  ) {}
 
   /**
    * Inserts the events that are not stored yet and folds only those into groups and rollups, atomically: a retried
@@ -297,35 +301,32 @@ export class CategorizeRepository {
     const order = parts.map((_, index) => index).sort((a, b) => (parts[a].projectId < parts[b].projectId ? -1 : 1));
     const writing = order.filter((index) => parts[index].rows.length > 0);
     if (writing.length === 0) return insertedIds;
-    await this.prisma.$transaction(
-      async (tx) => {
-        const upserts: Prisma.Sql[] = [];
-        for (const index of writing) {
-          const { projectId, rows } = parts[index];
-          // statements of at most INSERT_CHUNK_ROWS rows: building and sending one blocks the event loop for its
-          // rows' worth only, so /healthz and requests get a turn between chunks of a large group
-          for (let start = 0; start < rows.length; start += INSERT_CHUNK_ROWS) {
-            const chunk = rows.slice(start, start + INSERT_CHUNK_ROWS);
-            for (const { id } of await tx.$queryRaw<StoredEventId[]>(insertEvents(projectId, chunk))) insertedIds[index].add(id);
-          }
-          if (insertedIds[index].size === 0) continue;
-          const aggregates = aggregate(rows.filter((row) => insertedIds[index].has(row.id)));
-          upserts.push(
-            ...[
-              upsertErrorGroups(projectId, aggregates.groups),
-              upsertHourlyRollups(projectId, aggregates.hourly),
-              upsertHourlyErrorRollups(projectId, aggregates.hourlyErrors),
-              upsertArgumentRanges(projectId, aggregates.argumentRanges),
-              upsertVersionRollups(projectId, aggregates.versions),
-              upsertMistakeRollups(projectId, aggregates.mistakes),
-              upsertDimensionRollups(projectId, aggregates.dimensions),
-            ].filter((upsert): upsert is Prisma.Sql => upsert !== null),
-          );
+    await this.sqlPool.transaction(async (tx) => {
+      const upserts: Prisma.Sql[] = [];
+      for (const index of writing) {
+        const { projectId, rows } = parts[index];
+        // statements of at most INSERT_CHUNK_ROWS rows: building and sending one blocks the event loop for its
+        // rows' worth only, so /healthz and requests get a turn between chunks of a large group
+        for (let start = 0; start < rows.length; start += INSERT_CHUNK_ROWS) {
+          const chunk = rows.slice(start, start + INSERT_CHUNK_ROWS);
+          for (const { id } of await tx.query<StoredEventId>(insertEvents(projectId, chunk))) insertedIds[index].add(id);
         }
-        if (upserts.length > 0) await tx.$executeRaw(inOneStatement(upserts));
-      },
-      { timeout: 60_000, maxWait: 10_000 },
-    );
+        if (insertedIds[index].size === 0) continue;
+        const aggregates = aggregate(rows.filter((row) => insertedIds[index].has(row.id)));
+        upserts.push(
+          ...[
+            upsertErrorGroups(projectId, aggregates.groups),
+            upsertHourlyRollups(projectId, aggregates.hourly),
+            upsertHourlyErrorRollups(projectId, aggregates.hourlyErrors),
+            upsertArgumentRanges(projectId, aggregates.argumentRanges),
+            upsertVersionRollups(projectId, aggregates.versions),
+            upsertMistakeRollups(projectId, aggregates.mistakes),
+            upsertDimensionRollups(projectId, aggregates.dimensions),
+          ].filter((upsert): upsert is Prisma.Sql => upsert !== null),
+        );
+      }
+      if (upserts.length > 0) await tx.execute(inOneStatement(upserts));
+    });
     return insertedIds;
   }
 

@@ -5,6 +5,7 @@ import { CategorizeRepository } from '../../src/categorize/categorize.repository
 import { FailedBatchesReconciler } from '../../src/categorize/failed-batches.reconciler';
 import { ROOT_LOGGER } from '../../src/infra/logging/logging.module';
 import { PrismaService } from '../../src/infra/prisma/prisma.service';
+import { SqlPoolService } from '../../src/infra/prisma/sql-pool.service';
 import { DeadLetterService } from '../../src/infra/queue/dead-letters/dead-letter.service';
 import { JobName, QueueName } from '../../src/infra/queue/queue.names';
 import { CategorizeBatchPayload, DeadLetterPayload } from '../../src/infra/queue/queue.payloads';
@@ -28,7 +29,7 @@ describe('FailedBatchesReconciler', () => {
     reconciler = new FailedBatchesReconciler(
       producer,
       deadLetters,
-      new CategorizeRepository(t.app.get(PrismaService)),
+      new CategorizeRepository(t.app.get(PrismaService), t.app.get(SqlPoolService)),
       t.app.get(ROOT_LOGGER),
     );
   });
@@ -96,10 +97,12 @@ describe('FailedBatchesReconciler', () => {
     const whole = batch(2);
     const storedIds = [partly.events[0].id, ...whole.events.map((e) => e.id)];
     for (const id of storedIds) {
+      // as the worker stores one: the event, and its id's claim in event_ids (the idempotency key)
       await t.db.sql.query(
         `INSERT INTO events (project_id, id, tool, status, occurred_at, received_at) VALUES ($1, $2, 't', 'success', now(), now())`,
         [t.projectId, id],
       );
+      await t.db.sql.query(`INSERT INTO event_ids (project_id, id, received_at) VALUES ($1, $2, now())`, [t.projectId, id]);
     }
     const partlyJob = await failedJob(partly);
     const wholeJob = await failedJob(whole);

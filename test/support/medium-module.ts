@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config/config';
 import { APP_CONFIG } from '../../src/config/config.module';
 import { ROOT_LOGGER } from '../../src/infra/logging/logging.module';
 import { PrismaService } from '../../src/infra/prisma/prisma.service';
+import { SqlPoolService } from '../../src/infra/prisma/sql-pool.service';
 import { createTestDatabase, TestDatabase } from './test-database';
 import { REDIS_URL } from './test-env';
 
@@ -19,7 +20,7 @@ export interface MediumModule {
 }
 
 /**
- * Compiles a testing module of `providers` with the config, a silent root logger and the Prisma service wired to a
+ * Compiles a testing module of `providers` with the config, a silent root logger and the Prisma and SQL pool services wired to a
  * database cloned for the caller (and a Redis prefix of its own). Call from beforeAll; close() from afterAll.
  */
 export async function startMediumModule(providers: Provider[]): Promise<MediumModule> {
@@ -37,6 +38,7 @@ export async function startMediumModule(providers: Provider[]): Promise<MediumMo
         { provide: APP_CONFIG, useValue: config },
         { provide: ROOT_LOGGER, useValue: pino({ level: 'silent' }) },
         PrismaService,
+        SqlPoolService,
         ...providers,
       ],
     }).compile();

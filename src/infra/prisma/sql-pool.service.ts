@@ -1,0 +1,85 @@
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Pool, PoolClient } from 'pg';
+import { Logger } from 'pino';
+import { AppConfig } from '../../config/config';
+import { APP_CONFIG } from '../../config/config.module';
+import { ROOT_LOGGER } from '../logging/logging.module';
+import { Prisma } from '../../generated/prisma/client';
+
+/** One transaction on the pool: statements built with Prisma.sql, run by node-postgres as they are. */
+export interface SqlTransaction {
+  query<T>(statement: Prisma.Sql): Promise<T[]>;
+  execute(statement: Prisma.Sql): Promise<number>;
+}
+
+/** How long one statement of a pooled transaction may run before Postgres cancels it (as Prisma's transaction timeout did). */
+export const STATEMENT_TIMEOUT_MS = 60_000;
+/** How long a transaction waits for a free connection. */
+export const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * node-postgres without Prisma's client in between, for the worker's hot write path. Measured here on 2,000 events
+ * per transaction: 51-56 ms of CPU against 92-140 ms through `$transaction`/`$queryRaw` (Prisma's client serializes
+ * every parameter again before the adapter hands it to the same pg driver), 207 against 380 ms wall. The statements
+ * are still written with Prisma.sql, whose `text` and `values` are node-postgres's. The pool connects on first use,
+ * so roles that never write events never open it.
+ */
+@Injectable()
+export class SqlPoolService implements OnModuleDestroy {
+  private pool: Pool | null = null;
+  private readonly logger: Logger;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(ROOT_LOGGER) rootLogger: Logger,
+  ) {
+    this.logger = rootLogger.child({ context: 'SqlPoolService' });
+  }
+
+  async transaction<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T> {
+    const client = await this.connect();
+    let isBroken = false;
+    try {
+      await client.query('BEGIN');
+      const result = await work(transactionOn(client));
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      // a connection that cannot even roll back is dropped from the pool, not handed to the next transaction
+      await client.query('ROLLBACK').catch(() => (isBroken = true));
+      throw error;
+    } finally {
+      client.release(isBroken);
+    }
+  }
+
+  async onModuleDestroy() {
+    await this.pool?.end();
+  }
+
+  private connect(): Promise<PoolClient> {
+    if (!this.pool) {
+      this.pool = new Pool({
+        connectionString: this.config.databaseUrl,
+        // one connection per group written at once, and one spare
+        max: this.config.workerConcurrency + 1,
+        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+        statement_timeout: STATEMENT_TIMEOUT_MS,
+      });
+      // an idle connection the server closed (restart, pg_terminate_backend) is dropped; unheard, it would crash us
+      this.pool.on('error', (error) => this.logger.warn({ err: error.message }, 'idle database connection lost'));
+    }
+    return this.pool.connect();
+  }
+}
+
+function transactionOn(client: PoolClient): SqlTransaction {
+  return {
+    async query<T>(statement: Prisma.Sql) {
+      return (await client.query({ text: statement.text, values: statement.values })).rows as T[];
+    },
+    async execute(statement: Prisma.Sql) {
+      return (await client.query({ text: statement.text, values: statement.values })).rowCount ?? 0;
+    },
+  };
+}
