@@ -85,6 +85,17 @@ export const TOOLS_STATS_RESPONSE = pageOf(TOOL_ROW, {
   sort: { type: 'string' },
 });
 
+export const DIMENSION_STATS_RESPONSE = pageOf(
+  closedObject({
+    name: { ...NULLABLE_STRING, description: 'the agent or model; null for the calls that named none' },
+    calls: USAGE_TOTALS.calls,
+    errors: USAGE_TOTALS.errors,
+    successRate: USAGE_TOTALS.successRate,
+    errorsByCategory: USAGE_TOTALS.errorsByCategory,
+  }),
+  { from: DATE_TIME, to: DATE_TIME, tool: { ...NULLABLE_STRING, description: 'the tool filter, or null' } },
+);
+
 export const TOOL_STATS_RESPONSE = closedObject({ tool: { type: 'string' }, ...RANGE, totals: closedObject(USAGE_TOTALS), series: SERIES });
 
 export const ERROR_GROUPS_RESPONSE = pageOf(ERROR_GROUP_RESPONSE);

@@ -5,6 +5,7 @@ import { compileQueryValidator, invalidQuery } from '../infra/http/query-validat
 import { INSTANT_RANGE_TEXT, isStorableInstant } from '../infra/http/storable-values';
 import { ajvFor, toFieldErrors } from '../infra/validation/ajv-factory';
 import { GROUP_STATUSES, SETTABLE_GROUP_STATUSES } from './error-group-view';
+import { DimensionFilter } from './stats.queries';
 import { Bucket, parseInstant, resolveRange, StatsRange } from './stats-range';
 import { TOOL_SORTS, ToolSort } from './stats-series';
 
@@ -14,10 +15,10 @@ const RANGE_PROPERTIES = {
   from: { type: 'string', minLength: 1, maxLength: 40, description: 'ISO date-time or YYYY-MM-DD (UTC); default: 7 days before `to`' },
   to: { type: 'string', minLength: 1, maxLength: 40, description: 'ISO date-time or YYYY-MM-DD (UTC), exclusive; default: now' },
 } as const;
-/** Accepted so that a client asking for them learns why they are refused rather than getting unfiltered numbers. */
+/** One of the two at a time: the rollups by agent and by model (hourly_dimension_rollups) are kept apart. */
 const AGENT_MODEL_PROPERTIES = {
-  agent: { type: 'string', minLength: 1, maxLength: 200 },
-  model: { type: 'string', minLength: 1, maxLength: 200 },
+  agent: { type: 'string', minLength: 1, maxLength: 200, description: 'only calls of this agent (not with model)' },
+  model: { type: 'string', minLength: 1, maxLength: 200, description: 'only calls of this model (not with agent)' },
 } as const;
 const PAGE_PROPERTIES = {
   cursor: { type: 'string', minLength: 1, maxLength: 400, description: 'nextCursor of the previous page' },
@@ -53,6 +54,13 @@ export const ERROR_GROUP_QUERY_SCHEMA = {
     model: { ...AGENT_MODEL_PROPERTIES.model, description: 'only samples from this model' },
   },
 };
+export const DIMENSION_STATS_QUERY_SCHEMA = {
+  properties: {
+    ...RANGE_PROPERTIES,
+    tool: { type: 'string', minLength: 1, maxLength: 200, description: 'only calls of this tool' },
+    ...PAGE_PROPERTIES,
+  },
+};
 export const VERSIONS_QUERY_SCHEMA = { properties: { ...PAGE_PROPERTIES } };
 export const ERROR_GROUP_PATCH_SCHEMA = {
   type: 'object',
@@ -60,6 +68,12 @@ export const ERROR_GROUP_PATCH_SCHEMA = {
   required: ['status'],
   properties: { status: { enum: [...SETTABLE_GROUP_STATUSES] } },
 } as const;
+
+export interface FilteredRange {
+  range: StatsRange;
+  /** Only the calls of this agent or model; all calls when absent. */
+  only?: DimensionFilter;
+}
 
 interface RangeQuery {
   from?: string;
@@ -81,18 +95,20 @@ const validateErrorGroups = compileQueryValidator<{
   limit: number;
 }>(ERROR_GROUPS_QUERY_SCHEMA);
 const validateErrorGroup = compileQueryValidator<{ agent?: string; model?: string }>(ERROR_GROUP_QUERY_SCHEMA);
+const validateDimensionStats = compileQueryValidator<{ from?: string; to?: string; tool?: string; cursor?: string; limit: number }>(
+  DIMENSION_STATS_QUERY_SCHEMA,
+);
 const validateVersions = compileQueryValidator<{ cursor?: string; limit: number }>(VERSIONS_QUERY_SCHEMA);
 const validatePatch = ajvFor('body').compile<{ status: string }>(ERROR_GROUP_PATCH_SCHEMA);
 
-/** Rollups are kept per tool and hour, not per agent or model: refuse the filter instead of ignoring it. */
-function refuseAgentModel(query: RangeQuery): void {
-  const details = (['agent', 'model'] as const)
-    .filter((field) => query[field] !== undefined)
-    .map((field) => ({
-      path: `/query/${field}`,
-      message: 'filter not supported for rollup-backed stats (rollups are per tool, not per agent or model)',
-    }));
-  if (details.length > 0) throw invalidQuery(details);
+/** The agent or model the figures are narrowed to; rollups are kept by one or the other, so not both at once. */
+function dimensionFilterOf(query: RangeQuery): DimensionFilter | undefined {
+  if (query.agent !== undefined && query.model !== undefined) {
+    throw invalidQuery([{ path: '/query/model', message: 'filter by agent or by model, not both at once' }]);
+  }
+  if (query.agent !== undefined) return { dimension: 'agent', value: query.agent };
+  if (query.model !== undefined) return { dimension: 'model', value: query.model };
+  return undefined;
 }
 
 function rangeOf(query: RangeQuery, now: Date, bucket: Bucket): StatsRange {
@@ -101,23 +117,32 @@ function rangeOf(query: RangeQuery, now: Date, bucket: Bucket): StatsRange {
   return resolved.range;
 }
 
-export function readOverviewQuery(raw: unknown, now: Date): StatsRange {
+export function readOverviewQuery(raw: unknown, now: Date): FilteredRange {
   const query = validateOverview(raw);
-  refuseAgentModel(query);
-  return rangeOf(query, now, query.bucket ?? 'day');
+  const only = dimensionFilterOf(query);
+  return { range: rangeOf(query, now, query.bucket ?? 'day'), only };
 }
 
-export function readToolsQuery(raw: unknown, now: Date): { range: StatsRange; sort: ToolSort; offset: number; limit: number } {
+export function readToolsQuery(raw: unknown, now: Date): FilteredRange & { sort: ToolSort; offset: number; limit: number } {
   const query = validateTools(raw);
-  refuseAgentModel(query);
+  const only = dimensionFilterOf(query);
   const range = rangeOf(query, now, 'day');
-  return { range, sort: query.sort, limit: query.limit, offset: query.cursor ? decodeOffsetCursor(query.cursor, query.sort) : 0 };
+  const offset = query.cursor ? decodeOffsetCursor(query.cursor, query.sort) : 0;
+  return { range, only, sort: query.sort, limit: query.limit, offset };
 }
 
-export function readToolStatsQuery(raw: unknown, now: Date): StatsRange {
+export function readToolStatsQuery(raw: unknown, now: Date): FilteredRange {
   const query = validateToolStats(raw);
-  refuseAgentModel(query);
-  return rangeOf(query, now, query.bucket ?? 'day');
+  const only = dimensionFilterOf(query);
+  return { range: rangeOf(query, now, query.bucket ?? 'day'), only };
+}
+
+/** GET /v1/stats/agents and /v1/stats/models: one page of agents (or models), most calls first. */
+export function readDimensionStatsQuery(raw: unknown, now: Date): { range: StatsRange; tool?: string; offset: number; limit: number } {
+  const query = validateDimensionStats(raw);
+  const range = rangeOf(query, now, 'day');
+  const offset = query.cursor ? decodeOffsetCursor(query.cursor, 'calls') : 0;
+  return { range, tool: query.tool, offset, limit: query.limit };
 }
 
 export function readErrorGroupsQuery(raw: unknown) {
@@ -158,7 +183,7 @@ function parseRangeInstant(value: string, path: string, errors: FieldError[]): D
   return date && isStorableInstant(date) ? date : undefined;
 }
 
-function decodeOffsetCursor(cursor: string, sort: ToolSort): number {
+function decodeOffsetCursor(cursor: string, sort: string): number {
   return readCursor(
     cursor,
     (value) => (Array.isArray(value) && value[0] === sort && Number.isInteger(value[1]) && value[1] > 0 ? (value[1] as number) : undefined),

@@ -4,6 +4,8 @@ import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
 import type { AuthenticatedProject } from '../tenancy/project.repository';
 import {
+  DIMENSION_STATS_QUERY_SCHEMA,
+  readDimensionStatsQuery,
   readOverviewQuery,
   readToolsQuery,
   readToolStatsQuery,
@@ -11,7 +13,7 @@ import {
   TOOL_STATS_QUERY_SCHEMA,
   TOOLS_QUERY_SCHEMA,
 } from './dashboard.schemas';
-import { OVERVIEW_RESPONSE, TOOL_STATS_RESPONSE, TOOLS_STATS_RESPONSE } from './dashboard-responses.schemas';
+import { DIMENSION_STATS_RESPONSE, OVERVIEW_RESPONSE, TOOL_STATS_RESPONSE, TOOLS_STATS_RESPONSE } from './dashboard-responses.schemas';
 import { requireToolName } from './tool-name';
 import { StatsService } from './stats.service';
 
@@ -38,6 +40,26 @@ export class StatsController {
   })
   tools(@CurrentProject() project: AuthenticatedProject, @Query() query: unknown) {
     return this.stats.tools(project.projectId, readToolsQuery(query, new Date()));
+  }
+
+  @Get('stats/agents')
+  @ApiRoute({
+    summary: 'One row per agent: calls, errors, success rate and errors by category, most calls first',
+    query: DIMENSION_STATS_QUERY_SCHEMA,
+    response: DIMENSION_STATS_RESPONSE,
+  })
+  agents(@CurrentProject() project: AuthenticatedProject, @Query() query: unknown) {
+    return this.stats.byDimension(project.projectId, 'agent', readDimensionStatsQuery(query, new Date()));
+  }
+
+  @Get('stats/models')
+  @ApiRoute({
+    summary: 'One row per model: calls, errors, success rate and errors by category, most calls first',
+    query: DIMENSION_STATS_QUERY_SCHEMA,
+    response: DIMENSION_STATS_RESPONSE,
+  })
+  models(@CurrentProject() project: AuthenticatedProject, @Query() query: unknown) {
+    return this.stats.byDimension(project.projectId, 'model', readDimensionStatsQuery(query, new Date()));
   }
 
   @Get('tools/:name/stats')

@@ -4,11 +4,27 @@ import { ReadPrismaService } from '../infra/prisma/read-prisma.service';
 import { DAY_MS, StatsRange, uncoveredIntervals } from './stats-range';
 import { UsageRow } from './stats-series';
 
+export type Dimension = 'agent' | 'model';
+
+/** The calls of one agent or one model (hourly_dimension_rollups' dimension and value). */
+export interface DimensionFilter {
+  dimension: Dimension;
+  value: string;
+}
+
+/** Calls, errors and errors per category of one agent or model over a range; name null for calls that did not say. */
+export interface DimensionUsageRow {
+  name: string | null;
+  calls: number;
+  errors: number;
+  errorsByCategory: Record<string, number>;
+}
+
 /**
  * Reads the rollups the worker and the nightly job maintain; never the events table. Cost grows with tools x buckets:
  * daily_tool_stats by its (project_id, day) index (or its (project_id, tool, day) key for one tool), hourly_rollups and
- * hourly_error_rollups by (project_id, hour) (or their (project_id, tool, hour, ...) keys for one tool). On the read
- * replica when there is one.
+ * hourly_error_rollups by (project_id, hour) (or their (project_id, tool, hour, ...) keys for one tool),
+ * hourly_dimension_rollups by its (project_id, dimension, hour, ...) key. On the read replica when there is one.
  */
 @Injectable()
 export class StatsQueries {
@@ -19,7 +35,8 @@ export class StatsQueries {
    * the days the nightly job computed after they ended; other days (today, days not run yet, a day run before it was
    * over) are summed from the hourly rollups.
    */
-  async findUsage(projectId: string, range: StatsRange, tool?: string): Promise<UsageRow[]> {
+  async findUsage(projectId: string, range: StatsRange, tool?: string, only?: DimensionFilter): Promise<UsageRow[]> {
+    if (only) return this.findDimensionUsage(projectId, range, only, tool);
     if (range.bucket === 'hour') return this.findHourlyUsage(projectId, [range], 'hour', tool);
     const days = await this.db.read((prisma) =>
       prisma.dailyToolStat.findMany({
@@ -79,6 +96,67 @@ export class StatsQueries {
     }
     return [...byKey.values()];
   }
+
+  /**
+   * Usage of one agent or model per tool and bucket, from hourly_dimension_rollups (the only rollup kept by agent and
+   * model, for 400 days like the others). It holds no latency histogram, so these rows give no percentiles.
+   */
+  private async findDimensionUsage(projectId: string, range: StatsRange, only: DimensionFilter, tool?: string): Promise<UsageRow[]> {
+    const slice = Prisma.sql`${dimensionSlice(projectId, only.dimension, range, tool)} AND r.value = ${only.value}::text`;
+    const [usage, errors] = await Promise.all([
+      this.db.read((prisma) =>
+        prisma.$queryRaw<Array<{ tool: string; start: Date; calls: number; errors: number }>>(Prisma.sql`
+SELECT tool, date_trunc(${range.bucket}, hour, 'UTC') AS start, sum(calls)::int AS calls, sum(errors)::int AS errors
+FROM hourly_dimension_rollups r WHERE ${slice} GROUP BY 1, 2`),
+      ),
+      this.db.read((prisma) =>
+        prisma.$queryRaw<HourlyErrorsRow[]>(Prisma.sql`
+SELECT r.tool, date_trunc(${range.bucket}, r.hour, 'UTC') AS start, c.key AS category, sum(c.value::int)::int AS count
+FROM hourly_dimension_rollups r, jsonb_each_text(r.error_categories) c WHERE ${slice} GROUP BY 1, 2, 3`),
+      ),
+    ]);
+    const byKey = new Map<string, UsageRow & { errorsByCategory: Record<string, number> }>();
+    for (const row of usage) byKey.set(`${row.tool}\u0000${row.start.getTime()}`, { ...row, latencyBuckets: [], errorsByCategory: {} });
+    for (const e of errors) {
+      const row = byKey.get(`${e.tool}\u0000${e.start.getTime()}`);
+      if (row) row.errorsByCategory[e.category] = e.count;
+    }
+    return [...byKey.values()];
+  }
+
+  /** Every agent (or model) with calls in the range, summed over hours and tools: as many rows as agents (or models). */
+  async findDimensionBreakdown(projectId: string, dimension: Dimension, range: StatsRange, tool?: string): Promise<DimensionUsageRow[]> {
+    const slice = dimensionSlice(projectId, dimension, range, tool);
+    const [usage, errors] = await Promise.all([
+      this.db.read((prisma) =>
+        prisma.$queryRaw<Array<{ value: string; calls: number; errors: number }>>(Prisma.sql`
+SELECT value, sum(calls)::int AS calls, sum(errors)::int AS errors FROM hourly_dimension_rollups r WHERE ${slice} GROUP BY 1`),
+      ),
+      this.db.read((prisma) =>
+        prisma.$queryRaw<Array<{ value: string; category: string; count: number }>>(Prisma.sql`
+SELECT r.value, c.key AS category, sum(c.value::int)::int AS count
+FROM hourly_dimension_rollups r, jsonb_each_text(r.error_categories) c WHERE ${slice} GROUP BY 1, 2`),
+      ),
+    ]);
+    const byValue = new Map(
+      usage.map((row) => [
+        row.value,
+        { name: row.value === '' ? null : row.value, calls: row.calls, errors: row.errors, errorsByCategory: {} as Record<string, number> },
+      ]),
+    );
+    for (const e of errors) {
+      const row = byValue.get(e.value);
+      if (row) row.errorsByCategory[e.category] = e.count;
+    }
+    return [...byValue.values()];
+  }
+}
+
+/** One dimension's rows (table alias r) of a project in the range, by the (project_id, dimension, hour, ...) primary key. */
+function dimensionSlice(projectId: string, dimension: Dimension, range: { from: Date; to: Date }, tool?: string): Prisma.Sql {
+  const onlyTool = tool === undefined ? Prisma.empty : Prisma.sql`AND r.tool = ${tool}::text`;
+  return Prisma.sql`r.project_id = ${projectId}::uuid AND r.dimension = ${dimension}::text
+  AND r.hour >= ${range.from}::timestamptz AND r.hour < ${range.to}::timestamptz ${onlyTool}`;
 }
 
 /** Which rollup rows to sum, and into which buckets. */

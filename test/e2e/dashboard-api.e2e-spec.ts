@@ -211,6 +211,57 @@ describe('dashboard REST API', () => {
     });
   });
 
+  describe('by agent and by model (hourly_dimension_rollups)', () => {
+    it('gives success rate and error mix per agent and per model, most calls first', async () => {
+      const agents = await timed('GET /v1/stats/agents', `/v1/stats/agents?from=${FROM}&to=${TO}`);
+      expect(agents.status).toBe(200);
+      expect(agents.body).toMatchObject({ from: `${FROM}T00:00:00.000Z`, to: `${TO}T00:00:00.000Z`, tool: null, nextCursor: null });
+      expect(agents.body.items).toEqual([
+        { name: 'agent-a', calls: 38, errors: 6, successRate: 32 / 38, errorsByCategory: { overflow: 6 } },
+        { name: 'agent-b', calls: 15, errors: 5, successRate: 10 / 15, errorsByCategory: { overflow: 2, argument_mismatch: 3 } },
+      ]);
+      const models = await timed('GET /v1/stats/models', `/v1/stats/models?from=${FROM}&to=${TO}`);
+      expect(models.body.items).toEqual([
+        { name: 'gpt-4.1', calls: 40, errors: 8, successRate: 32 / 40, errorsByCategory: { overflow: 8 } },
+        { name: 'claude', calls: 13, errors: 3, successRate: 10 / 13, errorsByCategory: { argument_mismatch: 3 } },
+      ]);
+    });
+
+    it('narrows to one tool and pages with a cursor', async () => {
+      const prime = await t.request('GET', `/v1/stats/agents?from=${FROM}&to=${TO}&tool=prime_factorization`);
+      expect(prime.body.items.map((r: { name: string; calls: number }) => [r.name, r.calls])).toEqual([['agent-b', 13]]);
+      const first = await t.request('GET', `/v1/stats/models?from=${FROM}&to=${TO}&limit=1`);
+      expect(first.body.items.map((r: { name: string }) => r.name)).toEqual(['gpt-4.1']);
+      const second = await t.request('GET', `/v1/stats/models?from=${FROM}&to=${TO}&limit=1&cursor=${first.body.nextCursor}`);
+      expect(second.body).toMatchObject({ items: [{ name: 'claude' }], nextCursor: null });
+    });
+
+    it("filters the overview, the tools table and a tool's series to one agent or model", async () => {
+      const overview = await timed('GET /v1/stats/overview?agent=', `/v1/stats/overview?from=${FROM}&to=${TO}&agent=agent-b`);
+      expect(overview.status).toBe(200);
+      expect(overview.body.totals).toMatchObject({ calls: 15, errors: 5, errorsByCategory: { overflow: 2, argument_mismatch: 3 } });
+      expect(overview.body.totals.latencyP50Ms).toBeNull();
+      expect(overview.body.series.map((p: { calls: number }) => p.calls)).toEqual([15, 0, 0, 0]);
+      const tools = await t.request('GET', `/v1/stats/tools?from=${FROM}&to=${TO}&agent=agent-b`);
+      expect(tools.body.items.map((r: { tool: string; calls: number; errors: number }) => [r.tool, r.calls, r.errors])).toEqual([
+        ['factorial', 2, 2],
+        ['prime_factorization', 13, 3],
+      ]);
+      const hourly = await t.request('GET', `/v1/tools/factorial/stats?bucket=hour&from=${ymd(D2)}&model=gpt-4.1`);
+      expect(hourly.body.totals).toMatchObject({ calls: 15, errors: 3 });
+      expect(hourly.body.series[8]).toMatchObject({ calls: 10, errors: 2, errorsByCategory: { overflow: 2 } });
+      const none = await t.request('GET', `/v1/tools/factorial/stats?from=${FROM}&to=${TO}&model=claude`);
+      expect(none.body.totals).toMatchObject({ calls: 0, errors: 0 });
+    });
+
+    it("never shows another project's agents or models", async () => {
+      const other = await t.createProject(`other-${randomUUID().slice(0, 6)}`);
+      expect((await t.request('GET', `/v1/stats/agents?from=${FROM}`, { key: other.apiKey })).body.items).toEqual([]);
+      const filtered = await t.request('GET', `/v1/stats/overview?from=${FROM}&agent=agent-a`, { key: other.apiKey });
+      expect(filtered.body.totals.calls).toBe(0);
+    });
+  });
+
   describe('error groups', () => {
     let groupId: string;
 
@@ -326,8 +377,12 @@ describe('dashboard REST API', () => {
     ['/v1/stats/overview?from=last-week', '/query/from'],
     ['/v1/stats/overview?to=2026-02-30', '/query/to'],
     ['/v1/stats/overview?bucket=week', '/query/bucket'],
-    ['/v1/stats/overview?agent=agent-a', '/query/agent'],
-    ['/v1/stats/tools?model=gpt-4.1', '/query/model'],
+    ['/v1/stats/overview?agent=agent-a&model=gpt-4.1', '/query/model'],
+    ['/v1/stats/tools?agent=', '/query/agent'],
+    ['/v1/stats/agents?tool=', '/query/tool'],
+    ['/v1/stats/models?limit=201', '/query/limit'],
+    ['/v1/stats/models?cursor=xyz', '/query/cursor'],
+    ['/v1/stats/agents?from=2020-01-01', '/query/from'],
     ['/v1/stats/tools?sort=fastest', '/query/sort'],
     ['/v1/stats/tools?limit=0', '/query/limit'],
     ['/v1/stats/tools?cursor=bm9wZQ', '/query/cursor'],

@@ -248,6 +248,10 @@ describe('OpenAPI document', () => {
     await exercise('GET /v1/stats/overview', { query: `${range}&bucket=hour` });
     await exercise('GET /v1/stats/tools', { query: `${range}&limit=1` });
     await exercise('GET /v1/tools/{name}/stats', { params: { name: TOOL }, query: range });
+    await exercise('GET /v1/stats/overview', { query: `${range}&agent=planner` });
+    const agents = await exercise('GET /v1/stats/agents', { query: range });
+    expect(agents.body.items.map((row: { name: string | null }) => row.name)).toEqual([null, 'planner']);
+    expect((await exercise('GET /v1/stats/models', { query: `${range}&tool=${TOOL}` })).body.items.length).toBeGreaterThan(0);
     const groups = await exercise('GET /v1/tools/{name}/error-groups', { params: { name: TOOL } });
     const [group] = groups.body.items;
     await exercise('GET /v1/error-groups/{id}', { params: { id: group.id } });
