@@ -14,8 +14,9 @@ export interface OwnRedis {
   stop(): Promise<void>;
 }
 
-export async function startOwnRedis(extraArgs: string[] = []): Promise<OwnRedis> {
-  const port = await freePort();
+/** `port`: start again where a stopped one listened, so clients that kept its URL find it back. */
+export async function startOwnRedis(extraArgs: string[] = [], port?: number): Promise<OwnRedis> {
+  port ??= await freePort();
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extraArgs], {
     stdio: 'ignore',
   });
