@@ -120,14 +120,12 @@ async function readCatalog(db: TestDatabase): Promise<Map<string, TableFacts>> {
     JOIN pg_namespace n ON n.oid = c.relnamespace
     WHERE n.nspname = 'public' AND k.contype = 'f' AND NOT c.relispartition AND k.conparentid = 0`);
   for (const row of keyRows) {
-    tables
-      .get(row.table_name)
-      ?.foreignKeys.push({
-        name: row.name,
-        columns: row.columns,
-        referencedTable: row.referenced_table,
-        referencedColumns: row.referenced_columns,
-      });
+    tables.get(row.table_name)?.foreignKeys.push({
+      name: row.name,
+      columns: row.columns,
+      referencedTable: row.referenced_table,
+      referencedColumns: row.referenced_columns,
+    });
   }
   return tables;
 }
@@ -190,7 +188,7 @@ interface SqlStatement {
   /** `file#function`, the key of CROSS_PROJECT_SQL. */
   where: string;
   text: string;
-  /** Source text of the same-file declarations the statement interpolates by name (fragments such as a WHERE clause). */
+  /** Source text of the same-file declarations the statement interpolates, followed transitively (WHERE fragments). */
   fragments: string;
 }
 
@@ -218,10 +216,10 @@ function findSqlStatements(): SqlStatement[] {
       }
       if (template) {
         const interpolated = ts.isTemplateExpression(template) ? template.templateSpans.map((span) => span.expression) : [];
-        const fragments = interpolated
-          .flatMap((expression) => namesIn(expression))
-          .map((name) => declarations.get(name) ?? '')
-          .join('\n');
+        const fragments = resolveFragments(
+          interpolated.flatMap((expression) => namesIn(expression)),
+          declarations,
+        );
         statements.push({ where: `${file}#${enclosingName(node)}`, text: templateText(template), fragments });
       }
       ts.forEachChild(node, visit);
@@ -247,12 +245,32 @@ function namesIn(expression: ts.Node): string[] {
   return names;
 }
 
-/** Functions and variables of a file by name, with their source text. */
-function namedDeclarations(source: ts.SourceFile): Map<string, string> {
-  const declarations = new Map<string, string>();
+/**
+ * The source text of the declarations `names` lead to, followed through the names those declarations use in turn
+ * (`${slice}` -> `const slice = dimensionSlice(...)` -> `function dimensionSlice` and its `r.project_id = ...`).
+ */
+function resolveFragments(names: readonly string[], declarations: ReadonlyMap<string, string[]>): string {
+  const seen = new Set<string>();
+  const texts: string[] = [];
+  const pending = [...names];
+  while (pending.length > 0) {
+    const name = pending.pop()!;
+    if (seen.has(name)) continue;
+    seen.add(name);
+    for (const text of declarations.get(name) ?? []) {
+      texts.push(text);
+      pending.push(...(text.match(/[A-Za-z_$][\w$]*/g) ?? []));
+    }
+  }
+  return texts.join('\n');
+}
+
+/** Functions and variables of a file by name (a name declared in several places: each), with their source text. */
+function namedDeclarations(source: ts.SourceFile): Map<string, string[]> {
+  const declarations = new Map<string, string[]>();
   const visit = (node: ts.Node) => {
     if ((ts.isFunctionDeclaration(node) || ts.isVariableDeclaration(node)) && node.name && ts.isIdentifier(node.name)) {
-      declarations.set(node.name.text, node.getText());
+      declarations.set(node.name.text, [...(declarations.get(node.name.text) ?? []), node.getText()]);
     }
     ts.forEachChild(node, visit);
   };
