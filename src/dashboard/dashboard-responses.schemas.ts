@@ -181,3 +181,24 @@ export const STORED_EVENT_RESPONSE = closedObject({
 });
 
 export const STORED_EVENTS_RESPONSE = pageOf(STORED_EVENT_RESPONSE);
+
+/** One line of GET /v1/events/export. */
+export const EXPORT_LINE_RESPONSE = closedObject({
+  id: { type: 'string' },
+  occurredAt: DATE_TIME,
+  tool: { type: 'string' },
+  schemaVersion: { ...NULLABLE_INTEGER, description: 'the description version the agent reported using' },
+  agent: NULLABLE_STRING,
+  model: NULLABLE_STRING,
+  arguments: ANY_JSON,
+  status: { type: 'string', enum: ['success', 'error'] },
+  error: { ...closedObject({ type: NULLABLE_STRING, message: { type: 'string' } }), nullable: true },
+  category: nullableEnum(CATEGORIES),
+  subtype: nullableEnum(SUBTYPES),
+  argumentPath: NULLABLE_STRING,
+  fix: {
+    ...closedObject({ warningText: { type: 'string' } }),
+    nullable: true,
+    description: "the tool's active warning about this argument path, as agents are told now; null when none",
+  },
+});

@@ -3,6 +3,7 @@ import { DashboardAssets } from './dashboard-assets';
 import { DashboardPageController } from './dashboard-page.controller';
 import { ErrorGroupQueries } from './error-group.queries';
 import { ErrorGroupsController } from './error-groups.controller';
+import { EventExportService } from './event-export.service';
 import { EventQueries } from './event.queries';
 import { EventsController } from './events.controller';
 import { RootPageController } from './root-page.controller';
@@ -22,6 +23,6 @@ import { ToolVersionsController } from './tool-versions.controller';
     DashboardPageController,
     RootPageController,
   ],
-  providers: [EventQueries, StatsQueries, StatsService, ErrorGroupQueries, ToolVersionQueries, DashboardAssets],
+  providers: [EventQueries, EventExportService, StatsQueries, StatsService, ErrorGroupQueries, ToolVersionQueries, DashboardAssets],
 })
 export class DashboardModule {}

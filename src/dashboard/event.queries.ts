@@ -8,8 +8,14 @@ export interface EventFilter {
   category?: string;
   agent?: string;
   model?: string;
+  sessionId?: string;
+  errorGroupId?: string;
+  /** occurred_at in [from, to): the time the call reported. */
   from?: Date;
   to?: Date;
+  /** received_at in [receivedFrom, receivedTo): the partition key, so only those days' partitions are read. */
+  receivedFrom?: Date;
+  receivedTo?: Date;
   /** Position after which to continue, newest first. */
   after?: { occurredAt: Date; id: string };
   limit: number;
@@ -69,21 +75,49 @@ export class EventQueries {
     });
   }
 
-  /** Newest first; keyset pagination on (occurred_at, id) so pages stay stable while events arrive. */
+  /**
+   * Newest first; keyset pagination on (occurred_at, id) so pages stay stable while events arrive. Each partition is
+   * read along its (project_id, occurred_at, id) index; a received range prunes the partitions of other days.
+   */
   listEvents(projectId: string, filter: EventFilter): Promise<EventRecord[]> {
-    const where: Prisma.EventWhereInput = { projectId };
-    if (filter.tool) where.tool = filter.tool;
-    if (filter.status) where.status = filter.status;
-    if (filter.category) where.category = filter.category;
-    if (filter.agent) where.agent = filter.agent;
-    if (filter.model) where.model = filter.model;
-    if (filter.from || filter.to) where.occurredAt = { gte: filter.from, lt: filter.to };
-    if (filter.after) {
-      const { occurredAt, id } = filter.after;
-      where.AND = [{ OR: [{ occurredAt: { lt: occurredAt } }, { occurredAt, id: { lt: id } }] }];
-    }
     return this.db.read((prisma) =>
-      prisma.event.findMany({ where, select: EVENT_SELECT, orderBy: [{ occurredAt: 'desc' }, { id: 'desc' }], take: filter.limit }),
+      prisma.event.findMany({
+        where: whereOf(projectId, filter),
+        select: EVENT_SELECT,
+        orderBy: [{ occurredAt: 'desc' }, { id: 'desc' }],
+        take: filter.limit,
+      }),
     );
   }
+
+  /** The texts of a tool's active warnings by what they are about ("kind:/argument/path"), for the export's fix. */
+  async findActiveWarnings(projectId: string, tool: string): Promise<Array<{ evidenceKey: string | null; text: string }>> {
+    return this.db.read((prisma) =>
+      prisma.toolWarning.findMany({
+        where: { projectId, status: 'active', tool: { projectId, name: tool } },
+        select: { evidenceKey: true, text: true },
+        orderBy: { createdAt: 'asc' },
+      }),
+    );
+  }
+}
+
+function whereOf(projectId: string, filter: EventFilter): Prisma.EventWhereInput {
+  const where: Prisma.EventWhereInput = {
+    projectId,
+    tool: filter.tool,
+    status: filter.status,
+    category: filter.category,
+    agent: filter.agent,
+    model: filter.model,
+    sessionId: filter.sessionId,
+    errorGroupId: filter.errorGroupId,
+  };
+  if (filter.from || filter.to) where.occurredAt = { gte: filter.from, lt: filter.to };
+  if (filter.receivedFrom || filter.receivedTo) where.receivedAt = { gte: filter.receivedFrom, lt: filter.receivedTo };
+  if (filter.after) {
+    const { occurredAt, id } = filter.after;
+    where.AND = [{ OR: [{ occurredAt: { lt: occurredAt } }, { occurredAt, id: { lt: id } }] }];
+  }
+  return where;
 }

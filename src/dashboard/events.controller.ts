@@ -1,72 +1,57 @@
-import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
-import { CATEGORIES } from '../diagnosis';
+import { Controller, Get, Param, Query, Res, UseGuards } from '@nestjs/common';
+import { FastifyReply } from 'fastify';
+import { Readable } from 'node:stream';
 import { notFound } from '../infra/http/api-error';
-import { encodeCursor, readInstantCursor } from '../infra/http/cursor';
+import { encodeCursor } from '../infra/http/cursor';
 import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
-import { compileQueryValidator, invalidQuery } from '../infra/http/query-validator';
-import { INSTANT_RANGE_TEXT, isStorableInstant } from '../infra/http/storable-values';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
 import { AuthenticatedProject } from '../tenancy/project.repository';
-import { STORED_EVENT_RESPONSE, STORED_EVENTS_RESPONSE } from './dashboard-responses.schemas';
+import { EXPORT_LINE_RESPONSE, STORED_EVENT_RESPONSE, STORED_EVENTS_RESPONSE } from './dashboard-responses.schemas';
+import { EventExportService } from './event-export.service';
 import { EventQueries, EventRecord } from './event.queries';
+import { EXPORT_EVENTS_QUERY_SCHEMA, LIST_EVENTS_QUERY_SCHEMA, readExportQuery, readListEventsQuery } from './events.schemas';
 
-interface ListEventsQuery {
-  tool?: string;
-  status?: 'success' | 'error';
-  category?: string;
-  agent?: string;
-  model?: string;
-  from?: string;
-  to?: string;
-  cursor?: string;
-  limit: number;
-}
-
-const LIST_QUERY_SCHEMA = {
-  properties: {
-    tool: { type: 'string', minLength: 1, maxLength: 200 },
-    status: { enum: ['success', 'error'] },
-    category: { enum: [...CATEGORIES] },
-    agent: { type: 'string', minLength: 1, maxLength: 200 },
-    model: { type: 'string', minLength: 1, maxLength: 200 },
-    from: { type: 'string', format: 'date-time' },
-    to: { type: 'string', format: 'date-time' },
-    cursor: { type: 'string', minLength: 1, maxLength: 400 },
-    limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
-  },
-};
-const validateListQuery = compileQueryValidator<ListEventsQuery>(LIST_QUERY_SCHEMA);
+const JSON_LINES = 'application/x-ndjson';
 
 @Controller('v1/events')
 @UseGuards(ApiKeyGuard)
 export class EventsController {
-  constructor(private readonly events: EventQueries) {}
+  constructor(
+    private readonly events: EventQueries,
+    private readonly exporter: EventExportService,
+  ) {}
 
   @Get()
-  @ApiRoute({ summary: 'Stored events with their diagnosis, newest first', query: LIST_QUERY_SCHEMA, response: STORED_EVENTS_RESPONSE })
+  @ApiRoute({
+    summary: 'Stored events with their diagnosis, newest first (the dashboard explorer)',
+    query: LIST_EVENTS_QUERY_SCHEMA,
+    response: STORED_EVENTS_RESPONSE,
+  })
   async list(@CurrentProject() project: AuthenticatedProject, @Query() rawQuery: unknown) {
-    const query = validateListQuery(rawQuery);
-    const outside = (['from', 'to'] as const).filter((name) => query[name] !== undefined && !isStorableInstant(new Date(query[name]!)));
-    if (outside.length > 0) {
-      throw invalidQuery(outside.map((name) => ({ path: `/query/${name}`, message: `must be ${INSTANT_RANGE_TEXT}` })));
-    }
-    const cursor = query.cursor ? readInstantCursor(query.cursor) : undefined;
-    const rows = await this.events.listEvents(project.projectId, {
-      tool: query.tool,
-      status: query.status,
-      category: query.category,
-      agent: query.agent,
-      model: query.model,
-      from: query.from ? new Date(query.from) : undefined,
-      to: query.to ? new Date(query.to) : undefined,
-      after: cursor && { occurredAt: cursor.at, id: cursor.id },
-      limit: query.limit + 1,
-    });
+    const query = readListEventsQuery(rawQuery);
+    const rows = await this.events.listEvents(project.projectId, { ...query, limit: query.limit + 1 });
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
     const nextCursor = rows.length > query.limit && last ? encodeCursor([last.occurredAt.toISOString(), last.id]) : null;
     return { items: page.map(toEventView), nextCursor };
+  }
+
+  @Get('export')
+  @ApiRoute({
+    summary: 'Matching events as JSON lines (tool, schema version, arguments, error, diagnosis, known fix), streamed as a download',
+    query: EXPORT_EVENTS_QUERY_SCHEMA,
+    response: EXPORT_LINE_RESPONSE,
+    linesContentType: JSON_LINES,
+  })
+  export(@CurrentProject() project: AuthenticatedProject, @Query() rawQuery: unknown, @Res() reply: FastifyReply) {
+    const filter = readExportQuery(rawQuery, new Date());
+    reply
+      .status(200)
+      .header('content-type', `${JSON_LINES}; charset=utf-8`)
+      .header('content-disposition', `attachment; filename="${exportFileName(filter)}"`)
+      .header('cache-control', 'no-store')
+      .send(Readable.from(this.exporter.exportLines(project.projectId, filter)));
   }
 
   @Get(':id')
@@ -76,6 +61,13 @@ export class EventsController {
     if (!event) throw notFound('event', id);
     return toEventView(event);
   }
+}
+
+/** toolcoach-<tool>-<status>-<from>-<to>.jsonl, with anything but letters, digits, dot, dash and underscore as _. */
+function exportFileName(filter: { tool?: string; status?: string; from: Date; to: Date }): string {
+  const day = (date: Date) => date.toISOString().slice(0, 10);
+  const name = `toolcoach-${filter.tool ?? 'all-tools'}-${filter.status ?? 'all'}-${day(filter.from)}-${day(filter.to)}`;
+  return `${name.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 200)}.jsonl`;
 }
 
 export function toEventView(event: EventRecord) {

@@ -91,7 +91,9 @@ describe('OpenAPI document', () => {
     const undocumented = apiRoutes.filter((route) => !contract.operation(route));
     const withoutSuccess = apiRoutes.filter((route) => {
       const success = Object.entries(contract.operation(route)?.responses ?? {}).filter(([code]) => code.startsWith('2'));
-      return success.length === 0 || success.some(([code, r]) => code !== '204' && !r.content?.['application/json']?.schema);
+      const hasSchema = (r: (typeof success)[number][1]) =>
+        r.content?.['application/json']?.schema ?? r.content?.['application/x-ndjson']?.schema;
+      return success.length === 0 || success.some(([code, r]) => code !== '204' && !hasSchema(r));
     });
     expect(undocumented).toEqual([]);
     expect(withoutSuccess).toEqual([]);
@@ -220,6 +222,12 @@ describe('OpenAPI document', () => {
     const page = await exercise('GET /v1/events', { query: 'limit=50' });
     expect(page.body.items).toHaveLength(44);
     const diagnosed = await exercise('GET /v1/events/{id}', { params: { id: full.id as string } });
+    const exported = await fetch(`${t.baseUrl}/v1/events/export?status=error&tool=${TOOL}`, {
+      headers: { authorization: `Bearer ${t.apiKey}` },
+    });
+    const lines = await exported.text();
+    expect(lines.split('\n').length).toBeGreaterThan(2);
+    contract.checkLines('GET /v1/events/export', exported.status, lines);
     expect(diagnosed.body).toMatchObject({ category: 'argument_mismatch', metadata: { team: 'core' } });
   });
 

@@ -5,7 +5,7 @@ import type { TestResponse } from './test-app';
 
 interface DocumentedResponse {
   description?: string;
-  content?: { 'application/json'?: { schema?: object } };
+  content?: { 'application/json'?: { schema?: object }; 'application/x-ndjson'?: { schema?: object } };
 }
 
 export interface OpenApiOperation {
@@ -91,6 +91,18 @@ export class OpenApiContract {
           `${route} answered a body its documented schema refuses:\n  ${problems.join('\n  ')}\nbody: ${preview(response.body)}`,
         );
       }
+    }
+    this.checkedRoutes.add(route);
+  }
+
+  /** As check, for a route documented as JSON lines (application/x-ndjson): every line must match the line schema. */
+  checkLines(route: string, status: number, text: string): void {
+    const schema = this.operation(route)?.responses?.[String(status)]?.content?.['application/x-ndjson']?.schema;
+    if (!schema) throw new Error(`${route} documents no JSON lines for ${status}`);
+    const validate = this.validatorOf(schema);
+    for (const line of text.split('\n').filter((l) => l !== '')) {
+      if (!validate(JSON.parse(line)))
+        throw new Error(`${route} answered a line its schema refuses: ${JSON.stringify(validate.errors)}: ${line}`);
     }
     this.checkedRoutes.add(route);
   }

@@ -16,6 +16,8 @@ export interface RouteContract {
   isPublic?: boolean;
   /** A binary encoding the route also takes, answering success in it too (OTLP's application/x-protobuf), beside JSON. */
   binaryContentType?: string;
+  /** Answers a stream of JSON documents, one per line, in this content type (application/x-ndjson); `response` is a line. */
+  linesContentType?: string;
 }
 
 /**
@@ -33,13 +35,20 @@ export function ApiRoute(contract: RouteContract): MethodDecorator {
     ...(contract.body ? [ApiBody({ schema: asSchema(contract.body) })] : []),
     // @nestjs/swagger gives every consumed type the one body schema: the binary one says in its description what it is
     ...(contract.binaryContentType ? [ApiConsumes('application/json', contract.binaryContentType)] : []),
-    ...statuses.map((status) => successResponse(status, contract.response, contract.binaryContentType)),
+    ...statuses.map((status) => successResponse(status, contract)),
     ...(contract.isPublic ? [] : KEYED_ROUTE_ERRORS),
   );
 }
 
-function successResponse(status: number, schema: JsonSchema | null, binaryContentType?: string) {
+function successResponse(status: number, { response: schema, binaryContentType, linesContentType }: RouteContract) {
   if (!schema) return ApiResponse({ status, description: 'Success, no body' });
+  if (linesContentType) {
+    return ApiResponse({
+      status,
+      description: 'Success: one JSON document per line',
+      content: { [linesContentType]: { schema: asSchema(schema) } },
+    });
+  }
   if (!binaryContentType) return ApiResponse({ status, description: 'Success', schema: asSchema(schema) });
   const content = { 'application/json': { schema: asSchema(schema) }, [binaryContentType]: { schema: BINARY } };
   return ApiResponse({ status, description: 'Success, in the encoding of the request', content });
