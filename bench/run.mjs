@@ -7,7 +7,7 @@ import path from 'node:path';
 import { dropBenchDatabase, log, ROOT, settings, stopAll } from './lib/harness.mjs';
 import { exitCodeFor, failuresOf, measureScenario } from './lib/verdict.mjs';
 
-const SCENARIOS = ['ingest', 'end-to-end', 'registry', 'validate', 'nightly', 'dashboard', 'sdk'];
+const SCENARIOS = ['ingest', 'end-to-end', 'registry', 'validate', 'nightly', 'dashboard', 'sdk', 'scale'];
 
 const requested = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 const unknown = requested.filter((name) => !SCENARIOS.includes(name));
