@@ -58,7 +58,9 @@ export default async function scale() {
         const runId = `scale${workers}w${stamp}`;
         await fillQueue(api.url, runId, batches);
         const run = await drain(client, runId, batches * BATCH, workers);
-        log(`scale: ${workers} worker(s) drained ${run.events} events in ${run.elapsedS.toFixed(1)} s: ${Math.round(run.eventsPerSec)} events/s`);
+        log(
+          `scale: ${workers} worker(s) drained ${run.events} events in ${run.elapsedS.toFixed(1)} s: ${Math.round(run.eventsPerSec)} events/s`,
+        );
         runs.push(run);
       }
       const [one, two] = runs;
