@@ -16,6 +16,7 @@ import { QueueModule } from './infra/queue/queue.module';
 import { IngestModule } from './ingest/ingest.module';
 import { RegistryApiModule } from './registry/registry-api.module';
 import { RetentionApiModule, RetentionSchedulerModule } from './retention/retention.module';
+import { RolloutApiModule } from './rollout/rollout.module';
 import { TenancyModule } from './tenancy/tenancy.module';
 
 /** Composition root: shared infrastructure always; feature modules by the roles this process runs. */
@@ -40,6 +41,7 @@ export class AppModule {
         RegistryApiModule,
         AlertsApiModule,
         RetentionApiModule,
+        RolloutApiModule,
       );
     if (config.roles.has('worker')) imports.push(CategorizeModule, AnalyticsWorkerModule, AlertsWorkerModule);
     if (config.roles.has('scheduler')) imports.push(ScheduleModule.forRoot(), AnalyticsSchedulerModule, RetentionSchedulerModule);

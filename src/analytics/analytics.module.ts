@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AdvisoryLocks } from '../infra/locks/advisory-lock';
 import { RegistryModule } from '../registry/registry.module';
+import { RolloutCoreModule } from '../rollout/rollout.module';
 import { DailyStatsRepository } from './daily-stats.repository';
 import { JobRunRepository } from './job-run.repository';
 import { MistakeEvidenceRepository } from './mistake-evidence.repository';
@@ -15,7 +16,7 @@ import { RecommendationsController } from './recommendations.controller';
 import { RecommendationsService } from './recommendations.service';
 
 @Module({
-  imports: [RegistryModule],
+  imports: [RegistryModule, RolloutCoreModule],
   providers: [
     DailyStatsRepository,
     MistakeEvidenceRepository,

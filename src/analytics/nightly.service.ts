@@ -3,6 +3,8 @@ import { Logger } from 'pino';
 import { ROOT_LOGGER } from '../infra/logging/logging.module';
 import { AdvisoryLocks } from '../infra/locks/advisory-lock';
 import { RegistryService } from '../registry/registry.service';
+import { CanaryDecisionService, CanaryNight } from '../rollout/canary-decision.service';
+import { RolloutService } from '../rollout/rollout.service';
 import { formatDay } from './analytics-day';
 import { DailyStatsRepository, MisnamedTool } from './daily-stats.repository';
 import { MistakeEvidenceRepository } from './mistake-evidence.repository';
@@ -67,6 +69,8 @@ export class NightlyService {
     private readonly applier: RecommendationApplier,
     private readonly registry: RegistryService,
     private readonly locks: AdvisoryLocks,
+    private readonly rollout: RolloutService,
+    private readonly canaryDecisions: CanaryDecisionService,
     @Inject(ROOT_LOGGER) rootLogger: Logger,
   ) {
     this.logger = rootLogger.child({ context: 'NightlyService' });
@@ -192,15 +196,51 @@ export class NightlyService {
     const policy = (await this.recommendations.findPolicy(projectId)) ?? DEFAULT_POLICY;
     // the end of the computed day: a backfill applies warnings as of then, not as of today
     const asOf = new Date(Math.min(Date.now(), day.getTime() + DAY_MS));
+    const canaries = await this.decideCanaries(projectId, day, asOf);
+    const canary = await this.rollout.findAutoCanarySettings(projectId);
     let applied = 0;
     for (const recommendation of recommendations) {
+      // a tool whose canary runs keeps its description as it is until the canary is decided (docs/rollout.md)
+      if (canaries.runningTools.has(recommendation.tool)) continue;
       if (recommendation.status === 'applied') await this.applier.refresh(projectId, recommendation);
       else if (recommendation.status === 'proposed' && isEligible(recommendation, policy)) {
-        if (await this.applier.apply(projectId, recommendation, asOf)) applied += 1;
+        if (!(await this.applier.apply(projectId, recommendation, asOf, canary))) continue;
+        applied += 1;
+        if (canary) canaries.runningTools.add(recommendation.tool);
       }
     }
-    const { measured, retired } = await this.measureEffects(projectId, day, policy);
-    return { tools: stats.length, recommendations: recommendations.length, applied, effectsMeasured: measured, retired };
+    const { measured, retired } = await this.measureEffects(projectId, day, policy, canaries.runningTools);
+    const decided = (action: string) => canaries.decided.filter((each) => each.action === action).length;
+    return {
+      tools: stats.length,
+      recommendations: recommendations.length,
+      applied,
+      effectsMeasured: measured,
+      retired,
+      canariesPromoted: decided('promote'),
+      canariesRolledBack: decided('roll_back'),
+    };
+  }
+
+  /**
+   * Promotes or rolls back the project's running canaries on the calls up to the end of `day`, each judged on its
+   * recommendation's own mistake when it has one; a rolled-back canary's recommendation is dismissed with the numbers.
+   */
+  private async decideCanaries(projectId: string, day: Date, asOf: Date): Promise<CanaryNight> {
+    const until = new Date(day.getTime() + DAY_MS);
+    const applied = await this.recommendations.findAppliedRecommendations(projectId);
+    const recommendationOf = (warningId: string | null) => applied.find((each) => warningId !== null && each.warningId === warningId);
+    const night = await this.canaryDecisions.decideCanaries(projectId, day, async (running) => {
+      const recommendation = recommendationOf(running.warningId);
+      return recommendation ? this.countMatchedMistakes(projectId, recommendation, until) : null;
+    });
+    for (const { canary, action, decision } of night.decided) {
+      const recommendation = recommendationOf(canary.warningId);
+      if (action === 'roll_back' && recommendation) {
+        await this.recommendations.markDismissed(recommendation.id, asOf, { ...decision, rolledBack: true });
+      }
+    }
+    return night;
   }
 
   /**
@@ -300,16 +340,24 @@ export class NightlyService {
     }
   }
 
-  private async measureEffects(projectId: string, day: Date, policy: ProjectPolicyValues) {
+  /** The calls and the recommendation's own mistakes per version and day up to `until`; null without a match. */
+  private async countMatchedMistakes(projectId: string, recommendation: StoredRecommendation, until: Date) {
+    const match = (recommendation.evidence as { match?: MistakeMatch }).match;
+    if (!match) return null;
+    return match.calledTool
+      ? this.dailyStats.countMisnamedCallsByVersion(projectId, recommendation.tool, match.calledTool, until)
+      : this.dailyStats.countMistakesByVersion(projectId, recommendation.tool, match, until);
+  }
+
+  /** Tools with a running canary are left to its decision: retiring one of their warnings would end the canary. */
+  private async measureEffects(projectId: string, day: Date, policy: ProjectPolicyValues, canaryTools: ReadonlySet<string>) {
     let measured = 0;
     let retired = 0;
     const until = new Date(day.getTime() + DAY_MS);
     for (const recommendation of await this.recommendations.findAppliedRecommendations(projectId)) {
-      const match = (recommendation.evidence as { match?: MistakeMatch }).match;
-      if (!match || !recommendation.appliedAt || recommendation.appliedAt > until) continue;
-      const counts = match.calledTool
-        ? await this.dailyStats.countMisnamedCallsByVersion(projectId, recommendation.tool, match.calledTool, until)
-        : await this.dailyStats.countMistakesByVersion(projectId, recommendation.tool, match, until);
+      if (canaryTools.has(recommendation.tool) || !recommendation.appliedAt || recommendation.appliedAt > until) continue;
+      const counts = await this.countMatchedMistakes(projectId, recommendation, until);
+      if (!counts) continue;
       const split = splitByWarning(counts.calls, counts.mistakes, {
         appliedVersion: recommendation.appliedVersion,
         appliedAt: recommendation.appliedAt,

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { CanarySettings } from '../registry/registry.types';
 import { RegistryService } from '../registry/registry.service';
 import { RecommendationRepository, StoredRecommendation } from './recommendation.repository';
 import { RecommendationDraft } from './recommendation-rules';
@@ -14,9 +15,13 @@ export class RecommendationApplier {
     private readonly registry: RegistryService,
   ) {}
 
-  /** Applies the recommendation as a warning and records it applied; false when the registry refused it. */
-  async apply(projectId: string, recommendation: StoredRecommendation, at: Date): Promise<boolean> {
-    const result = await this.registry.applyAutoWarning(projectId, recommendation.tool, toWarning(recommendation));
+  /**
+   * Applies the recommendation as a warning and records it applied; false when the registry refused it. With
+   * `canary` (the nightly, when the rollout policy is on), its version starts as a canary as of `at`.
+   */
+  async apply(projectId: string, recommendation: StoredRecommendation, at: Date, canary: CanarySettings | null = null): Promise<boolean> {
+    const start = canary && { ...canary, startedAt: at };
+    const result = await this.registry.applyAutoWarning(projectId, recommendation.tool, toWarning(recommendation), start);
     if (result.applied && result.warningId) {
       await this.recommendations.markApplied(recommendation.id, result.warningId, result.version, at);
       return true;

@@ -9,6 +9,7 @@ import {
   pageOf,
 } from '../infra/http/openapi/response.schemas';
 import { GROUP_STATUSES } from './error-group-view';
+import { CANARY_RESPONSE } from '../rollout/rollout.schemas';
 
 // What the dashboard routes answer; test/e2e/openapi.e2e-spec.ts checks a real answer of each against these.
 
@@ -140,6 +141,7 @@ const VERSION = closedObject({
   calls: { type: 'integer', minimum: 0, description: 'calls that reported this description version' },
   errors: { type: 'integer', minimum: 0 },
   errorRate: NULLABLE_NUMBER,
+  rollout: { ...CANARY_RESPONSE, nullable: true, description: 'the canary this version started as (docs/rollout.md), or null' },
 });
 
 export const VERSION_HISTORY_RESPONSE = pageOf(VERSION);

@@ -10,11 +10,27 @@ export interface ToolVersionRecord {
   createdAt: Date;
   calls: number;
   errors: number;
+  /** When this version started as a canary (docs/rollout.md): its share, status and decision with its numbers. */
+  rollout: VersionRollout | null;
+}
+
+export interface VersionRollout {
+  id: string;
+  tool: string;
+  warningId: string | null;
+  previousVersion: number;
+  canaryVersion: number;
+  share: number;
+  minCalls: number;
+  status: string;
+  decision: unknown;
+  startedAt: Date;
+  decidedAt: Date | null;
 }
 
 /**
- * A tool's frozen description versions (tool_versions key) with the calls that reported each (daily_version_rollups key),
- * on the read replica when there is one.
+ * A tool's frozen description versions (tool_versions key) with the calls that reported each (daily_version_rollups key)
+ * and the canary each started as, if any (canaries), on the read replica when there is one.
  */
 @Injectable()
 export class ToolVersionQueries {
@@ -22,7 +38,7 @@ export class ToolVersionQueries {
 
   /** Newest first, versions below `beforeVersion`; null when the project has no such tool. */
   listVersions(projectId: string, tool: string, beforeVersion: number | undefined, limit: number): Promise<ToolVersionRecord[] | null> {
-    // one read for the three queries: when the replica fails midway, all three run again on the primary
+    // one read for the four queries: when the replica fails midway, all of them run again on the primary
     return this.db.read((prisma) => findVersions(prisma, projectId, tool, beforeVersion, limit));
   }
 }
@@ -49,9 +65,27 @@ async function findVersions(
     _sum: { calls: true, errors: true },
   });
   const byVersion = new Map(usage.map((u) => [u.descriptionVersion, u._sum]));
+  const canaries = await prisma.canary.findMany({
+    where: { toolId: found.id, canaryVersion: { in: versions.map((v) => v.version) } },
+    select: {
+      id: true,
+      tool: true,
+      warningId: true,
+      previousVersion: true,
+      canaryVersion: true,
+      share: true,
+      minCalls: true,
+      status: true,
+      decision: true,
+      startedAt: true,
+      decidedAt: true,
+    },
+  });
+  const canaryOf = new Map(canaries.map((c) => [c.canaryVersion, c]));
   return versions.map((v) => ({
     ...v,
     calls: byVersion.get(v.version)?.calls ?? 0,
     errors: byVersion.get(v.version)?.errors ?? 0,
+    rollout: canaryOf.get(v.version) ?? null,
   }));
 }

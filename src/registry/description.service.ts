@@ -1,15 +1,18 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ApiError, notFound } from '../infra/http/api-error';
+import { isServedCanary } from '../rollout/canary-assignment';
 import { strongEtag } from './etag';
 import { ProjectNoteRepository } from './project-note.repository';
 import { RegistryChange, RegistryChangeListener, RegistryChangesChannel } from './registry-changes.channel';
-import type { ToolFormat } from './registry.types';
+import type { RunningCanary, ToolFormat } from './registry.types';
 import { CachedResponse, cacheKey, LIST_KEY, ServedResponseCache } from './served-response.cache';
 import { toFormat } from './tool-formats';
 import { ToolRepository } from './tool.repository';
 
 /** Enough for every tool of a few thousand projects in a few formats; a miss costs one indexed query. */
 const MAX_CACHED_RESPONSES = 20_000;
+const MAX_CACHED_CANARY_LISTS = 5000;
+const CANARIES_KEY = 'canaries';
 
 /**
  * Serves descriptions and tool lists from memory: the serialized body and its ETag are computed once per version and
@@ -18,6 +21,8 @@ const MAX_CACHED_RESPONSES = 20_000;
 @Injectable()
 export class DescriptionService implements OnModuleInit, RegistryChangeListener {
   private readonly cache = new ServedResponseCache(MAX_CACHED_RESPONSES);
+  /** Each project's running canaries, under its list key: any change to one of its tools drops them. */
+  private readonly canaries = new ServedResponseCache<RunningCanary[]>(MAX_CACHED_CANARY_LISTS);
 
   constructor(
     private readonly tools: ToolRepository,
@@ -31,19 +36,26 @@ export class DescriptionService implements OnModuleInit, RegistryChangeListener 
 
   onRegistryChange(change: RegistryChange): void {
     this.cache.invalidateTool(change.projectId, change.tool);
+    this.canaries.invalidateTool(change.projectId, change.tool);
   }
 
   onRegistryChangesMissed(): void {
     this.cache.clear();
+    this.canaries.clear();
   }
 
-  /** The description view of the latest version, or of `version` when pinned. */
-  async getDescription(projectId: string, name: string, version: number | null): Promise<CachedResponse> {
-    const key = cacheKey(projectId, name, version ?? 'latest', 'description');
+  /**
+   * The description view of `version` when pinned; else of the version this caller is served: the latest, or while
+   * the tool has a canary, the canary or its previous version by the caller's sticky id (docs/rollout.md).
+   */
+  async getDescription(projectId: string, name: string, version: number | null, stickyId: string | null = null): Promise<CachedResponse> {
+    const canary = version === null ? (await this.findRunningCanaries(projectId)).find((each) => each.tool === name) : undefined;
+    const servedVersion = canary ? versionServedBy(canary, stickyId) : version;
+    const key = cacheKey(projectId, name, servedVersion ?? 'latest', 'description');
     const cached = this.cache.get(key);
     if (cached) return cached;
     const generation = this.cache.currentGeneration;
-    const served = await this.tools.findServedTool(projectId, name, version);
+    const served = await this.tools.findServedTool(projectId, name, servedVersion);
     if (!served) {
       if (version !== null && (await this.tools.findServedTool(projectId, name, null))) {
         throw new ApiError(404, 'version_not_found', `Tool ${JSON.stringify(name)} has no version ${version}`);
@@ -54,14 +66,30 @@ export class DescriptionService implements OnModuleInit, RegistryChangeListener 
   }
 
   /** Every active tool of the project in one format, with augmented descriptions, and the project's notes for people. */
-  async listTools(projectId: string, format: ToolFormat): Promise<CachedResponse> {
-    const key = cacheKey(projectId, LIST_KEY, 'latest', format);
+  async listTools(projectId: string, format: ToolFormat, stickyId: string | null = null): Promise<CachedResponse> {
+    // the tools whose canary this caller is not served keep their previous version; the variant names them
+    const pinned = new Map<string, number>();
+    for (const canary of await this.findRunningCanaries(projectId)) {
+      if (!isServedCanary(canary.id, stickyId, canary.share)) pinned.set(canary.tool, canary.previousVersion);
+    }
+    const variant = pinned.size === 0 ? 'latest' : [...pinned].map(([tool, version]) => `${tool}@${version}`).join(',');
+    const key = cacheKey(projectId, LIST_KEY, variant, format);
     const cached = this.cache.get(key);
     if (cached) return cached;
     const generation = this.cache.currentGeneration;
-    const [served, notes] = await Promise.all([this.tools.listServedTools(projectId), this.notes.findNotes(projectId)]);
+    const [served, notes] = await Promise.all([this.tools.listServedTools(projectId, pinned), this.notes.findNotes(projectId)]);
     const tools = served.map(({ view, metadata }) => toFormat({ ...view, metadata }, format));
     return this.store(key, { format, tools, notes }, generation);
+  }
+
+  private async findRunningCanaries(projectId: string): Promise<RunningCanary[]> {
+    const key = cacheKey(projectId, LIST_KEY, CANARIES_KEY, '');
+    const cached = this.canaries.get(key);
+    if (cached) return cached;
+    const generation = this.canaries.currentGeneration;
+    const running = await this.tools.findRunningCanaries(projectId);
+    this.canaries.set(key, running, generation);
+    return running;
   }
 
   private store(key: string, value: unknown, generation: number): CachedResponse {
@@ -70,4 +98,8 @@ export class DescriptionService implements OnModuleInit, RegistryChangeListener 
     this.cache.set(key, response, generation);
     return response;
   }
+}
+
+function versionServedBy(canary: RunningCanary, stickyId: string | null): number {
+  return isServedCanary(canary.id, stickyId, canary.share) ? canary.canaryVersion : canary.previousVersion;
 }

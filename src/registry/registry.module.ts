@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { RolloutPolicyModule } from '../rollout/rollout-policy.module';
+import { CanaryChangesService } from './canary-changes.service';
 import { ProjectNoteRepository } from './project-note.repository';
 import { RegistryChangesChannel } from './registry-changes.channel';
 import { RegistryService } from './registry.service';
@@ -11,7 +13,16 @@ import { ToolSchemaRepository } from './tool-schema.repository';
  * also uses the writes, the reads and the change channel.
  */
 @Module({
-  providers: [ProjectNoteRepository, ToolSchemaRepository, ToolRepository, RegistryChangesChannel, ToolChangesService, RegistryService],
-  exports: [RegistryService, ToolChangesService, ToolRepository, RegistryChangesChannel, ProjectNoteRepository],
+  imports: [RolloutPolicyModule],
+  providers: [
+    ProjectNoteRepository,
+    ToolSchemaRepository,
+    ToolRepository,
+    RegistryChangesChannel,
+    ToolChangesService,
+    RegistryService,
+    CanaryChangesService,
+  ],
+  exports: [RegistryService, ToolChangesService, ToolRepository, RegistryChangesChannel, ProjectNoteRepository, CanaryChangesService],
 })
 export class RegistryModule {}

@@ -101,6 +101,8 @@ export interface ManualWarningInput {
   kind: string;
   evidenceKey: string | null;
   evidence: { count: number; firstSeen: string | null; lastSeen: string | null; exampleEventIds: string[] };
+  /** Start the new version as a canary (docs/rollout.md) instead of serving it to every agent at once. */
+  canary: boolean;
 }
 
 export const WARNING_BODY_SCHEMA = {
@@ -121,6 +123,10 @@ export const WARNING_BODY_SCHEMA = {
         exampleEventIds: { type: 'array', maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 128 } },
       },
     },
+    canary: {
+      type: 'boolean',
+      description: "serve the new version to the project's rollout share of agents first, promoted or rolled back by the nightly",
+    },
   },
 } as const;
 const validateWarningBody = ajvFor('body').compile(WARNING_BODY_SCHEMA);
@@ -128,7 +134,13 @@ const validateWarningBody = ajvFor('body').compile(WARNING_BODY_SCHEMA);
 /** POST /v1/tools/:name/warnings {text, kind?, evidenceKey?, evidence?} */
 export function readWarningBody(body: unknown): ManualWarningInput {
   if (!validateWarningBody(body)) throw invalidBody(toFieldErrors(validateWarningBody.errors, ''));
-  const input = body as { text: string; kind?: string; evidenceKey?: string; evidence?: Partial<ManualWarningInput['evidence']> };
+  const input = body as {
+    text: string;
+    kind?: string;
+    evidenceKey?: string;
+    evidence?: Partial<ManualWarningInput['evidence']>;
+    canary?: boolean;
+  };
   return {
     text: input.text.trim(),
     kind: input.kind ?? 'manual',
@@ -139,6 +151,7 @@ export function readWarningBody(body: unknown): ManualWarningInput {
       lastSeen: input.evidence?.lastSeen ?? null,
       exampleEventIds: input.evidence?.exampleEventIds ?? [],
     },
+    canary: input.canary ?? false,
   };
 }
 
@@ -182,8 +195,19 @@ export function requireToolName(name: string): void {
   }
 }
 
-export const LIST_QUERY_SCHEMA = { properties: { format: { enum: [...TOOL_FORMATS], default: 'raw' } } } as const;
-export const readListQuery = compileQueryValidator<{ format: ToolFormat }>(LIST_QUERY_SCHEMA);
+/** ?session= / ?agent=: the sticky id of a canary's assignment, for clients that cannot send the X-Toolcoach-* headers. */
+const STICKY_ID_QUERY = {
+  session: { type: 'string', maxLength: 1000, description: 'sticky id for canary assignment (else X-Toolcoach-Session)' },
+  agent: { type: 'string', maxLength: 1000, description: 'sticky id when there is no session (else X-Toolcoach-Agent)' },
+} as const;
+
+export interface StickyIdQuery {
+  session?: string;
+  agent?: string;
+}
+
+export const LIST_QUERY_SCHEMA = { properties: { format: { enum: [...TOOL_FORMATS], default: 'raw' }, ...STICKY_ID_QUERY } } as const;
+export const readListQuery = compileQueryValidator<{ format: ToolFormat } & StickyIdQuery>(LIST_QUERY_SCHEMA);
 
 export const VALIDATE_QUERY_SCHEMA = {
   properties: {
@@ -196,8 +220,10 @@ export const VALIDATE_QUERY_SCHEMA = {
 } as const;
 export const readValidateQuery = compileQueryValidator<{ checks: 'all' | 'schema' }>(VALIDATE_QUERY_SCHEMA);
 
-export const DESCRIPTION_QUERY_SCHEMA = { properties: { version: { type: 'integer', minimum: 1, maximum: 2147483647 } } } as const;
-export const readDescriptionQuery = compileQueryValidator<{ version?: number }>(DESCRIPTION_QUERY_SCHEMA);
+export const DESCRIPTION_QUERY_SCHEMA = {
+  properties: { version: { type: 'integer', minimum: 1, maximum: 2147483647 }, ...STICKY_ID_QUERY },
+} as const;
+export const readDescriptionQuery = compileQueryValidator<{ version?: number } & StickyIdQuery>(DESCRIPTION_QUERY_SCHEMA);
 
 function invalidBody(details: FieldError[]): ApiError {
   return new ApiError(400, 'invalid_body', `Invalid field ${details[0].path || 'body'}: ${details[0].message}`, { details });

@@ -5,7 +5,7 @@ import { ProjectNote, ProjectNoteRepository } from './project-note.repository';
 import { RegistryChangesChannel } from './registry-changes.channel';
 import type { JsonObject, WarningRecord } from './registry.types';
 import { NOTES_CHANGE } from './served-response.cache';
-import { AutoWarning, AutoWarningResult, ToolChangesService } from './tool-changes.service';
+import { AutoWarning, AutoWarningResult, CanaryStart, ToolChangesService } from './tool-changes.service';
 import { ToolRepository } from './tool.repository';
 import { ToolSchemaRepository } from './tool-schema.repository';
 
@@ -70,10 +70,16 @@ export class RegistryService {
 
   /**
    * Adds or refreshes the active automatic warning for `evidenceKey`. New evidence alone keeps the version; a new
-   * warning or a changed text makes a new one. Refused when a warning for the same evidence was dismissed.
+   * warning or a changed text makes a new one. Refused when a warning for the same evidence was dismissed. With
+   * `canary`, a new warning's version starts as a canary (docs/rollout.md).
    */
-  applyAutoWarning(projectId: string, toolName: string, warning: AutoWarning): Promise<AutoWarningResult> {
-    return this.toolChanges.applyAutoWarning(projectId, toolName, warning);
+  applyAutoWarning(
+    projectId: string,
+    toolName: string,
+    warning: AutoWarning,
+    canary: CanaryStart | null = null,
+  ): Promise<AutoWarningResult> {
+    return this.toolChanges.applyAutoWarning(projectId, toolName, warning, new Date(), canary);
   }
 
   /** Dismisses a warning (a new version without it); it is never re-added automatically for the same evidence. */

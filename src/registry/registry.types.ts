@@ -81,3 +81,27 @@ export interface ToolDefinition {
 
 export const TOOL_FORMATS = ['raw', 'openai', 'anthropic', 'mcp', 'langchain'] as const;
 export type ToolFormat = (typeof TOOL_FORMATS)[number];
+
+/** What a canary needs to start: the policy's share of sticky agents and calls a side before promotion. */
+export interface CanarySettings {
+  share: number;
+  minCalls: number;
+}
+
+/** A description version served to `share` of the agents that send a sticky id; the rest get `previousVersion`. */
+export interface RunningCanary extends CanarySettings {
+  id: string;
+  tool: string;
+  warningId: string | null;
+  previousVersion: number;
+  canaryVersion: number;
+  startedAt: Date;
+}
+
+export type CanaryStatus = 'running' | 'promoted' | 'rolled_back' | 'superseded';
+
+export interface CanaryRecord extends RunningCanary {
+  status: CanaryStatus;
+  decision: Record<string, unknown> | null;
+  decidedAt: Date | null;
+}

@@ -1,4 +1,5 @@
-// The in-process cache of serialized GET answers (body + strong ETag), keyed by project, tool, version and format.
+// The in-process cache of serialized GET answers (body + strong ETag), keyed by project, tool, served version(s) and
+// format.
 // Bounded (least recently used entries go first) and invalidated per tool; a project's list answers drop with any
 // of its tools. Pure data structure: the owner wires it to the registry change channel.
 
@@ -58,6 +59,7 @@ export class ServedResponseCache<T = CachedResponse> {
   }
 }
 
-export function cacheKey(projectId: string, tool: string, version: number | 'latest', format: string): string {
+/** `version`: a version number, 'latest', or for a list the served variant (which canaries' previous versions it pins). */
+export function cacheKey(projectId: string, tool: string, version: number | string, format: string): string {
   return `${projectId}\u0000${tool}\u0000${version}\u0000${format}`;
 }

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { ApiError, notFound } from '../infra/http/api-error';
+import { RolloutPolicyRepository } from '../rollout/rollout-policy.repository';
 import { RegistryChangesChannel } from './registry-changes.channel';
-import type { ToolDefinition, ToolState, WarningEvidence, WarningRecord, WarningStatus } from './registry.types';
+import type { CanarySettings, ToolDefinition, ToolState, WarningEvidence, WarningRecord, WarningStatus } from './registry.types';
 import type { ManualWarningInput } from './registry.schemas';
 import { ToolDecision, ToolRepository } from './tool.repository';
 import { DesiredTool, planToolChange } from './tool-versioning';
@@ -28,6 +29,9 @@ export interface AutoWarningResult {
   reason?: 'dismissed' | 'unchanged' | 'unknown_tool';
 }
 
+/** A canary's settings and when it starts (a backfilled nightly starts it as of the end of its day). */
+export type CanaryStart = CanarySettings & { startedAt: Date };
+
 export interface WarningChangeResult {
   warning: WarningRecord;
   version: number;
@@ -42,6 +46,7 @@ export class ToolChangesService {
   constructor(
     private readonly tools: ToolRepository,
     private readonly changes: RegistryChangesChannel,
+    private readonly rolloutPolicies: RolloutPolicyRepository,
   ) {}
 
   async registerTool(projectId: string, definition: ToolDefinition): Promise<RegistrationResult> {
@@ -86,7 +91,9 @@ export class ToolChangesService {
     return state.warnings;
   }
 
+  /** With `input.canary`, the new version starts as a canary with the project's rollout share and minimum calls. */
   async addManualWarning(projectId: string, name: string, input: ManualWarningInput, now: Date = new Date()): Promise<WarningChangeResult> {
+    const canary = input.canary ? await this.rolloutPolicies.findPolicy(projectId) : null;
     return this.change(projectId, name, (state) => {
       if (!state || state.tool.archivedAt) throw notFound('tool', name);
       const clash = input.evidenceKey === null ? undefined : state.warnings.find((w) => w.evidenceKey === input.evidenceKey);
@@ -108,7 +115,8 @@ export class ToolChangesService {
         updatedAt: now,
       };
       const plan = planToolChange(state, { ...desiredOf(state), warnings: [...state.warnings, warning] });
-      return { plan, result: { warning, version: plan.version } };
+      const canaryStart = canary ? { share: canary.share, minCalls: canary.minCalls, warningId: warning.id, startedAt: now } : undefined;
+      return { plan, result: { warning, version: plan.version }, canary: canaryStart };
     });
   }
 
@@ -133,7 +141,14 @@ export class ToolChangesService {
     });
   }
 
-  async applyAutoWarning(projectId: string, toolName: string, input: AutoWarning, now: Date = new Date()): Promise<AutoWarningResult> {
+  /** With `canary`, a new warning's version starts as a canary (docs/rollout.md); a refreshed one never does. */
+  async applyAutoWarning(
+    projectId: string,
+    toolName: string,
+    input: AutoWarning,
+    now: Date = new Date(),
+    canary: CanaryStart | null = null,
+  ): Promise<AutoWarningResult> {
     return this.change(projectId, toolName, (state): ToolDecision<AutoWarningResult> => {
       if (!state || state.tool.archivedAt)
         return { plan: null, result: { applied: false, warningId: null, version: null, reason: 'unknown_tool' } };
@@ -164,7 +179,8 @@ export class ToolChangesService {
       if (!isWrite(plan)) {
         return { plan: null, result: { applied: false, warningId: warning.id, version: plan.version, reason: 'unchanged' } };
       }
-      return { plan, result: { applied: true, warningId: warning.id, version: plan.version } };
+      const canaryStart = canary && !existing ? { ...canary, warningId: warning.id } : undefined;
+      return { plan, result: { applied: true, warningId: warning.id, version: plan.version }, canary: canaryStart };
     });
   }
 
@@ -187,7 +203,7 @@ export class ToolChangesService {
   }
 }
 
-function desiredOf(state: ToolState): DesiredTool {
+export function desiredOf(state: ToolState): DesiredTool {
   return {
     description: state.tool.description,
     parameters: state.tool.parameters,

@@ -2,8 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../infra/prisma/prisma.service';
 import type {
+  CanaryRecord,
+  CanarySettings,
+  CanaryStatus,
   DescriptionView,
   JsonObject,
+  RunningCanary,
   ServedWarning,
   ToolState,
   WarningEvidence,
@@ -24,7 +28,32 @@ export interface ServedTool {
 export interface ToolDecision<R> {
   plan: ToolChangePlan | null;
   result: R;
+  /** Serves the plan's new version as a canary of the current one (docs/rollout.md); ignored without a new version. */
+  canary?: CanarySettings & { warningId: string; startedAt: Date };
+  /** Ends the tool's running canary as decided. Without it, a new version or archiving ends it as superseded. */
+  canaryEnd?: CanaryEnd;
 }
+
+export interface CanaryEnd {
+  id: string;
+  status: Exclude<CanaryStatus, 'running'>;
+  decision: Record<string, unknown> | null;
+  at: Date;
+}
+
+const CANARY_SELECT = {
+  id: true,
+  tool: true,
+  warningId: true,
+  previousVersion: true,
+  canaryVersion: true,
+  share: true,
+  minCalls: true,
+  status: true,
+  decision: true,
+  startedAt: true,
+  decidedAt: true,
+} satisfies Prisma.CanarySelect;
 
 const UNIQUE_VIOLATION = 'P2002';
 
@@ -56,14 +85,23 @@ interface ServedRow {
 
 // Raw SQL: one round trip joining each tool to the snapshot it serves (Prisma would load every version per tool).
 // A tool written before versions existed has no snapshot yet and is served from its row.
-/** The project's live tools (or the one named) with the snapshot of `version` (null: each tool's current one). */
-function selectServed(projectId: string, name: string | null, version: number | null): Prisma.Sql {
-  const servedVersion = version === null ? Prisma.sql`t.version` : Prisma.sql`${version}::int`;
+/**
+ * The project's live tools (or the one named) with the snapshot of `version` (null: each tool's current one, or the
+ * version `pinned` names for it: a canary's previous version).
+ */
+function selectServed(projectId: string, name: string | null, version: number | null, pinned: ReadonlyMap<string, number>): Prisma.Sql {
+  const isPinning = version === null && pinned.size > 0;
+  const servedVersion =
+    version !== null ? Prisma.sql`${version}::int` : isPinning ? Prisma.sql`coalesce(p.version, t.version)` : Prisma.sql`t.version`;
+  const pinnedJoin = isPinning
+    ? Prisma.sql`LEFT JOIN unnest(${[...pinned.keys()]}::text[], ${[...pinned.values()]}::int[]) AS p(name, version) ON p.name = t.name`
+    : Prisma.empty;
   const onlyNamed = name === null ? Prisma.empty : Prisma.sql`AND t.name = ${name}::text`;
   return Prisma.sql`
 SELECT t.name, t.version AS tool_version, t.description AS tool_description, t.parameters AS tool_parameters, t.metadata,
   v.version, v.base_description, v.description, v.parameters, v.warnings
 FROM tools t
+${pinnedJoin}
 LEFT JOIN tool_versions v ON v.tool_id = t.id AND v.version = ${servedVersion}
 WHERE t.project_id = ${projectId}::uuid AND t.archived_at IS NULL ${onlyNamed}
 ORDER BY t.name`;
@@ -96,16 +134,56 @@ export class ToolRepository {
   }
 
   async findServedTool(projectId: string, name: string, version: number | null): Promise<ServedTool | null> {
-    const rows = await this.prisma.$queryRaw<ServedRow[]>(selectServed(projectId, name, version));
+    const rows = await this.prisma.$queryRaw<ServedRow[]>(selectServed(projectId, name, version, new Map()));
     const row = rows[0];
     if (!row) return null;
     if (row.version === null && version !== null && version !== row.tool_version) return null;
     return toServedTool(row);
   }
 
-  async listServedTools(projectId: string): Promise<ServedTool[]> {
-    const rows = await this.prisma.$queryRaw<ServedRow[]>(selectServed(projectId, null, null));
+  /** Every live tool with its current version, or the version `pinned` names for it. */
+  async listServedTools(projectId: string, pinned: ReadonlyMap<string, number> = new Map()): Promise<ServedTool[]> {
+    const rows = await this.prisma.$queryRaw<ServedRow[]>(selectServed(projectId, null, null, pinned));
     return rows.map(toServedTool);
+  }
+
+  /** The project's running canaries (at most one per tool), by tool name. */
+  async findRunningCanaries(projectId: string): Promise<RunningCanary[]> {
+    const rows = await this.prisma.canary.findMany({
+      where: { projectId, status: 'running' },
+      select: CANARY_SELECT,
+      orderBy: { tool: 'asc' },
+    });
+    return rows.map(toCanaryRecord);
+  }
+
+  /** Canaries of the project, newest first, optionally of one tool or status; `before` is the last id of a page. */
+  async listCanaries(
+    projectId: string,
+    filter: { tool?: string; status?: CanaryStatus; before?: { startedAt: Date; id: string }; limit: number },
+  ): Promise<CanaryRecord[]> {
+    const before = filter.before;
+    const rows = await this.prisma.canary.findMany({
+      where: {
+        projectId,
+        tool: filter.tool,
+        status: filter.status,
+        ...(before ? { OR: [{ startedAt: { lt: before.startedAt } }, { startedAt: before.startedAt, id: { lt: before.id } }] } : {}),
+      },
+      select: CANARY_SELECT,
+      orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
+      take: filter.limit,
+    });
+    return rows.map(toCanaryRecord);
+  }
+
+  /** Ends a running canary that changes nothing served but who gets what (a promotion); the tool's name, or null if it was not running. */
+  async finishCanary(projectId: string, end: CanaryEnd): Promise<string | null> {
+    return this.prisma.$transaction(async (tx) => {
+      const found = await tx.canary.findFirst({ where: { id: end.id, projectId, status: 'running' }, select: { tool: true } });
+      if (!found || !(await endCanary(tx, projectId, end))) return null;
+      return found.tool;
+    });
   }
 
   async findWarningToolName(projectId: string, warningId: string): Promise<string | null> {
@@ -132,7 +210,9 @@ export class ToolRepository {
     decide: (state: ToolState | null) => ToolDecision<R>,
   ): Promise<R> {
     const state = await this.loadState(tx, projectId, name, true);
-    const { plan, result } = decide(state);
+    const decision = decide(state);
+    const { plan, result } = decision;
+    if (decision.canaryEnd && !(await endCanary(tx, projectId, decision.canaryEnd))) throw new CanaryNotRunningError(decision.canaryEnd.id);
     if (!plan) return result;
 
     let toolId = state?.tool.id;
@@ -178,7 +258,40 @@ export class ToolRepository {
         },
       });
     }
+    await this.writeCanaryChanges(tx, projectId, toolId, name, state, decision);
     return result;
+  }
+
+  /**
+   * A new version (or archiving) ends the running canary as superseded: what it compared is no longer what is
+   * served. A decision that asks for one starts a canary of its new version against the version it replaces.
+   */
+  private async writeCanaryChanges<R>(
+    tx: Transaction,
+    projectId: string,
+    toolId: string,
+    name: string,
+    state: ToolState | null,
+    decision: ToolDecision<R>,
+  ): Promise<void> {
+    const snapshot = decision.plan?.snapshot;
+    if (snapshot || decision.plan?.toolRow?.archivedAt) {
+      await tx.canary.updateMany({ where: { toolId, status: 'running' }, data: { status: 'superseded', decidedAt: new Date() } });
+    }
+    if (!decision.canary || !snapshot || !state) return;
+    await tx.canary.create({
+      data: {
+        projectId,
+        toolId,
+        tool: name,
+        warningId: decision.canary.warningId,
+        previousVersion: state.tool.version,
+        canaryVersion: snapshot.version,
+        share: decision.canary.share,
+        minCalls: decision.canary.minCalls,
+        startedAt: decision.canary.startedAt,
+      },
+    });
   }
 
   private async loadState(
@@ -216,6 +329,34 @@ export class ToolRepository {
       warnings: warnings.map(toWarningRecord),
     };
   }
+}
+
+/** Thrown inside a change that ends a canary no longer running (another change superseded it): nothing is written. */
+export class CanaryNotRunningError extends Error {
+  constructor(id: string) {
+    super(`canary ${id} is not running`);
+  }
+}
+
+/** Whether the canary was running (and is now ended). */
+async function endCanary(tx: Transaction, projectId: string, end: CanaryEnd): Promise<boolean> {
+  const { count } = await tx.canary.updateMany({
+    where: { id: end.id, projectId, status: 'running' },
+    data: {
+      status: end.status,
+      decision: end.decision === null ? Prisma.DbNull : (end.decision as Prisma.InputJsonObject),
+      decidedAt: end.at,
+    },
+  });
+  return count === 1;
+}
+
+function toCanaryRecord(row: Prisma.CanaryGetPayload<{ select: typeof CANARY_SELECT }>): CanaryRecord {
+  return {
+    ...row,
+    status: row.status as CanaryStatus,
+    decision: asObject(row.decision),
+  };
 }
 
 function rowData(row: NonNullable<ToolChangePlan['toolRow']>) {

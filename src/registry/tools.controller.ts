@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Que
 import { FastifyReply } from 'fastify';
 import { notFound } from '../infra/http/api-error';
 import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
+import { stickyIdOf } from '../rollout/canary-assignment';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
 import { AuthenticatedProject } from '../tenancy/project.repository';
@@ -25,6 +26,7 @@ import {
   readValidateBody,
   readValidateQuery,
   requireToolName,
+  StickyIdQuery,
   TOOL_BODY_SCHEMA,
   VALIDATE_BODY_SCHEMA,
   VALIDATE_QUERY_SCHEMA,
@@ -35,6 +37,13 @@ import { ToolValidationService } from './tool-validation.service';
 
 // Clients may reuse an answer for a minute and keep serving it while they revalidate in the background.
 const CACHE_CONTROL = 'max-age=60, stale-while-revalidate=300';
+/** While a tool has a canary, the answer depends on these (docs/rollout.md); a shared cache must key on them. */
+const VARY = 'X-Toolcoach-Session, X-Toolcoach-Agent';
+
+interface StickyHeaders {
+  'x-toolcoach-session'?: string | string[];
+  'x-toolcoach-agent'?: string | string[];
+}
 
 @Controller('v1')
 @UseGuards(ApiKeyGuard)
@@ -80,11 +89,13 @@ export class ToolsController {
   async list(
     @CurrentProject() project: AuthenticatedProject,
     @Query() query: unknown,
+    @Headers() headers: StickyHeaders,
     @Headers('if-none-match') ifNoneMatch: string | undefined,
     @Res() reply: FastifyReply,
   ) {
-    const { format } = readListQuery(query);
-    sendCacheable(reply, await this.descriptions.listTools(project.projectId, format), ifNoneMatch);
+    const listQuery = readListQuery(query);
+    const stickyId = readStickyId(headers, listQuery);
+    sendCacheable(reply, await this.descriptions.listTools(project.projectId, listQuery.format, stickyId), ifNoneMatch);
   }
 
   @Get('tools/:name/description')
@@ -97,12 +108,18 @@ export class ToolsController {
     @CurrentProject() project: AuthenticatedProject,
     @Param('name') name: string,
     @Query() query: unknown,
+    @Headers() headers: StickyHeaders,
     @Headers('if-none-match') ifNoneMatch: string | undefined,
     @Res() reply: FastifyReply,
   ) {
     requireToolName(name);
-    const { version } = readDescriptionQuery(query);
-    sendCacheable(reply, await this.descriptions.getDescription(project.projectId, name, version ?? null), ifNoneMatch);
+    const descriptionQuery = readDescriptionQuery(query);
+    const stickyId = readStickyId(headers, descriptionQuery);
+    sendCacheable(
+      reply,
+      await this.descriptions.getDescription(project.projectId, name, descriptionQuery.version ?? null, stickyId),
+      ifNoneMatch,
+    );
   }
 
   @Delete('tools/:name')
@@ -137,8 +154,17 @@ export class ToolsController {
   }
 }
 
+/** The id a canary assignment sticks to: the session, else the agent; the header wins over the query parameter. */
+function readStickyId(headers: StickyHeaders, query: StickyIdQuery): string | null {
+  const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+  return stickyIdOf({
+    session: first(headers['x-toolcoach-session']) ?? query.session,
+    agent: first(headers['x-toolcoach-agent']) ?? query.agent,
+  });
+}
+
 function sendCacheable(reply: FastifyReply, response: CachedResponse, ifNoneMatch: string | undefined): void {
-  reply.header('etag', response.etag).header('cache-control', CACHE_CONTROL);
+  reply.header('etag', response.etag).header('cache-control', CACHE_CONTROL).header('vary', VARY);
   if (matchesIfNoneMatch(ifNoneMatch, response.etag)) {
     reply.status(304).send();
     return;

@@ -195,6 +195,9 @@ describe.each([
     // last two minutes of a UTC day (a mode takes about 15 s), nor in its first seconds
     await eventually(async () => (Date.now() % DAY_MS > 2_000 && Date.now() % DAY_MS < DAY_MS - 120_000 ? true : undefined), 130_000, 500);
     project = await t.createProject(`mcp-${_mode.replace(/\W/g, '')}-${Date.now()}`);
+    // this loop serves each warning to every agent at once; canaries have their own test (canary.e2e-spec.ts)
+    const policy = { enabled: false, share: 0.2, minCalls: 100 };
+    await t.request('PUT', '/v1/rollout/policy', { key: project.apiKey, body: policy });
     connection = await connect({ url: t.baseUrl, apiKey: project.apiKey });
   }, 150_000);
   afterAll(() => connection?.close());

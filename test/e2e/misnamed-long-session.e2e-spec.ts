@@ -17,6 +17,8 @@ describe('calls to a misspelled tool name in a session that loads a new version 
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp();
+    // this file serves each warning to every agent at once; canaries have their own test (canary.e2e-spec.ts)
+    await t.request('PUT', '/v1/rollout/policy', { body: { enabled: false, share: 0.2, minCalls: 100 } });
   });
   afterAll(() => t.close());
 

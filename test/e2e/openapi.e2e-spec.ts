@@ -33,6 +33,8 @@ describe('OpenAPI document', () => {
 
   beforeAll(async () => {
     t = await startTestApp();
+    // this file serves each warning to every agent at once; canaries have their own test (canary.e2e-spec.ts)
+    await t.request('PUT', '/v1/rollout/policy', { body: { enabled: false, share: 0.2, minCalls: 100 } });
     // this test database refuses events whose id starts with poison-, as a bad row would: they are dead-lettered
     await t.db.sql.query(`
       CREATE FUNCTION refuse_poison() RETURNS trigger AS $$
@@ -311,6 +313,19 @@ describe('OpenAPI document', () => {
   it('answers the retention routes as documented', async () => {
     expect((await exercise('PUT /v1/retention', { body: { rawEventRetentionDays: 45 } })).body.rawEventRetentionDays).toBe(45);
     expect((await exercise('GET /v1/retention')).body).toEqual({ rawEventRetentionDays: 45, rollupRetentionDays: 400 });
+  });
+
+  it('answers the rollout routes as documented', async () => {
+    const policy = { enabled: true, share: 0.5, minCalls: 30 };
+    expect((await exercise('PUT /v1/rollout/policy', { body: policy })).body).toEqual(policy);
+    expect((await exercise('GET /v1/rollout/policy')).body).toEqual(policy);
+    const canary = await t.request('POST', `/v1/tools/${TOOL}/warnings`, { body: { text: 'One integer per call.', canary: true } });
+    expect(canary.status).toBe(201);
+    const canaries = await exercise('GET /v1/rollout/canaries', { query: 'status=running' });
+    expect(canaries.body.items).toEqual([expect.objectContaining({ tool: TOOL, status: 'running', decision: null })]);
+    // the version history names the canary its version started as
+    const versions = await exercise('GET /v1/tools/{name}/version-history', { params: { name: TOOL } });
+    expect(versions.body.items[0].rollout).toMatchObject({ id: canaries.body.items[0].id, status: 'running' });
   });
 
   it('has checked a real answer of every route the app serves', () => {

@@ -18,6 +18,8 @@ describe('unknown tools close the loop', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp();
+    // this file serves each warning to every agent at once; canaries have their own test (canary.e2e-spec.ts)
+    await t.request('PUT', '/v1/rollout/policy', { body: { enabled: false, share: 0.2, minCalls: 100 } });
   });
   afterAll(() => t.close());
 

@@ -1,0 +1,35 @@
+import { Injectable } from '@nestjs/common';
+import { PrismaService } from '../infra/prisma/prisma.service';
+
+/** Whether the nightly's automatic warnings start as canaries, and with which share and minimum of calls a side. */
+export interface RolloutPolicy {
+  enabled: boolean;
+  share: number;
+  minCalls: number;
+}
+
+/** A project without a policy row: on, a fifth of the agents, 100 calls a side (docs/rollout.md). */
+export const DEFAULT_ROLLOUT_POLICY: RolloutPolicy = { enabled: true, share: 0.2, minCalls: 100 };
+
+/** The rollout policy per project. A leaf: the registry reads it when a manual warning asks for a canary. */
+@Injectable()
+export class RolloutPolicyRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async findPolicy(projectId: string): Promise<RolloutPolicy> {
+    const row = await this.prisma.rolloutPolicy.findUnique({
+      where: { projectId },
+      select: { isEnabled: true, share: true, minCalls: true },
+    });
+    return row ? { enabled: row.isEnabled, share: row.share, minCalls: row.minCalls } : DEFAULT_ROLLOUT_POLICY;
+  }
+
+  async upsertPolicy(projectId: string, policy: RolloutPolicy): Promise<void> {
+    const data = { isEnabled: policy.enabled, share: policy.share, minCalls: policy.minCalls };
+    await this.prisma.rolloutPolicy.upsert({
+      where: { projectId },
+      create: { projectId, ...data },
+      update: { ...data, updatedAt: new Date() },
+    });
+  }
+}

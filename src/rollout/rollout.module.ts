@@ -1,0 +1,20 @@
+import { Module } from '@nestjs/common';
+import { AlertsCoreModule } from '../alerts/alerts.module';
+import { RegistryModule } from '../registry/registry.module';
+import { CanaryCountsRepository } from './canary-counts.repository';
+import { CanaryDecisionService } from './canary-decision.service';
+import { RolloutPolicyModule } from './rollout-policy.module';
+import { RolloutController } from './rollout.controller';
+import { RolloutService } from './rollout.service';
+
+/** Guarded rollout for every role that needs it: the nightly decides canaries, the api serves the policy and list. */
+@Module({
+  imports: [RegistryModule, AlertsCoreModule, RolloutPolicyModule],
+  providers: [RolloutService, CanaryDecisionService, CanaryCountsRepository],
+  exports: [RolloutService, CanaryDecisionService],
+})
+export class RolloutCoreModule {}
+
+/** api role: GET/PUT /v1/rollout/policy and GET /v1/rollout/canaries. */
+@Module({ imports: [RolloutCoreModule], controllers: [RolloutController] })
+export class RolloutApiModule {}

@@ -1,0 +1,104 @@
+import { DATE_TIME, NULLABLE_DATE_TIME, pageOf } from '../infra/http/openapi/response.schemas';
+
+// Request and response schemas of the rollout routes: the policy schema validates PUT /v1/rollout/policy and
+// describes what both policy routes answer; test/e2e/openapi.e2e-spec.ts checks a real answer of each route.
+
+export const CANARY_STATUSES = ['running', 'promoted', 'rolled_back', 'superseded'] as const;
+
+export const ROLLOUT_POLICY_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['enabled', 'share', 'minCalls'],
+  properties: {
+    enabled: { type: 'boolean', description: 'whether warnings the nightly applies by itself start as canaries' },
+    share: {
+      type: 'number',
+      minimum: 0.01,
+      maximum: 0.99,
+      description: 'the share of agents (by session or agent id) served a canary; the rest keep the previous version',
+    },
+    minCalls: {
+      type: 'integer',
+      minimum: 30,
+      maximum: 1000000,
+      description: 'calls each version needs before a canary that did not harm is promoted',
+    },
+  },
+} as const;
+
+export const CANARIES_QUERY_SCHEMA = {
+  properties: {
+    tool: { type: 'string', minLength: 1, maxLength: 200 },
+    status: { enum: [...CANARY_STATUSES] },
+    cursor: { type: 'string', maxLength: 300 },
+    limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+  },
+} as const;
+
+const SIDE = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['version', 'calls', 'mistakes', 'rate', 'ci95'],
+  properties: {
+    version: { type: 'integer' },
+    calls: { type: 'integer', minimum: 0 },
+    mistakes: { type: 'integer', minimum: 0 },
+    rate: { type: 'number', nullable: true },
+    ci95: { type: 'array', nullable: true, items: { type: 'number' }, minItems: 2, maxItems: 2 },
+  },
+} as const;
+
+/** What a decision recorded: its action and reason, and the numbers it was made on. */
+export const CANARY_DECISION = {
+  type: 'object',
+  nullable: true,
+  additionalProperties: false,
+  required: ['action', 'reason', 'counted', 'canary', 'previous', 'relativeChange', 'pValue', 'verdict', 'decidedFor'],
+  properties: {
+    action: { enum: ['promote', 'roll_back'] },
+    reason: { type: 'string' },
+    counted: {
+      enum: ['matched_mistakes', 'errors'],
+      description: "matched_mistakes: the warning's own mistake (from its recommendation); errors: every failed call",
+    },
+    canary: SIDE,
+    previous: SIDE,
+    relativeChange: { type: 'number', nullable: true, description: '(canary rate - previous rate) / previous rate' },
+    pValue: { type: 'number', nullable: true },
+    verdict: { enum: ['helped', 'no_effect', 'worse', 'not_enough_data'] },
+    decidedFor: { type: 'string', format: 'date', description: 'the last UTC day of calls counted' },
+  },
+} as const;
+
+export const CANARY_RESPONSE = {
+  type: 'object',
+  additionalProperties: false,
+  required: [
+    'id',
+    'tool',
+    'warningId',
+    'previousVersion',
+    'canaryVersion',
+    'share',
+    'minCalls',
+    'status',
+    'decision',
+    'startedAt',
+    'decidedAt',
+  ],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    tool: { type: 'string' },
+    warningId: { type: 'string', format: 'uuid', nullable: true },
+    previousVersion: { type: 'integer' },
+    canaryVersion: { type: 'integer' },
+    share: { type: 'number' },
+    minCalls: { type: 'integer' },
+    status: { enum: [...CANARY_STATUSES] },
+    decision: CANARY_DECISION,
+    startedAt: DATE_TIME,
+    decidedAt: NULLABLE_DATE_TIME,
+  },
+} as const;
+
+export const CANARIES_RESPONSE = pageOf(CANARY_RESPONSE);
