@@ -17,8 +17,9 @@ const AGENT = 'demo-math-agent';
 const SESSIONS_PER_PHASE = 20;
 const TOOL_NAMES = mathTools().map((t) => t.name);
 
-async function api(method, path) {
-  const response = await fetch(BASE_URL + path, { method, headers: { authorization: `Bearer ${API_KEY}` } });
+async function api(method, path, json) {
+  const headers = { authorization: `Bearer ${API_KEY}`, ...(json ? { 'content-type': 'application/json' } : {}) };
+  const response = await fetch(BASE_URL + path, { method, headers, body: json ? JSON.stringify(json) : undefined });
   const text = await response.text();
   let body = text;
   try {
@@ -153,6 +154,21 @@ async function main() {
   const today = new Date().toISOString().slice(0, 10);
   console.log(`toolcoach demo against ${BASE_URL}: agent ${AGENT}, model ${MODEL_NAME}, ${SESSIONS_PER_PHASE} sessions per phase`);
 
+  // Guarded rollout would serve each learned warning to a share of sessions first (docs/rollout.md); the demo shows the
+  // loop itself, so every agent gets the new descriptions at once, and the project's policy is put back afterwards.
+  const { body: policy } = await api('GET', '/v1/rollout/policy');
+  if (policy.enabled) {
+    await api('PUT', '/v1/rollout/policy', { ...policy, enabled: false });
+    console.log('(guarded rollout is off for this project while the demo runs: every agent gets a new version at once)');
+  }
+  try {
+    await runPhases(today);
+  } finally {
+    if (policy.enabled) await api('PUT', '/v1/rollout/policy', policy);
+  }
+}
+
+async function runPhases(today) {
   const before = await runPhase('Phase 1: the agent starts with the tools as written');
 
   const first = await runNightly(today);
