@@ -23,6 +23,42 @@
   const ms = (n) => (n === null || n === undefined ? '–' : n.toFixed(n < 10 ? 1 : 0) + ' ms');
   const when = (iso) => (iso ? new Date(iso).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '–');
   const apiKey = () => localStorage.getItem(KEY_STORAGE) || '';
+  const clip = (text, max) => (text.length > max ? text.slice(0, max - 1) + '…' : text);
+
+  // The events explorer's address with these filters set: every number on the page links to the events behind it.
+  function eventsHref(filters) {
+    const query = Object.entries(filters)
+      .filter(([, value]) => value !== undefined && value !== null && value !== '')
+      .map(([name, value]) => `${name}=${encodeURIComponent(value)}`)
+      .join('&');
+    return '#/events' + (query ? '?' + query : '');
+  }
+  const eventsLink = (filters, text) => `<a class="events-link" href="${esc(eventsHref(filters))}">${text}</a>`;
+
+  // The selected range as occurredAt bounds for the explorer (the stats are bucketed by the same clock).
+  function rangeFilters() {
+    const days = Number(rangeSelect.value);
+    const to = new Date();
+    return { from: new Date(to.getTime() - days * 86400000).toISOString(), to: to.toISOString() };
+  }
+
+  // The project the key belongs to, shown in the header so nobody reads another project's numbers by mistake.
+  async function showProject() {
+    const target = document.getElementById('project');
+    target.textContent = '';
+    if (!apiKey()) return;
+    const project = await api('/v1/project').catch(() => null);
+    target.textContent = project ? 'project ' + project.name : '';
+  }
+
+  // A real message of each group (its newest sample's) instead of the fingerprint template with <str> and <int>.
+  async function withSampleMessages(groups) {
+    const details = await Promise.all(groups.map((g) => api('/v1/error-groups/' + g.id).catch(() => null)));
+    return groups.map((g, i) => {
+      const sample = details[i] && details[i].samples.find((s) => s.error);
+      return { ...g, sampleMessage: sample ? sample.error.message : null };
+    });
+  }
 
   async function api(path, options = {}) {
     const response = await fetch(path, {
@@ -92,9 +128,12 @@
     return `<table data-testid="tools-table"><thead><tr><th>tool</th><th class="num">calls</th><th class="num">errors</th><th class="num">success rate</th><th class="num">p50</th><th class="num">p95</th><th>errors by category</th></tr></thead><tbody>${items
       .map(
         (t) =>
-          `<tr data-tool="${esc(t.tool)}"><td><a href="#/tools/${encodeURIComponent(t.tool)}">${esc(t.tool)}</a></td><td class="num" data-field="calls">${num(t.calls)}</td><td class="num" data-field="errors">${num(t.errors)}</td><td class="num ${t.successRate !== null && t.successRate < 0.9 ? 'rate-bad' : ''}" data-field="successRate">${pct(t.successRate)}</td><td class="num">${ms(t.latencyP50Ms)}</td><td class="num">${ms(t.latencyP95Ms)}</td><td>${categories
+          `<tr data-tool="${esc(t.tool)}"><td><a href="#/tools/${encodeURIComponent(t.tool)}">${esc(t.tool)}</a></td><td class="num" data-field="calls">${eventsLink({ ...rangeFilters(), tool: t.tool }, num(t.calls))}</td><td class="num" data-field="errors">${eventsLink({ ...rangeFilters(), tool: t.tool, status: 'error' }, num(t.errors))}</td><td class="num ${t.successRate !== null && t.successRate < 0.9 ? 'rate-bad' : ''}" data-field="successRate">${pct(t.successRate)}</td><td class="num">${ms(t.latencyP50Ms)}</td><td class="num">${ms(t.latencyP95Ms)}</td><td>${categories
             .filter((c) => t.errorsByCategory[c])
-            .map((c) => `<span class="pill"><i class="dot" data-category="${esc(c)}"></i>${esc(c)} ${num(t.errorsByCategory[c])}</span>`)
+            .map(
+              (c) =>
+                `<span class="pill"><i class="dot" data-category="${esc(c)}"></i>${esc(c)} ${eventsLink({ ...rangeFilters(), tool: t.tool, category: c }, num(t.errorsByCategory[c]))}</span>`,
+            )
             .join(' ')}</td></tr>`,
       )
       .join('')}</tbody></table>`;
@@ -110,7 +149,7 @@
     return `<table data-testid="error-groups"><thead><tr>${showTool ? '<th>tool</th>' : ''}<th>category</th><th>message</th><th class="num">count</th>${showTool ? '' : '<th>last seen</th>'}<th>status</th></tr></thead><tbody>${groups
       .map(
         (g) =>
-          `<tr>${showTool ? `<td><a href="#/tools/${encodeURIComponent(g.tool)}">${esc(g.tool)}</a></td>` : ''}<td>${esc(g.category)}${g.subtype ? ' / ' + esc(g.subtype) : ''}${g.argumentPath ? ` <code>${esc(g.argumentPath)}</code>` : ''}</td><td>${esc(g.messageTemplate)}</td><td class="num">${num(g.count)}</td>${showTool ? '' : `<td>${when(g.lastSeen)}</td>`}<td><span class="pill ${esc(g.status)}">${esc(g.status)}</span></td></tr>`,
+          `<tr>${showTool ? `<td><a href="#/tools/${encodeURIComponent(g.tool)}">${esc(g.tool)}</a></td>` : ''}<td>${esc(g.category)}${g.subtype ? ' / ' + esc(g.subtype) : ''}${g.argumentPath ? ` <code>${esc(g.argumentPath)}</code>` : ''}</td><td class="msg" data-field="message">${esc(clip(g.sampleMessage || g.messageTemplate, 200))}</td><td class="num">${eventsLink({ errorGroup: g.id }, num(g.count))}</td>${showTool ? '' : `<td>${when(g.lastSeen)}</td>`}<td><span class="pill ${esc(g.status)}">${esc(g.status)}</span></td></tr>`,
       )
       .join('')}</tbody></table>`;
   }
@@ -124,19 +163,20 @@
       api('/v1/alerts/incidents?status=open&limit=20').catch(() => ({ items: [] })),
     ]);
     const t = overview.totals;
+    const topGroups = await withSampleMessages(overview.topErrorGroups);
     view.innerHTML = `
       ${incidentsHtml(incidents.items)}
       ${notesHtml(registry.notes || [])}
       <div class="cards">
-        <div class="card"><div class="label">calls</div><div class="value" data-testid="total-calls">${num(t.calls)}</div>${deltaHtml(overview.trend.callsChange, false, true)}</div>
+        <div class="card"><div class="label">calls</div><div class="value" data-testid="total-calls">${eventsLink(rangeFilters(), num(t.calls))}</div>${deltaHtml(overview.trend.callsChange, false, true)}</div>
         <div class="card"><div class="label">success rate</div><div class="value" data-testid="success-rate">${pct(t.successRate)}</div>${deltaHtml(overview.trend.successRateChange, true, true)}</div>
-        <div class="card"><div class="label">errors</div><div class="value" data-testid="total-errors">${num(t.errors)}</div>${deltaHtml(overview.trend.errorsChange, false, false)}</div>
+        <div class="card"><div class="label">errors</div><div class="value" data-testid="total-errors">${eventsLink({ ...rangeFilters(), status: 'error' }, num(t.errors))}</div>${deltaHtml(overview.trend.errorsChange, false, false)}</div>
         <div class="card"><div class="label">latency p50 / p95</div><div class="value">${ms(t.latencyP50Ms)} <span class="muted">/ ${ms(t.latencyP95Ms)}</span></div></div>
       </div>
       <div class="panel" id="overview-chart" data-testid="success-rate-chart"></div>
       <div class="grid2">
         <div class="panel"><h2>Top failing tools</h2>${toolsTableHtml(overview.topFailingTools).replace('tools-table', 'top-failing-tools')}</div>
-        <div class="panel"><h2>Top error groups</h2>${groupsTableHtml(overview.topErrorGroups, true)}</div>
+        <div class="panel"><h2>Top error groups</h2>${groupsTableHtml(topGroups, true)}</div>
       </div>
       <h2>Tools</h2>
       <div class="panel">${toolsTableHtml(tools.items)}</div>`;
@@ -245,7 +285,7 @@
       { label: 'calls', color: '#2e6be6', value: (p) => p.calls },
       ...categories.map((c) => ({ label: c, color: CATEGORY_COLORS[c] || '#999', value: (p) => p.errorsByCategory[c] || 0 })),
     ]);
-    renderGroups(document.getElementById('tool-groups'), groups.items);
+    renderGroups(document.getElementById('tool-groups'), await withSampleMessages(groups.items));
   }
 
   function renderGroups(target, groups) {
@@ -256,7 +296,7 @@
     target.innerHTML = groups
       .map(
         (g) =>
-          `<details data-group="${esc(g.id)}"><summary><span class="pill ${esc(g.status)}">${esc(g.status)}</span> <b>${esc(g.category)}${g.subtype ? ' / ' + esc(g.subtype) : ''}</b> ${g.argumentPath ? `<code>${esc(g.argumentPath)}</code> ` : ''}${esc(g.messageTemplate)} <span class="muted">× ${num(g.count)}, since ${when(g.firstSeen)}</span></summary><div class="group-body muted">loading…</div></details>`,
+          `<details data-group="${esc(g.id)}"><summary><span class="pill ${esc(g.status)}">${esc(g.status)}</span> <b>${esc(g.category)}${g.subtype ? ' / ' + esc(g.subtype) : ''}</b> ${g.argumentPath ? `<code>${esc(g.argumentPath)}</code> ` : ''}<span data-field="message">${esc(clip(g.sampleMessage || g.messageTemplate, 200))}</span> <span class="muted">× ${eventsLink({ errorGroup: g.id }, num(g.count))}, since ${when(g.firstSeen)}</span></summary><div class="group-body muted">loading…</div></details>`,
       )
       .join('');
     target.querySelectorAll('details').forEach((el) => el.addEventListener('toggle', () => el.open && loadGroup(el), { once: false }));
@@ -306,9 +346,165 @@
     );
   }
 
+  // Tool page: download the tool's failures in the selected range as JSON lines (GET /v1/events/export).
+  function addExportButton(name) {
+    const heading = document.querySelector('[data-testid="tool-name"]');
+    if (!heading) return;
+    heading.insertAdjacentHTML(
+      'afterend',
+      '<p class="actions"><button data-testid="export-failures">Export failures (JSONL)</button> <span class="muted" id="export-status"></span></p>',
+    );
+    const button = document.querySelector('[data-testid="export-failures"]');
+    button.addEventListener('click', async () => {
+      const status = document.getElementById('export-status');
+      button.disabled = true;
+      try {
+        const query = Object.entries({ status: 'error', tool: name, ...rangeFilters() })
+          .map(([key, value]) => `${key}=${encodeURIComponent(value)}`)
+          .join('&');
+        const response = await fetch('/v1/events/export?' + query, { headers: { authorization: 'Bearer ' + apiKey() } });
+        if (!response.ok) throw new Error('export answered HTTP ' + response.status);
+        const fileName = (/filename="([^"]+)"/.exec(response.headers.get('content-disposition') || '') || [])[1] || 'export.jsonl';
+        const url = URL.createObjectURL(await response.blob());
+        const link = document.createElement('a');
+        link.href = url;
+        link.download = fileName;
+        document.body.appendChild(link);
+        link.click();
+        link.remove();
+        setTimeout(() => URL.revokeObjectURL(url), 10000);
+        status.textContent = 'saved ' + fileName;
+      } catch (error) {
+        status.textContent = error.message;
+      } finally {
+        button.disabled = false;
+      }
+    });
+  }
+
+  const EVENT_FILTERS = [
+    'tool',
+    'status',
+    'category',
+    'agent',
+    'model',
+    'session',
+    'errorGroup',
+    'from',
+    'to',
+    'receivedFrom',
+    'receivedTo',
+  ];
+
+  // The events explorer: every filter of GET /v1/events, a page at a time; a row opens the event, which can follow its session.
+  async function renderEvents(params) {
+    const filters = Object.fromEntries(EVENT_FILTERS.filter((name) => params.get(name)).map((name) => [name, params.get(name)]));
+    const input = (name, placeholder) =>
+      `<label>${name}<input name="${name}" value="${esc(filters[name] || '')}" placeholder="${esc(placeholder)}"></label>`;
+    const select = (name, values) =>
+      `<label>${name}<select name="${name}"><option value="">any</option>${values
+        .map((v) => `<option${filters[name] === v ? ' selected' : ''}>${esc(v)}</option>`)
+        .join('')}</select></label>`;
+    view.innerHTML = `
+      <h2>Events</h2>
+      <form class="panel filters" id="event-filters" data-testid="event-filters">
+        ${input('tool', 'tool name')}${select('status', ['success', 'error'])}${select('category', Object.keys(CATEGORY_COLORS))}
+        ${input('agent', 'agent')}${input('model', 'model')}${input('session', 'session id')}
+        ${input('from', 'occurredAt from (ISO)')}${input('to', 'occurredAt to (ISO)')}
+        ${filters.errorGroup ? `<input type="hidden" name="errorGroup" value="${esc(filters.errorGroup)}"><span class="pill">error group ${esc(filters.errorGroup.slice(0, 8))}</span>` : ''}
+        ${filters.receivedFrom ? `<input type="hidden" name="receivedFrom" value="${esc(filters.receivedFrom)}"><input type="hidden" name="receivedTo" value="${esc(filters.receivedTo || '')}"><span class="pill">received ${when(filters.receivedFrom)} – ${when(filters.receivedTo)}</span>` : ''}
+        <button class="primary" type="submit">Filter</button> <a href="#/events">clear</a>
+      </form>
+      <div class="grid-explorer">
+        <div class="panel"><table data-testid="events-table"><thead><tr><th>occurred</th><th>tool</th><th>status</th><th>category</th><th>agent / model</th><th>session</th><th>error</th></tr></thead><tbody></tbody></table>
+          <p><button id="more-events" hidden>Load more</button> <span class="muted" id="events-count"></span></p></div>
+        <div class="panel" id="event-detail" data-testid="event-detail"><p class="hint">Open an event to see its arguments, error and diagnosis.</p></div>
+      </div>`;
+    document.getElementById('event-filters').addEventListener('submit', (event) => {
+      event.preventDefault();
+      const form = new FormData(event.target);
+      location.hash = eventsHref(Object.fromEntries([...form.entries()].filter(([, v]) => v !== '')));
+    });
+    const body = view.querySelector('[data-testid="events-table"] tbody');
+    const more = document.getElementById('more-events');
+    let shown = 0;
+    const loadPage = async (cursor) => {
+      const query = new URLSearchParams({ ...filters, limit: '50', ...(cursor ? { cursor } : {}) });
+      const page = await api('/v1/events?' + query.toString());
+      body.insertAdjacentHTML('beforeend', page.items.map(eventRowHtml).join(''));
+      shown += page.items.length;
+      document.getElementById('events-count').textContent = shown === 0 ? 'No events match.' : `${num(shown)} shown`;
+      more.hidden = !page.nextCursor;
+      more.onclick = () => loadPage(page.nextCursor);
+      paintCategoryDots(body);
+    };
+    body.addEventListener('click', (event) => {
+      const row = event.target.closest('tr[data-event]');
+      if (row && !event.target.closest('a')) openEvent(row.dataset.event);
+    });
+    await loadPage();
+  }
+
+  function eventRowHtml(e) {
+    const message = e.error ? clip(e.error.message, 140) : '';
+    return `<tr data-event="${esc(e.id)}" class="clickable"><td>${when(e.occurredAt)}</td><td>${esc(e.tool)}</td><td><span class="pill ${e.status === 'error' ? 'regressed' : 'resolved'}">${esc(e.status)}</span></td><td>${e.category ? `<i class="dot" data-category="${esc(e.category)}"></i>${esc(e.category)}` : ''}</td><td>${esc(e.agent || '–')}<br><span class="muted">${esc(e.model || '')}</span></td><td class="msg">${e.sessionId ? eventsLink(sessionFilters(e), esc(clip(e.sessionId, 40))) : ''}</td><td class="msg">${esc(message)}</td></tr>`;
+  }
+
+  // A session's events: by session id, within a day either side of when this event was received (partition pruning).
+  function sessionFilters(e) {
+    const received = Date.parse(e.receivedAt);
+    return {
+      session: e.sessionId,
+      receivedFrom: new Date(received - 86400000).toISOString(),
+      receivedTo: new Date(received + 86400000).toISOString(),
+    };
+  }
+
+  async function openEvent(id) {
+    const target = document.getElementById('event-detail');
+    const e = await api('/v1/events/' + encodeURIComponent(id));
+    const field = (label, value) => `<tr><th>${label}</th><td class="msg">${value}</td></tr>`;
+    target.innerHTML = `<h2>Event <code data-testid="event-id">${esc(e.id)}</code></h2><table><tbody>
+      ${field('tool', `<a href="#/tools/${encodeURIComponent(e.tool)}">${esc(e.tool)}</a>`)}
+      ${field('status', esc(e.status))}
+      ${field('occurred / received', `${when(e.occurredAt)} / ${when(e.receivedAt)}`)}
+      ${field('description version', `<span data-testid="event-version">${e.descriptionVersion === null ? 'not reported' : 'v' + e.descriptionVersion}</span>`)}
+      ${field('category', `<span data-testid="event-category">${esc(e.category || '–')}</span>${e.subtype ? ' / ' + esc(e.subtype) : ''}${e.argumentPath ? ` at <code>${esc(e.argumentPath)}</code>` : ''}`)}
+      ${field('evidence', esc(e.evidence || '–') + (e.intendedArgument ? ` (meant <code>${esc(e.intendedArgument)}</code>)` : ''))}
+      ${field('agent / model', `${esc(e.agent || '–')} / ${esc(e.model || '–')}`)}
+      ${field('session', e.sessionId ? `${esc(e.sessionId)} ${eventsLink(sessionFilters(e), 'follow session')}` : '–')}
+      </tbody></table>
+      <h2>Arguments</h2><pre data-testid="event-arguments">${esc(JSON.stringify(e.arguments, null, 2))}</pre>
+      ${e.error ? `<h2>Error</h2><pre data-testid="event-error">${esc((e.error.type ? e.error.type + ': ' : '') + e.error.message)}</pre>` : ''}`;
+    target.querySelector('a.events-link') && target.querySelector('a.events-link').setAttribute('data-testid', 'follow-session');
+  }
+
+  // Success rate and error mix per agent and per model (rollups by agent and model), each number linking to its events.
+  async function renderAgents() {
+    const range = rangeFilters();
+    const query = `from=${encodeURIComponent(range.from)}&to=${encodeURIComponent(range.to)}&limit=200`;
+    const [agents, models] = await Promise.all([api('/v1/stats/agents?' + query), api('/v1/stats/models?' + query)]);
+    const table = (dimension, rows) =>
+      rows.length === 0
+        ? '<p class="hint">No calls in this range.</p>'
+        : `<table data-testid="${dimension}-table"><thead><tr><th>${dimension}</th><th class="num">calls</th><th class="num">errors</th><th class="num">success rate</th><th>errors by category</th></tr></thead><tbody>${rows
+            .map((r) => {
+              const only = r.name === null ? {} : { [dimension]: r.name };
+              return `<tr data-name="${esc(r.name === null ? '' : r.name)}"><td>${r.name === null ? '<span class="muted">not reported</span>' : esc(r.name)}</td><td class="num" data-field="calls">${r.name === null ? num(r.calls) : eventsLink({ ...range, ...only }, num(r.calls))}</td><td class="num" data-field="errors">${r.name === null ? num(r.errors) : eventsLink({ ...range, ...only, status: 'error' }, num(r.errors))}</td><td class="num ${r.successRate !== null && r.successRate < 0.9 ? 'rate-bad' : ''}" data-field="successRate">${pct(r.successRate)}</td><td>${Object.entries(
+                r.errorsByCategory,
+              )
+                .sort((a, b) => b[1] - a[1])
+                .map(([c, n]) => `<span class="pill"><i class="dot" data-category="${esc(c)}"></i>${esc(c)} ${num(n)}</span>`)
+                .join(' ')}</td></tr>`;
+            })
+            .join('')}</tbody></table>`;
+    view.innerHTML = `<h2>Agents</h2><div class="panel">${table('agent', agents.items)}</div><h2>Models</h2><div class="panel">${table('model', models.items)}</div>`;
+    paintCategoryDots(view);
+  }
+
   async function route() {
     const hash = location.hash || '#/';
-    document.querySelectorAll('nav a').forEach((a) => a.classList.toggle('active', hash === a.getAttribute('href')));
+    document.querySelectorAll('nav a').forEach((a) => a.classList.toggle('active', hash.split('?')[0] === a.getAttribute('href')));
     if (!apiKey()) {
       view.innerHTML = '<p class="hint">Enter your project\'s API key to see its dashboard.</p>';
       return;
@@ -316,7 +512,13 @@
     clearCharts();
     view.setAttribute('aria-busy', 'true');
     try {
-      if (hash.startsWith('#/tools/')) await renderTool(decodeURIComponent(hash.slice('#/tools/'.length)));
+      if (hash.startsWith('#/tools/')) {
+        const name = decodeURIComponent(hash.slice('#/tools/'.length));
+        await renderTool(name);
+        addExportButton(name);
+      } else if (hash === '#/events' || hash.startsWith('#/events?'))
+        await renderEvents(new URLSearchParams(hash.slice('#/events'.length)));
+      else if (hash === '#/agents') await renderAgents();
       else if (hash === '#/recommendations') await renderRecommendations();
       else await renderOverview();
     } catch (error) {
@@ -330,9 +532,11 @@
     event.preventDefault();
     localStorage.setItem(KEY_STORAGE, keyInput.value.trim());
     keyInput.value = '';
+    showProject();
     route();
   });
   rangeSelect.addEventListener('change', route);
   window.addEventListener('hashchange', route);
+  showProject();
   route();
 })();

@@ -6,6 +6,7 @@ import { ErrorGroupsController } from './error-groups.controller';
 import { EventExportService } from './event-export.service';
 import { EventQueries } from './event.queries';
 import { EventsController } from './events.controller';
+import { ProjectController } from './project.controller';
 import { RootPageController } from './root-page.controller';
 import { StatsController } from './stats.controller';
 import { StatsQueries } from './stats.queries';
@@ -22,6 +23,7 @@ import { ToolVersionsController } from './tool-versions.controller';
     ToolVersionsController,
     DashboardPageController,
     RootPageController,
+    ProjectController,
   ],
   providers: [EventQueries, EventExportService, StatsQueries, StatsService, ErrorGroupQueries, ToolVersionQueries, DashboardAssets],
 })

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -9,6 +9,9 @@ import { runNightly } from '../support/job-runs';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(__dirname, '..', 'artifacts');
+// README shows docs/dashboard-*.png; they are rewritten only when asked, so a test run never dirties the tree
+const SCREENSHOTS = process.env.TOOLCOACH_WRITE_SCREENSHOTS === '1' ? join(__dirname, '..', '..', 'docs') : ARTIFACTS;
+const VIEWPORT = { width: 1400, height: 900 };
 const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium)
   reportSkip(`the dashboard browser test (test/e2e/dashboard.e2e-spec.ts): ${CHROMIUM} is missing (apt-get install -y chromium)`);
@@ -89,6 +92,23 @@ const ymd = (date: Date) => date.toISOString().slice(0, 10);
         error: { type: 'ToolException', message: 'Error: send_email is not a valid tool, try one of [prime_factorization, factorial].' },
       });
     }
+    // agents, models and sessions for the explorer and the agent/model view: two sessions of a support agent
+    const sessionCall = (session: string, i: number, agent: string, model: string, isError: boolean) => ({
+      id: `${session}-${i}`,
+      tool: 'lookup_order',
+      status: isError ? 'error' : 'success',
+      arguments: isError ? { orderId: `A-${i}` } : { order_id: 1000 + i },
+      occurredAt: new Date(Date.now() - 3_600_000 + i * 60_000).toISOString(),
+      agent,
+      model,
+      sessionId: session,
+      descriptionVersion: 1,
+      ...(isError
+        ? { error: { type: 'ValidationError', message: `order_id is required; got unexpected argument orderId for order A-${i}` } }
+        : {}),
+    });
+    for (let i = 0; i < 5; i++) events.push(sessionCall('sess-1', i, 'support-bot', 'gpt-4.1', i % 2 === 1));
+    for (let i = 5; i < 8; i++) events.push(sessionCall('sess-2', i, 'planner', 'claude', i === 7));
     for (let i = 0; i < events.length; i += 500)
       expect((await t.request('POST', '/v1/events', { body: { events: events.slice(i, i + 500) } })).status).toBe(202);
     await eventually(async () => {
@@ -115,7 +135,7 @@ const ymd = (date: Date) => date.toISOString().slice(0, 10);
         '--disable-component-update',
         '--disable-sync',
       ],
-      viewport: { width: 1360, height: 1000 },
+      viewport: VIEWPORT,
     });
     page = browser.pages()[0] ?? (await browser.newPage());
     page.on('pageerror', (error) => console.error('page error:', error));
@@ -187,6 +207,116 @@ const ymd = (date: Date) => date.toISOString().slice(0, 10);
     const description = (await t.request('GET', '/v1/tools/prime_factorization/description')).body;
     expect(description.warnings.map((w: { id: string }) => w.id)).toContain(after.warningId);
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard-recommendations.png'), fullPage: true });
+  });
+
+  async function shownEventIds(): Promise<Array<string | null>> {
+    const rows = page.locator('[data-testid="events-table"] tbody tr');
+    const ids = [];
+    for (let i = 0; i < (await rows.count()); i++) ids.push(await rows.nth(i).getAttribute('data-event'));
+    return ids;
+  }
+
+  /** The page as seen at 1400 x 900 (what README shows), and that nothing is wider than the window. */
+  async function snapshot(name: string) {
+    await page.waitForLoadState('networkidle');
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(VIEWPORT.width);
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: join(SCREENSHOTS, `dashboard-${name}.png`) });
+  }
+
+  it('shows the project in use, top error groups with a real sample message, and numbers that open their events', async () => {
+    await page.click('a[data-nav="overview"]');
+    await page.waitForSelector('[data-testid="error-groups"] [data-field="message"]');
+    const project = (await t.request('GET', '/v1/project')).body;
+    expect(await page.textContent('[data-testid="project-name"]')).toBe(`project ${project.name}`);
+    const messages = await page.locator('[data-testid="error-groups"] [data-field="message"]').allTextContents();
+    expect(messages).toContain("prime_factorization() got an unexpected keyword argument 'numbers'");
+    expect(messages.join(' ')).not.toMatch(/<(str|int|num)>/);
+    await snapshot('overview');
+
+    await page.click('[data-testid="tools-table"] tr[data-tool="factorial"] [data-field="errors"] a');
+    await page.waitForSelector('[data-testid="events-table"] tbody tr');
+    expect(page.url()).toContain('status=error');
+    const tools = await page.locator('[data-testid="events-table"] tbody tr td:nth-child(2)').allTextContents();
+    expect(new Set(tools)).toEqual(new Set(['factorial']));
+  });
+
+  it('explores events: filters, opens an event with its diagnosis, and follows its session', async () => {
+    await page.click('a[data-nav="events"]');
+    await page.waitForSelector('[data-testid="event-filters"]');
+    await page.fill('[data-testid="event-filters"] input[name="tool"]', 'lookup_order');
+    await page.selectOption('[data-testid="event-filters"] select[name="status"]', 'error');
+    await page.click('[data-testid="event-filters"] button[type="submit"]');
+    await page.waitForSelector('[data-testid="events-table"] tr[data-event="sess-2-7"]');
+    const ids = await shownEventIds();
+    const expected = (await t.request('GET', '/v1/events?tool=lookup_order&status=error')).body.items.map((e: { id: string }) => e.id);
+    expect(ids).toEqual(expected);
+    expect(ids).toEqual(['sess-2-7', 'sess-1-3', 'sess-1-1']);
+
+    await page.click('[data-testid="events-table"] tr[data-event="sess-1-3"]');
+    await page.waitForSelector('[data-testid="event-id"]:text-is("sess-1-3")');
+    const stored = (await t.request('GET', '/v1/events/sess-1-3')).body;
+    expect(JSON.parse((await page.textContent('[data-testid="event-arguments"]'))!)).toEqual({ orderId: 'A-3' });
+    expect(await page.textContent('[data-testid="event-error"]')).toContain('unexpected argument orderId');
+    expect(await page.textContent('[data-testid="event-category"]')).toBe(stored.category);
+    expect(await page.textContent('[data-testid="event-version"]')).toBe('v1');
+    await snapshot('events');
+
+    await page.click('[data-testid="follow-session"]');
+    await page.waitForSelector('[data-testid="events-table"] tr[data-event="sess-1-0"]');
+    expect(page.url()).toContain('session=sess-1');
+    const session = await shownEventIds();
+    expect(session).toEqual(['sess-1-4', 'sess-1-3', 'sess-1-2', 'sess-1-1', 'sess-1-0']);
+  });
+
+  it('shows success rate and error mix per agent and per model, as the API gives them', async () => {
+    await page.click('a[data-nav="agents"]');
+    await page.waitForSelector('[data-testid="agent-table"]');
+    const to = new Date();
+    const range = `from=${new Date(to.getTime() - 7 * DAY_MS).toISOString()}&to=${to.toISOString()}`;
+    for (const dimension of ['agent', 'model']) {
+      const rows = (await t.request('GET', `/v1/stats/${dimension}s?${range}`)).body.items;
+      expect(rows.filter((r: { name: string | null }) => r.name !== null).length).toBe(2);
+      for (const row of rows.filter((r: { name: string | null }) => r.name !== null)) {
+        const cells = page.locator(`[data-testid="${dimension}-table"] tr[data-name="${row.name}"]`);
+        expect(await cells.locator('[data-field="calls"]').textContent()).toBe(row.calls.toLocaleString('en-US'));
+        expect(await cells.locator('[data-field="successRate"]').textContent()).toBe(`${(row.successRate * 100).toFixed(1)}%`);
+      }
+    }
+    expect(await page.locator('[data-testid="agent-table"] tr[data-name="support-bot"] [data-field="successRate"]').textContent()).toBe(
+      '60.0%',
+    );
+    await snapshot('agents');
+    await page.click('[data-testid="agent-table"] tr[data-name="planner"] [data-field="errors"] a');
+    await page.waitForSelector('[data-testid="events-table"] tr[data-event="sess-2-7"]');
+    expect(await page.locator('[data-testid="events-table"] tbody tr').count()).toBe(1);
+  });
+
+  it("downloads a tool's failures as JSON lines from the export button", async () => {
+    await page.goto(`${t.baseUrl}/dashboard#/tools/lookup_order`);
+    await page.waitForSelector('[data-testid="export-failures"]');
+    await snapshot('tool');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="export-failures"]')]);
+    expect(download.suggestedFilename()).toMatch(/^toolcoach-lookup_order-error-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.jsonl$/);
+    const lines = readFileSync((await download.path())!, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines.map((line) => line.id)).toEqual(['sess-2-7', 'sess-1-3', 'sess-1-1']);
+    expect(lines[0]).toMatchObject({
+      tool: 'lookup_order',
+      schemaVersion: 1,
+      status: 'error',
+      arguments: { orderId: 'A-7' },
+      agent: 'planner',
+    });
+    expect(lines[0].error.message).toContain('unexpected argument orderId');
+  });
+
+  it('shows the recommendations page', async () => {
+    await page.click('a[data-nav="recommendations"]');
+    await page.waitForSelector('[data-testid="recommendations"]');
+    await snapshot('recommendations');
   });
 
   it('works under its Content-Security-Policy: coloured category dots, nothing refused, and so does /docs', async () => {
