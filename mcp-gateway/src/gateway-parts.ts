@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { Toolcoach } from '@toolcoach/sdk';
 import { ArgumentCheck } from './argument-check';
 import { GatewayConfig } from './gateway-config';
@@ -20,6 +21,8 @@ export function createGatewayParts(config: GatewayConfig): GatewayParts {
     baseUrl: config.baseUrl,
     apiKey: config.apiKey,
     agent: config.agent,
+    // one side of a canary for every client session of this gateway: by its agent name, else by its host
+    ...(config.agent ? {} : { session: `toolcoach-mcp@${hostname()}` }),
     ...(config.cacheDir === undefined ? {} : { cacheDir: config.cacheDir }),
     logger: stderrLogger,
   });

@@ -83,7 +83,12 @@ export class LiveDescriptions {
     this.isPolling = true;
     try {
       const response = await this.fetch(`${this.options.baseUrl}/v1/tools?format=raw`, {
-        headers: { authorization: `Bearer ${this.options.apiKey}`, ...(this.etag ? { 'if-none-match': this.etag } : {}) },
+        // the same sticky id as the SDK's loadTools, so the poll sees the canary side the gateway was served
+        headers: {
+          authorization: `Bearer ${this.options.apiKey}`,
+          ...this.toolcoach.rolloutHeaders,
+          ...(this.etag ? { 'if-none-match': this.etag } : {}),
+        },
         signal: AbortSignal.timeout(5000),
       });
       await response.arrayBuffer();

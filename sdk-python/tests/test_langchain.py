@@ -284,6 +284,15 @@ class LoadToolsTest(unittest.TestCase):
         self.assertEqual((tools[0].description, tools[0].metadata), ("Add two integers.", None))  # not served: kept
         self.assertEqual((tools[1].description, tools[1].metadata), (warned, {"toolcoach_description_version": 3}))
 
+    def test_sends_the_sticky_id_of_guarded_rollout_the_session_else_the_agent(self):
+        self.api.route("GET", "/v1/tools?format=raw", 200, {"tools": []})
+        self.load(make_tools(), session="s-42", agent="math-agent")
+        self.load(make_tools(), agent="math-agent")
+        self.load(make_tools())
+        requests = self.api.wait_for_requests(6)
+        sticky = [(r["headers"].get("X-Toolcoach-Session"), r["headers"].get("X-Toolcoach-Agent")) for r in requests]
+        self.assertEqual(sticky, [("s-42", None)] * 2 + [(None, "math-agent")] * 2 + [(None, None)] * 2)
+
     def test_registers_the_tools_own_description_again_never_the_served_one(self):
         self.api.route("GET", "/v1/tools?format=raw", 200, {"tools": [served("add", 2, "Add two integers. Warned.", "Add two integers.")]})
         tools = make_tools()

@@ -30,13 +30,19 @@ _warned: Set[str] = set()
 
 
 def fetch_descriptions(
-    *, base_url: Optional[str] = None, api_key: Optional[str] = None, timeout_s: float = 2.0
+    *,
+    base_url: Optional[str] = None,
+    api_key: Optional[str] = None,
+    timeout_s: float = 2.0,
+    session: Optional[str] = None,
+    agent: Optional[str] = None,
 ) -> Optional[Dict[str, Dict[str, Any]]]:
     """Every active tool of the project by name (``{name, version, description, ...}``); None when the registry
-    cannot be read, so callers keep what they have."""
+    cannot be read, so callers keep what they have. ``session`` / ``agent``: the sticky id of guarded rollout, as in
+    ``load_tools``."""
     base, key = configured_base_url(base_url), configured_api_key(api_key)
     try:
-        return _read_tools(base, key, time.monotonic() + timeout_s)
+        return _read_tools(base, key, time.monotonic() + timeout_s, sticky_headers(session, agent))
     except Exception as error:  # unreachable, timed out, refused key, odd answer: the agent starts anyway
         _warn_once("fetch", "toolcoach: live descriptions unavailable from %s (%s); keeping the tools' own descriptions" % (base, _describe(error)))
         return None
@@ -48,6 +54,8 @@ def load_tools(
     base_url: Optional[str] = None,
     api_key: Optional[str] = None,
     timeout_s: float = 2.0,
+    session: Optional[str] = None,
+    agent: Optional[str] = None,
 ) -> List[Any]:
     """Registers the tools with toolcoach, then sets each tool's description to the live one, in place; returns the
     tools as a list. Never raises.
@@ -63,6 +71,10 @@ def load_tools(
     LangChain tools that handle their errors (``handle_tool_error`` / ``handle_validation_error``) are set up so that
     ``ToolcoachCallbackHandler`` reports a handled error as the error it was (``record_handled_errors``).
 
+    Guarded rollout: while a new description version is a canary, the server serves each sticky id the same version
+    every time. ``session`` is sent as ``X-Toolcoach-Session``; without it ``agent`` as ``X-Toolcoach-Agent``; with
+    neither, the tools get the version everyone had before the canary (docs/rollout.md).
+
     Fallback: when registration or reading fails within ``timeout_s`` in all (toolcoach down, slow, key refused, a
     schema refused), a warning is logged once and every tool keeps its own description.
     """
@@ -76,10 +88,12 @@ def load_tools(
         _warn_once("load-internal", "toolcoach: load_tools failed (%s); using the tools as given" % _describe(error))
         return tool_list
     deadline = time.monotonic() + timeout_s
+    sticky = sticky_headers(session, agent)
     try:
         for start in range(0, len(definitions), MAX_TOOLS_PER_REQUEST):
-            _request("POST", base, key, "/v1/tools:bulk", deadline, {"tools": definitions[start : start + MAX_TOOLS_PER_REQUEST]})
-        live = _read_tools(base, key, deadline)
+            batch = {"tools": definitions[start : start + MAX_TOOLS_PER_REQUEST]}
+            _request("POST", base, key, "/v1/tools:bulk", deadline, batch, sticky)
+        live = _read_tools(base, key, deadline, sticky)
     except Exception as error:
         _warn_once("load", "toolcoach: could not register or load tool descriptions at %s (%s); using the tools' own descriptions" % (base, _describe(error)))
         return tool_list
@@ -179,8 +193,17 @@ def _apply(tool: Any, live: Dict[str, Dict[str, Any]]) -> None:
             _own_descriptions.popitem(last=False)
 
 
-def _read_tools(base: str, key: str, deadline: float) -> Dict[str, Dict[str, Any]]:
-    body = _request("GET", base, key, "/v1/tools?format=raw", deadline)
+def sticky_headers(session: Optional[str], agent: Optional[str]) -> Dict[str, str]:
+    """The session id if there is one, else the agent name: the server hashes it to pick a canary's side."""
+    if session:
+        return {"X-Toolcoach-Session": session}
+    if agent:
+        return {"X-Toolcoach-Agent": agent}
+    return {}
+
+
+def _read_tools(base: str, key: str, deadline: float, sticky: Optional[Dict[str, str]] = None) -> Dict[str, Dict[str, Any]]:
+    body = _request("GET", base, key, "/v1/tools?format=raw", deadline, None, sticky)
     tools = body.get("tools") if isinstance(body, dict) else None
     if not isinstance(tools, list):
         raise ValueError("the answer holds no tools list")
@@ -191,11 +214,13 @@ def _read_tools(base: str, key: str, deadline: float) -> Dict[str, Dict[str, Any
     }
 
 
-def _request(method: str, base: str, key: str, path: str, deadline: float, body: Any = None) -> Any:
+def _request(
+    method: str, base: str, key: str, path: str, deadline: float, body: Any = None, sticky: Optional[Dict[str, str]] = None
+) -> Any:
     remaining_s = deadline - time.monotonic()
     if remaining_s <= 0:
         raise TimeoutError("timed out")
-    headers = {"Authorization": "Bearer " + key, "Accept": "application/json"}
+    headers = {"Authorization": "Bearer " + key, "Accept": "application/json", **(sticky or {})}
     data = None
     if body is not None:
         data = json.dumps(body, default=str).encode("utf-8")

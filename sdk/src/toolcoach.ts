@@ -30,6 +30,12 @@ export interface ToolcoachOptions extends Pick<
   /** Default `agent` of every event that does not name one. */
   agent?: string;
   /**
+   * A sticky id for guarded rollout (docs/rollout.md): while a new description version is a canary, the server serves
+   * every request with the same id the same version. Sent as `X-Toolcoach-Session`; without it, `agent` is sent as
+   * `X-Toolcoach-Agent`; with neither, this client gets the version everyone had before the canary.
+   */
+  session?: string;
+  /**
    * Which argument keys hold secrets whose values must not leave the process. Default: keys that look like a password,
    * token, secret, API key or authorization. `false` turns redaction off.
    */
@@ -60,6 +66,8 @@ export interface ValidationOutcome extends ValidationResult {
  */
 export class Toolcoach {
   readonly agent: string | undefined;
+  /** What tells the server which side of a canary this client is on (see `session`); sent with every request. */
+  readonly rolloutHeaders: Readonly<Record<string, string>>;
   private readonly reporter: Reporter;
   private readonly baseUrl: string;
   private readonly apiKey: string;
@@ -77,6 +85,7 @@ export class Toolcoach {
     const logger = options.logger ?? console;
     this.log = new OnceLogger(logger);
     this.agent = options.agent;
+    this.rolloutHeaders = stickyHeaders(options.session, options.agent);
     const connection = resolveConnection(options);
     this.baseUrl = connection.baseUrl;
     this.apiKey = connection.apiKey ?? '';
@@ -212,7 +221,11 @@ export class Toolcoach {
   private async request(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<unknown> {
     const response = await this.fetch(this.baseUrl + path, {
       method,
-      headers: { authorization: `Bearer ${this.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${this.apiKey}`,
+        ...this.rolloutHeaders,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: signal ?? AbortSignal.timeout(this.startupTimeoutMs),
     });
@@ -220,6 +233,13 @@ export class Toolcoach {
     if (!response.ok) throw new Error(`HTTP ${response.status} from ${method} ${path}: ${text.slice(0, 200)}`);
     return JSON.parse(text);
   }
+}
+
+/** The session id if there is one, else the agent name: the server hashes it to pick a canary's side. */
+export function stickyHeaders(session: string | undefined, agent: string | undefined): Record<string, string> {
+  if (session) return { 'x-toolcoach-session': session };
+  if (agent) return { 'x-toolcoach-agent': agent };
+  return {};
 }
 
 function describe(error: unknown): string {

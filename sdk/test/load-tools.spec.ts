@@ -86,6 +86,21 @@ describe('loadTools', () => {
     expect(bulk[1].parameters).toEqual(given[1].parameters);
   });
 
+  it('sends its sticky id for guarded rollout on every registry request: the session, else the agent, else none', async () => {
+    serveRegistry();
+    const stickyOf = (url: string) => {
+      const request = server.requests.filter((r) => r.url === url).at(-1)!;
+      return [request.headers['x-toolcoach-session'], request.headers['x-toolcoach-agent']];
+    };
+    await client({ session: 's-42', agent: 'math-agent' }).loadTools(tools());
+    expect(stickyOf('/v1/tools:bulk')).toEqual(['s-42', undefined]);
+    expect(stickyOf('/v1/tools?format=raw')).toEqual(['s-42', undefined]);
+    await client({ agent: 'math-agent' }).loadTools(tools());
+    expect(stickyOf('/v1/tools?format=raw')).toEqual([undefined, 'math-agent']);
+    await client().loadTools(tools());
+    expect(stickyOf('/v1/tools?format=raw')).toEqual([undefined, undefined]);
+  });
+
   it('registers the original description again, never the served one, when loading twice', async () => {
     serveRegistry();
     const tc = client();
