@@ -226,6 +226,22 @@
     return `<span class="pill ${esc(effect.verdict)}" data-testid="effect-verdict">${esc(effect.verdict)}</span> mistake rate ${rate(w)} with the warning (${num(w.calls)} calls) vs ${rate(wo)} without (${num(wo.calls)} calls)`;
   }
 
+  // The registered definition judged before any mistake (docs/tool-quality.md): score and findings, worst first.
+  function qualityHtml(report) {
+    if (!report) return '';
+    const rows = report.findings
+      .map(
+        (f) =>
+          `<tr><td><span class="pill">${esc(f.severity)}</span></td><td>${esc(f.message)}<br><span class="muted">${esc(f.kind)} at ${esc(f.path)}</span></td><td>${esc(f.addition || f.fix)}</td></tr>`,
+      )
+      .join('');
+    return `<div class="panel" data-testid="tool-quality"><h2>Definition quality: <span data-testid="quality-score">${num(report.score)}</span>/100</h2>${
+      rows
+        ? `<table><thead><tr><th>severity</th><th>finding</th><th>fix</th></tr></thead><tbody>${rows}</tbody></table>`
+        : '<p class="hint">No findings.</p>'
+    }</div>`;
+  }
+
   async function renderTool(name) {
     const tool = encodeURIComponent(name);
     const query = rangeQuery();
@@ -236,6 +252,9 @@
       api(`/v1/recommendations?tool=${tool}&limit=200`),
       api(`/v1/tools/${tool}/version-history?limit=20`).catch(() => ({ items: [] })),
     ]);
+    const quality = await api('/v1/tools?format=raw')
+      .then((list) => (list.quality || []).find((q) => q.tool === name))
+      .catch(() => undefined);
     const effectByWarning = new Map(recommendations.items.filter((r) => r.warningId).map((r) => [r.warningId, r]));
     const t = stats.totals;
     const categories = [...new Set(stats.series.flatMap((p) => Object.keys(p.errorsByCategory)))].sort();
@@ -248,6 +267,7 @@
         <div class="card"><div class="label">latency p50 / p95</div><div class="value">${ms(t.latencyP50Ms)} <span class="muted">/ ${ms(t.latencyP95Ms)}</span></div></div>
       </div>
       <div class="panel" id="tool-chart"></div>
+      ${qualityHtml(quality)}
       <h2>Error groups</h2><div class="panel" id="tool-groups"></div>
       <div class="grid2">
         <div class="panel"><h2>Live description${description ? ' (version ' + description.version + ')' : ''}</h2>${

@@ -232,7 +232,7 @@ export class DailyStatsRepository {
           day: { lt: until },
           category: { in: match.categories },
           subtype: { in: match.subtypes },
-          argumentPath: { in: match.argumentPaths },
+          ...(match.isAnyArgumentPath ? {} : { argumentPath: { in: match.argumentPaths } }),
         },
         _sum: { count: true },
       }),

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../infra/prisma/prisma.service';
+import type { RepeatedFailure } from './loop-rules';
 import { ArgumentRange, GroupEvidence, RECOMMENDATION_WINDOW_DAYS } from './recommendation-rules';
 
 const DAY_MS = 86_400_000;
@@ -62,6 +63,45 @@ export class MistakeEvidenceRepository {
       ) n
       WHERE s.project_id = ${projectId}::uuid AND s.id = ANY(${[...sampleEventIds]}::varchar[]) AND s.session_id IS NOT NULL`;
     return new Map(rows.map((row) => [row.id, row.tool]));
+  }
+
+  /**
+   * Failing calls a session repeated with the same tool and arguments more than `maxIdentical` times on `day`, most
+   * repeated first, at most `limit`: one grouped range of the (project_id, occurred_at) index.
+   */
+  async findRepeatedFailures(projectId: string, day: Date, maxIdentical: number, limit: number): Promise<RepeatedFailure[]> {
+    const rows = await this.prisma.$queryRaw<
+      Array<{
+        tool: string;
+        session_id: string;
+        arguments_hash: string;
+        count: number;
+        example_event_id: string;
+        category: string | null;
+        first_seen: Date;
+        last_seen: Date;
+      }>
+    >`
+      SELECT tool, session_id, md5(coalesce(arguments::text, 'null')) AS arguments_hash, count(*)::int AS count,
+        min(id) AS example_event_id, mode() WITHIN GROUP (ORDER BY category) AS category,
+        min(occurred_at) AS first_seen, max(occurred_at) AS last_seen
+      FROM events
+      WHERE project_id = ${projectId}::uuid AND occurred_at >= ${day} AND occurred_at < ${new Date(day.getTime() + DAY_MS)}
+        AND status = 'error' AND session_id IS NOT NULL
+      GROUP BY tool, session_id, md5(coalesce(arguments::text, 'null'))
+      HAVING count(*) > ${maxIdentical}
+      ORDER BY count(*) DESC, tool, session_id
+      LIMIT ${limit}`;
+    return rows.map((row) => ({
+      tool: row.tool,
+      sessionId: row.session_id,
+      argumentsHash: row.arguments_hash,
+      count: row.count,
+      exampleEventId: row.example_event_id,
+      category: row.category,
+      firstSeen: row.first_seen,
+      lastSeen: row.last_seen,
+    }));
   }
 
   /** The arguments of a few sample events, by primary key. */

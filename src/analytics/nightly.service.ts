@@ -10,12 +10,14 @@ import { DailyStatsRepository, MisnamedTool } from './daily-stats.repository';
 import { MistakeEvidenceRepository } from './mistake-evidence.repository';
 import { ProjectPolicyValues, RecommendationRepository, StoredRecommendation } from './recommendation.repository';
 import { JobRunRepository } from './job-run.repository';
-import { RecommendationApplier, requiresReview } from './recommendation-applier';
+import { proposalOnlyReason, RecommendationApplier, requiresReview } from './recommendation-applier';
 import { computeDailyToolStat } from './daily-stats';
 import { estimateEffect, splitByWarning } from './effect-statistics';
 import { findIntendedTool } from './intended-tool';
 import { deriveRecommendations, GroupEvidence, MistakeMatch, RECOMMENDATION_KINDS, RecommendationDraft } from './recommendation-rules';
 import { deriveMisnamedToolRecommendation, describeUnknownTool, UNKNOWN_TOOL_NOTE, UnknownToolNote } from './unknown-tool-rules';
+import { deriveLoopRecommendations, MAX_IDENTICAL_FAILURES, MAX_LOOPS_PER_DAY } from './loop-rules';
+import { deriveSchemaQualityRecommendations } from './schema-quality-rules';
 
 export const NIGHTLY_JOB = 'nightly';
 const DAY_MS = 86_400_000;
@@ -29,14 +31,16 @@ interface ProjectFindings {
   drafts: RecommendationDraft[];
   notes: UnknownToolNote[];
   misnamed: MisnamedTool[];
+  /** Every active tool judged for schema_quality; their recommendations not among `drafts` are resolved. */
+  judgedTools: Set<string>;
 }
 
 export const DEFAULT_POLICY: ProjectPolicyValues = {
   autoApply: true,
   minOccurrences: 5,
   minShare: 0.05,
-  // a review is for humans: it is never applied to a description automatically
-  autoApplyKinds: RECOMMENDATION_KINDS.filter((kind) => kind !== 'review_description'),
+  // a review is for humans: it is never applied to a description automatically (nor is a loop, whatever the policy)
+  autoApplyKinds: RECOMMENDATION_KINDS.filter((kind) => kind !== 'review_description' && kind !== 'loop'),
   autoRetire: true,
 };
 
@@ -188,9 +192,10 @@ export class NightlyService {
     const stats = (await this.dailyStats.sumToolDays(projectId, day)).map(computeDailyToolStat);
     await this.dailyStats.replaceDailyToolStats(projectId, day, stats);
 
-    const { drafts, notes, misnamed } = await this.deriveProjectFindings(projectId, day, stats);
+    const { drafts, notes, misnamed, judgedTools } = await this.deriveProjectFindings(projectId, day, stats);
     await this.addCallDenominators(projectId, day, drafts);
     const recommendations = await this.recommendations.upsertRecommendations(projectId, drafts);
+    const resolved = await this.resolveFixedSchemaFindings(projectId, judgedTools, drafts, day);
     await this.registry.replaceProjectNotes(projectId, UNKNOWN_TOOL_NOTE, notes, new Date(Math.min(Date.now(), day.getTime() + DAY_MS)));
     await this.dailyStats.replaceMisnamedCalls(projectId, day, misnamed);
     const policy = (await this.recommendations.findPolicy(projectId)) ?? DEFAULT_POLICY;
@@ -217,6 +222,7 @@ export class NightlyService {
       applied,
       effectsMeasured: measured,
       retired,
+      resolved,
       canariesPromoted: decided('promote'),
       canariesRolledBack: decided('roll_back'),
     };
@@ -280,14 +286,55 @@ export class NightlyService {
       );
     }
     const unknown = await this.matchUnknownTools(projectId, groups.filter(isUnknownToolCall), toolGroups);
-    return { drafts: [...drafts, ...unknown.drafts], notes: unknown.notes, misnamed: unknown.misnamed };
+    // before the first mistake: every active tool's definition, whether or not it was called
+    const quality = await this.registry.judgeActiveTools(projectId);
+    const judgedTools = new Set(quality.map((report) => report.tool));
+    // a name that is no registered tool has no error message of its own to fix: misnamed_tool covers it
+    const loops = (await this.evidence.findRepeatedFailures(projectId, day, MAX_IDENTICAL_FAILURES, MAX_LOOPS_PER_DAY)).filter((loop) =>
+      judgedTools.has(loop.tool),
+    );
+    return {
+      drafts: [
+        ...drafts,
+        ...unknown.drafts,
+        ...quality.flatMap((report) => deriveSchemaQualityRecommendations(report, day)),
+        ...deriveLoopRecommendations(loops),
+      ],
+      notes: unknown.notes,
+      misnamed: unknown.misnamed,
+      judgedTools,
+    };
+  }
+
+  /**
+   * A schema_quality recommendation whose finding is gone (the definition was fixed) is dismissed, and its warning
+   * retired: the description now says it, or the schema does. Tools not judged this run (archived) keep theirs.
+   */
+  private async resolveFixedSchemaFindings(
+    projectId: string,
+    judgedTools: ReadonlySet<string>,
+    drafts: readonly RecommendationDraft[],
+    day: Date,
+  ): Promise<number> {
+    const current = new Set(drafts.filter((d) => d.kind === 'schema_quality').map((d) => `${d.tool}\u0000${d.evidenceKey}`));
+    const until = new Date(Math.min(Date.now(), day.getTime() + DAY_MS));
+    let resolved = 0;
+    for (const recommendation of await this.recommendations.findOpenRecommendationsOfKind(projectId, 'schema_quality')) {
+      if (!judgedTools.has(recommendation.tool) || current.has(`${recommendation.tool}\u0000${recommendation.evidenceKey}`)) continue;
+      if (recommendation.status === 'applied' && recommendation.warningId) {
+        await this.registry.retireWarning(projectId, recommendation.warningId, 'the tool definition no longer has this finding');
+      }
+      await this.recommendations.markDismissed(recommendation.id, until);
+      resolved += 1;
+    }
+    return resolved;
   }
 
   private async matchUnknownTools(
     projectId: string,
     unknownGroups: Array<GroupEvidence & { tool: string }>,
     toolGroups: Array<GroupEvidence & { tool: string }>,
-  ): Promise<Omit<ProjectFindings, 'drafts'> & { drafts: RecommendationDraft[] }> {
+  ): Promise<Pick<ProjectFindings, 'drafts' | 'notes' | 'misnamed'>> {
     const byName = new Map<string, Array<GroupEvidence & { tool: string }>>();
     for (const group of unknownGroups) byName.set(group.tool, [...(byName.get(group.tool) ?? []), group]);
     const count = (list: GroupEvidence[]) => list.reduce((n, g) => n + g.count, 0);
@@ -387,13 +434,21 @@ function startOfDay(at: Date): Date {
   return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
 }
 
+/**
+ * Whether the nightly applies a proposed recommendation by itself. A schema_quality addition has no occurrences (it
+ * comes from the definition, not from mistakes), so minOccurrences and minShare do not apply to it: the policy's
+ * autoApply and autoApplyKinds decide alone.
+ */
 function isEligible(recommendation: StoredRecommendation, policy: ProjectPolicyValues): boolean {
   const evidence = recommendation.evidence as { count?: number; share?: number };
+  const isFrequentEnough =
+    recommendation.kind === 'schema_quality' ||
+    ((evidence.count ?? 0) >= policy.minOccurrences && (evidence.share ?? 0) >= policy.minShare);
   return (
     policy.autoApply &&
     !requiresReview(recommendation) &&
+    proposalOnlyReason(recommendation) === null &&
     policy.autoApplyKinds.includes(recommendation.kind) &&
-    (evidence.count ?? 0) >= policy.minOccurrences &&
-    (evidence.share ?? 0) >= policy.minShare
+    isFrequentEnough
   );
 }

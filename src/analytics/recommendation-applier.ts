@@ -46,6 +46,16 @@ export function requiresReview(recommendation: StoredRecommendation): boolean {
 }
 
 /**
+ * A schema change (schema_quality without prose to add) or a loop (a review of the tool's error messages) is for a
+ * person to act on outside the description: never applied as a warning, by the nightly or by hand. The reason is in
+ * the evidence as `proposalOnly`.
+ */
+export function proposalOnlyReason(recommendation: StoredRecommendation): string | null {
+  const reason = recommendation.evidence.proposalOnly;
+  return typeof reason === 'string' ? reason : null;
+}
+
+/**
  * The warning's evidence is what agents and validate read: the counts, `calls` (the denominator the description
  * states), a learned limit (validate applies it) and the called name of a misnamed tool, when the draft has them.
  */

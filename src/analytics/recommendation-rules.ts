@@ -16,6 +16,8 @@ export const RECOMMENDATION_KINDS = [
   'learned_limit',
   'misnamed_tool',
   'review_description',
+  'schema_quality',
+  'loop',
 ] as const;
 export type RecommendationKind = (typeof RECOMMENDATION_KINDS)[number];
 
@@ -52,6 +54,8 @@ export interface MistakeMatch {
   /** '' stands for no subtype / no argument path, as in the mistake rollups. */
   subtypes: string[];
   argumentPaths: string[];
+  /** Mistakes at any argument path count (a schema_quality warning cannot know the names a model invents). */
+  isAnyArgumentPath?: boolean;
   /** For a misnamed_tool warning: the mistakes are calls to this name (not a registered tool), not to the tool itself. */
   calledTool?: string;
 }

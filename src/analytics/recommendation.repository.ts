@@ -61,6 +61,12 @@ export class RecommendationRepository {
     return rows.map(toStored);
   }
 
+  /** The project's recommendations of `kind` that are proposed or applied. */
+  async findOpenRecommendationsOfKind(projectId: string, kind: string): Promise<StoredRecommendation[]> {
+    const rows = await this.prisma.recommendation.findMany({ where: { projectId, kind, status: { in: ['proposed', 'applied'] } } });
+    return rows.map(toStored);
+  }
+
   async listRecommendations(
     projectId: string,
     filter: { status?: string; tool?: string; after?: string; limit: number },

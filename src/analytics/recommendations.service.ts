@@ -4,7 +4,7 @@ import { isUuid } from '../infra/http/storable-values';
 import { RegistryService } from '../registry/registry.service';
 import { ProjectPolicyValues, RecommendationRepository, StoredRecommendation } from './recommendation.repository';
 import { DEFAULT_POLICY } from './nightly.service';
-import { RecommendationApplier } from './recommendation-applier';
+import { proposalOnlyReason, RecommendationApplier } from './recommendation-applier';
 
 /** What humans do with recommendations: read them, apply or dismiss one, set the auto-apply policy. */
 @Injectable()
@@ -22,6 +22,8 @@ export class RecommendationsService {
   async apply(projectId: string, id: string): Promise<StoredRecommendation> {
     const recommendation = await this.find(projectId, id);
     if (recommendation.status === 'applied') return recommendation;
+    const proposalOnly = proposalOnlyReason(recommendation);
+    if (proposalOnly) throw new ApiError(409, 'not_applicable', `This recommendation is not a warning to apply: ${proposalOnly}`);
     if (recommendation.status === 'dismissed' && recommendation.warningId) {
       throw new ApiError(409, 'conflict', 'This recommendation was retired; reinstate its warning through the registry');
     }

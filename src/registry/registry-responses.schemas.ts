@@ -1,6 +1,7 @@
 import { CATEGORIES, SUBTYPES } from '../diagnosis';
 import { DATE_TIME, NULLABLE_STRING } from '../infra/http/openapi/response.schemas';
 import { TOOL_FORMATS } from './registry.types';
+import { QUALITY_FINDING_KINDS } from './tool-quality';
 
 // What the registry routes answer; test/e2e/openapi.e2e-spec.ts checks a real answer of each against these.
 
@@ -53,10 +54,38 @@ const WARNING = {
   },
 } as const;
 
+const QUALITY_FINDING = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['kind', 'path', 'severity', 'message', 'fix'],
+  properties: {
+    kind: { type: 'string', enum: [...QUALITY_FINDING_KINDS] },
+    path: { type: 'string', description: 'JSON Pointer into the definition {name, description, parameters}' },
+    severity: { type: 'string', enum: ['high', 'medium', 'low'] },
+    message: { type: 'string' },
+    fix: { type: 'string' },
+    addition: {
+      type: 'string',
+      description: 'prose the description can carry as is (the nightly may apply it as a warning); absent when the fix is a schema change',
+    },
+  },
+} as const;
+
+/** A tool's quality report (docs/tool-quality.md): 100 minus the findings' weights, most expected impact first. */
+const QUALITY = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['score', 'findings'],
+  properties: {
+    score: { type: 'integer', minimum: 0, maximum: 100 },
+    findings: { type: 'array', items: QUALITY_FINDING },
+  },
+} as const;
+
 export const REGISTRATION_RESPONSE = {
   type: 'object',
   additionalProperties: false,
-  required: ['name', 'version', 'status'],
+  required: ['name', 'version', 'status', 'quality'],
   properties: {
     name: TOOL_NAME,
     version: VERSION,
@@ -66,6 +95,7 @@ export const REGISTRATION_RESPONSE = {
       description:
         'created (201): new; restored: back from the archive (a new version only if what an agent reads changed); updated: a new version; unchanged: nothing an agent reads changed',
     },
+    quality: { ...QUALITY, description: "the registered definition judged against the project's other tools" },
   },
 } as const;
 
@@ -128,11 +158,21 @@ const PROJECT_NOTE = {
 export const TOOL_LIST_RESPONSE = {
   type: 'object',
   additionalProperties: false,
-  required: ['format', 'tools', 'notes'],
+  required: ['format', 'tools', 'notes', 'quality'],
   properties: {
     format: { type: 'string', enum: [...TOOL_FORMATS] },
     tools: { type: 'array', items: LISTED_TOOL },
     notes: { type: 'array', items: PROJECT_NOTE, description: 'for people, never for the model: pass only `tools` to it' },
+    quality: {
+      type: 'array',
+      description: "for people: each tool's own description and schema judged against the project's other tools, worst score first",
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['tool', 'score', 'findings'],
+        properties: { tool: TOOL_NAME, ...QUALITY.properties },
+      },
+    },
   },
 } as const;
 

@@ -6,10 +6,13 @@ import { RegistryChangesChannel } from './registry-changes.channel';
 import type { JsonObject, WarningRecord } from './registry.types';
 import { NOTES_CHANGE } from './served-response.cache';
 import { AutoWarning, AutoWarningResult, CanaryStart, ToolChangesService } from './tool-changes.service';
+import { judgeProjectTools, ToolQualityReport } from './tool-quality';
 import { ToolRepository } from './tool.repository';
 import { ToolSchemaRepository } from './tool-schema.repository';
 
 const MAX_CACHED_SCHEMAS = 2000;
+/** Tools judged per project by judgeActiveTools (the nightly), by name: the work stays bounded. */
+export const MAX_JUDGED_TOOLS = 1000;
 
 /**
  * What other features may ask of the registry. The worker validates arguments against registered schemas; the
@@ -62,6 +65,11 @@ export class RegistryService {
   /** Replaces the project's notes of `kind` (listed beside the tools on GET /v1/tools); served lists drop on change. */
   async replaceProjectNotes(projectId: string, kind: string, notes: readonly Omit<ProjectNote, 'kind'>[], at: Date): Promise<void> {
     if (await this.notes.replaceNotes(projectId, kind, notes, at)) await this.changes.publish({ projectId, tool: NOTES_CHANGE });
+  }
+
+  /** The quality report of every active tool (at most MAX_JUDGED_TOOLS), on its own description and schema. */
+  async judgeActiveTools(projectId: string): Promise<ToolQualityReport[]> {
+    return judgeProjectTools(await this.schemas.findActiveToolDefinitions(projectId, MAX_JUDGED_TOOLS));
   }
 
   listActiveWarnings(projectId: string, toolName: string): Promise<WarningRecord[]> {

@@ -5,7 +5,9 @@ import { RolloutPolicyRepository } from '../rollout/rollout-policy.repository';
 import { RegistryChangesChannel } from './registry-changes.channel';
 import type { CanarySettings, ToolDefinition, ToolState, WarningEvidence, WarningRecord, WarningStatus } from './registry.types';
 import type { ManualWarningInput } from './registry.schemas';
+import { judgeTool, MAX_COMPARED_TOOLS, ToolQuality } from './tool-quality';
 import { ToolDecision, ToolRepository } from './tool.repository';
+import { ToolSchemaRepository } from './tool-schema.repository';
 import { DesiredTool, planToolChange } from './tool-versioning';
 
 export interface RegistrationResult {
@@ -13,7 +15,11 @@ export interface RegistrationResult {
   version: number;
   /** created: new; restored: back from the archive; updated: a new version; unchanged: nothing an agent reads changed. */
   status: 'created' | 'restored' | 'updated' | 'unchanged';
+  /** The registered definition judged against the project's other tools (docs/tool-quality.md). */
+  quality: ToolQuality;
 }
+
+type Registration = Omit<RegistrationResult, 'quality'>;
 
 export interface AutoWarning {
   kind: string;
@@ -46,10 +52,31 @@ export class ToolChangesService {
   constructor(
     private readonly tools: ToolRepository,
     private readonly changes: RegistryChangesChannel,
+    private readonly definitions: ToolSchemaRepository,
     private readonly rolloutPolicies: RolloutPolicyRepository,
   ) {}
 
   async registerTool(projectId: string, definition: ToolDefinition): Promise<RegistrationResult> {
+    const registration = await this.register(projectId, definition);
+    const [quality] = await this.judgeRegistered(projectId, [definition]);
+    return { ...registration, quality };
+  }
+
+  /** One tool after another, each in its own transaction: a re-registration of 100 unchanged tools writes nothing. */
+  async registerTools(projectId: string, definitions: readonly ToolDefinition[]): Promise<RegistrationResult[]> {
+    const registrations: Registration[] = [];
+    for (const definition of definitions) registrations.push(await this.register(projectId, definition));
+    const qualities = await this.judgeRegistered(projectId, definitions);
+    return registrations.map((registration, i) => ({ ...registration, quality: qualities[i] }));
+  }
+
+  /** Each definition as registered, against the project's other active tools as they are now (one query). */
+  private async judgeRegistered(projectId: string, definitions: readonly ToolDefinition[]): Promise<ToolQuality[]> {
+    const siblings = await this.definitions.findActiveToolDefinitions(projectId, MAX_COMPARED_TOOLS);
+    return definitions.map((definition) => judgeTool(definition, siblings));
+  }
+
+  private async register(projectId: string, definition: ToolDefinition): Promise<Registration> {
     const desiredFrom = (state: ToolState | null): DesiredTool => ({
       description: definition.description,
       parameters: definition.parameters,
@@ -67,13 +94,6 @@ export class ToolChangesService {
       const status = state === null ? 'created' : state.tool.archivedAt !== null ? 'restored' : plan.snapshot ? 'updated' : 'unchanged';
       return { plan: isWrite(plan) ? plan : null, result: { name: definition.name, version: plan.version, status } };
     });
-  }
-
-  /** One tool after another, each in its own transaction: a re-registration of 100 unchanged tools writes nothing. */
-  async registerTools(projectId: string, definitions: readonly ToolDefinition[]): Promise<RegistrationResult[]> {
-    const results: RegistrationResult[] = [];
-    for (const definition of definitions) results.push(await this.registerTool(projectId, definition));
-    return results;
   }
 
   /** Archives a tool: it is no longer served or validated; its events, versions and warnings stay. False if unknown. */

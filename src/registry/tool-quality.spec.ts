@@ -1,4 +1,4 @@
-import { judgeTool, JudgedTool, QualityFinding, SEVERITY_WEIGHT } from './tool-quality';
+import { judgeProjectTools, judgeTool, JudgedTool, QualityFinding, SEVERITY_WEIGHT } from './tool-quality';
 
 // Real tool definitions, as their projects publish them (the source of each is recorded beside it), and what the
 // checker must find in each: kind@path for every finding, nothing more.
@@ -242,5 +242,61 @@ describe('judgeTool on real tool definitions', () => {
     const quality = judgeTool({ name: 'big', description: 'word '.repeat(100_000), parameters: { type: 'object', properties } });
     expect(quality.findings.filter((f) => f.kind === 'parameter_without_description')).toHaveLength(200);
     expect(quality.score).toBe(0);
+  });
+});
+
+describe('judgeProjectTools', () => {
+  const tool = (name: string, description: string): JudgedTool => ({ name, description, parameters: {} });
+
+  it('judges each tool against the others, worst score first, then by name', () => {
+    const reports = judgeProjectTools([
+      tool('now', 'Returns the current UTC time as ISO 8601.'),
+      tool('web_search', 'Look things up online and return the top results.'),
+      tool('search_web', 'Search the web for pages about a topic, for example "rust borrow checker".'),
+      tool('x', ''),
+    ]);
+    expect(reports.map((r) => [r.tool, r.score])).toEqual([
+      ['x', 80],
+      ['search_web', 90],
+      ['web_search', 90],
+      ['now', 100],
+    ]);
+    expect(reports[1].findings[0].addition).toBe("Use this tool, not 'web_search', for what this description says.");
+  });
+
+  it('finds names one edit apart and tells apart names of the same letters in another order', () => {
+    const reports = judgeProjectTools([
+      tool('get_weather', 'Current weather of a city, e.g. {"city": "Oslo"}.'),
+      tool('get_weathr', 'Forecast for the next days of a place, e.g. {"city": "Oslo"}.'),
+      tool('tag_weather', 'Label a stored observation with a category.'),
+    ]);
+    const duplicates = Object.fromEntries(reports.map((r) => [r.tool, r.findings.filter((f) => f.kind === 'near_duplicate_tool').length]));
+    expect(duplicates).toEqual({ get_weather: 1, get_weathr: 1, tag_weather: 0 });
+  });
+
+  it('stays bounded on a project of many tools whose long names are anagrams of each other', () => {
+    // the same letters in a fixed pseudo-random order per tool: no pair is close, and only the filter keeps it cheap
+    const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789'.repeat(2).slice(0, 64).split('');
+    let seed = 1;
+    const nextRandom = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
+    const anagram = () => {
+      const letters = [...alphabet];
+      for (let i = letters.length - 1; i > 0; i--) {
+        const j = nextRandom() % (i + 1);
+        [letters[i], letters[j]] = [letters[j], letters[i]];
+      }
+      return letters.join('');
+    };
+    const count = 200;
+    const tools = Array.from({ length: count }, (_, i) =>
+      tool(anagram(), `Tool number ${i} of a generated project, for example call ${i}.`),
+    );
+    const started = process.hrtime.bigint();
+    const reports = judgeProjectTools(tools);
+    const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
+    expect(reports.filter((r) => r.findings.length > 0)).toEqual([]);
+    // 40,000 pairs. Plain node judges 500 such tools in ~0.75 s (500 realistic ones in ~0.06 s); Jest's sandbox runs
+    // this code several times slower, so the bound only catches a full edit distance on every pair
+    expect(elapsedMs).toBeLessThan(10_000);
   });
 });

@@ -68,6 +68,18 @@ export const MAX_JUDGED_PROPERTIES = 200;
 export const MAX_COMPARED_TOOLS = 500;
 const MAX_TEXT_CHARS = 4096;
 
+/** One tool's report, as GET /v1/tools and the registration answers carry it. */
+export interface ToolQualityReport extends ToolQuality {
+  tool: string;
+}
+
+/** Every tool judged against the others of its project, worst score first (then by name). */
+export function judgeProjectTools(tools: readonly JudgedTool[]): ToolQualityReport[] {
+  return tools
+    .map((tool) => ({ tool: tool.name, ...judgeTool(tool, tools) }))
+    .sort((a, b) => a.score - b.score || (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
+}
+
 export function judgeTool(tool: JudgedTool, siblings: readonly Pick<JudgedTool, 'name' | 'description'>[] = []): ToolQuality {
   const description = tool.description.slice(0, MAX_TEXT_CHARS);
   const words = wordsOf(description);
@@ -557,17 +569,49 @@ function exampleValue(schema: JsonObject): unknown {
 
 // --- the project's other tools ---
 
+/** A tool's words for the comparison, computed once per tool object: a project's N tools are compared N^2 times. */
+interface ComparedWords {
+  name: string;
+  nameTokens: string[];
+  /** The first MAX_DISTANCE_CHARS of the name, the part whose edit distance is measured. */
+  comparedName: string;
+  /** Its two-character substrings counted: a cheap filter before the edit distance (the q-gram lemma). */
+  nameBigrams: Map<number, number>;
+  descriptionWords: Set<string>;
+}
+
+const comparedWords = new WeakMap<object, ComparedWords>();
+
+function wordsForComparison(tool: Pick<JudgedTool, 'name' | 'description'>): ComparedWords {
+  const known = comparedWords.get(tool);
+  if (known) return known;
+  const tokens = nameTokens(tool.name);
+  const name = tokens.join(' ');
+  const comparedName = name.slice(0, MAX_DISTANCE_CHARS);
+  const nameBigrams = new Map<number, number>();
+  for (let i = 0; i + 1 < comparedName.length; i++) {
+    const bigram = comparedName.charCodeAt(i) * 65536 + comparedName.charCodeAt(i + 1);
+    nameBigrams.set(bigram, (nameBigrams.get(bigram) ?? 0) + 1);
+  }
+  const words = {
+    name,
+    nameTokens: tokens,
+    comparedName,
+    nameBigrams,
+    descriptionWords: new Set(wordsOf(tool.description.slice(0, MAX_TEXT_CHARS)).filter((w) => !STOP_WORDS.has(w))),
+  };
+  comparedWords.set(tool, words);
+  return words;
+}
+
 function judgeDuplicates(tool: JudgedTool, siblings: readonly Pick<JudgedTool, 'name' | 'description'>[]): QualityFinding[] {
-  const ownName = nameTokens(tool.name).join(' ');
-  const ownWords = new Set(wordsOf(tool.description).filter((w) => !STOP_WORDS.has(w)));
+  const own = wordsForComparison(tool);
   const findings: QualityFinding[] = [];
   for (const sibling of siblings.slice(0, MAX_COMPARED_TOOLS)) {
     if (sibling.name === tool.name) continue;
-    const otherName = nameTokens(sibling.name).join(' ');
-    const isNameClose =
-      ownName.length > 3 && (normalizedDistance(ownName, otherName) <= 0.2 || sameWords(nameTokens(tool.name), nameTokens(sibling.name)));
-    const otherWords = new Set(wordsOf(sibling.description.slice(0, MAX_TEXT_CHARS)).filter((w) => !STOP_WORDS.has(w)));
-    const isDescriptionClose = ownWords.size >= 3 && jaccard(ownWords, otherWords) >= 0.8;
+    const other = wordsForComparison(sibling);
+    const isNameClose = own.name.length > 3 && (areNamesClose(own, other) || sameWords(own.nameTokens, other.nameTokens));
+    const isDescriptionClose = own.descriptionWords.size >= 3 && jaccard(own.descriptionWords, other.descriptionWords) >= 0.8;
     if (!isNameClose && !isDescriptionClose) continue;
     findings.push({
       kind: 'near_duplicate_tool',
@@ -581,6 +625,23 @@ function judgeDuplicates(tool: JudgedTool, siblings: readonly Pick<JudgedTool, '
   }
   return findings;
 }
+
+/**
+ * Edit distance within 20% of the longer name (of their first MAX_DISTANCE_CHARS: the work per pair stays bounded).
+ * Two strings within k edits share at least (longer length - 1 - 2k) two-character substrings, which rules out almost
+ * every pair before the distance is computed.
+ */
+function areNamesClose(a: ComparedWords, b: ComparedWords): boolean {
+  const longer = Math.max(a.comparedName.length, b.comparedName.length);
+  const maxEdits = Math.floor(longer * MAX_NAME_DISTANCE);
+  let shared = 0;
+  for (const [bigram, count] of a.nameBigrams) shared += Math.min(count, b.nameBigrams.get(bigram) ?? 0);
+  if (shared < longer - 1 - 2 * maxEdits) return false;
+  return isWithinEdits(a.comparedName, b.comparedName, maxEdits);
+}
+
+const MAX_NAME_DISTANCE = 0.2;
+const MAX_DISTANCE_CHARS = 64;
 
 // --- words ---
 
@@ -620,7 +681,7 @@ export function nameTokens(name: string): string[] {
     .filter(Boolean);
 }
 
-function pluralOf(word: string): string {
+export function pluralOf(word: string): string {
   if (/(s|x|z|ch|sh)$/.test(word)) return `${word}es`;
   if (/[^aeiou]y$/.test(word)) return `${word.slice(0, -1)}ies`;
   return `${word}s`;
@@ -644,20 +705,25 @@ function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   return shared / (a.size + b.size - shared || 1);
 }
 
-function normalizedDistance(a: string, b: string): number {
-  if (a === b) return 0;
-  if (Math.abs(a.length - b.length) > Math.max(a.length, b.length) * 0.2) return 1;
-  const previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+/**
+ * Whether `a` becomes `b` in at most `maxEdits` insertions, deletions or substitutions: Levenshtein on the band of
+ * diagonals within `maxEdits`, stopping at the first row whose every cell is already beyond it.
+ */
+function isWithinEdits(a: string, b: string, maxEdits: number): boolean {
+  if (Math.abs(a.length - b.length) > maxEdits) return false;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
-    let diagonal = previous[0];
-    previous[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = previous[j];
-      previous[j] = Math.min(previous[j] + 1, previous[j - 1] + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
+    const current = new Array<number>(b.length + 1).fill(Number.POSITIVE_INFINITY);
+    current[0] = i;
+    let rowMin = i;
+    for (let j = Math.max(1, i - maxEdits); j <= Math.min(b.length, i + maxEdits); j++) {
+      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      rowMin = Math.min(rowMin, current[j]);
     }
+    if (rowMin > maxEdits) return false;
+    previous = current;
   }
-  return previous[b.length] / Math.max(a.length, b.length);
+  return previous[b.length] <= maxEdits;
 }
 
 function escapePointer(segment: string): string {

@@ -7,6 +7,12 @@ export interface ToolSchemaRow {
   parameters: Record<string, unknown> | null;
 }
 
+export interface ToolDefinitionRow {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
 @Injectable()
 export class ToolSchemaRepository {
   constructor(private readonly prisma: PrismaService) {}
@@ -21,6 +27,21 @@ export class ToolSchemaRepository {
       name: row.name,
       version: row.version,
       parameters: isObject(row.parameters) ? row.parameters : null,
+    }));
+  }
+
+  /** The active tools' own descriptions (without warnings) and schemas, by name, at most `limit`. */
+  async findActiveToolDefinitions(projectId: string, limit: number): Promise<ToolDefinitionRow[]> {
+    const rows = await this.prisma.tool.findMany({
+      where: { projectId, archivedAt: null },
+      select: { name: true, description: true, parameters: true },
+      orderBy: { name: 'asc' },
+      take: limit,
+    });
+    return rows.map((row) => ({
+      name: row.name,
+      description: row.description,
+      parameters: isObject(row.parameters) ? row.parameters : {},
     }));
   }
 

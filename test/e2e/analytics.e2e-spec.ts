@@ -67,17 +67,22 @@ describe('nightly analytics and the feedback loop', () => {
   it('registers the tools', async () => {
     const factorial = await t.request('PUT', '/v1/tools/factorial', {
       body: {
-        description: 'Compute n! for a non-negative integer n.',
-        parameters: { type: 'object', properties: { n: { type: 'integer', minimum: 0 } }, required: ['n'] },
+        // well described (issue 23's checker finds nothing), so every warning here is learned from the mistakes
+        description: 'Compute n! for one non-negative integer n, e.g. {"n": 5}.',
+        parameters: {
+          type: 'object',
+          properties: { n: { type: 'integer', minimum: 0, description: 'The integer whose factorial is computed.' } },
+          required: ['n'],
+        },
       },
     });
     expect(factorial.status).toBeLessThan(300);
     const prime = await t.request('PUT', '/v1/tools/prime_factorization', {
       body: {
-        description: 'Perform prime factorization of a single integer.',
+        description: 'Perform prime factorization of a single integer, e.g. {"number": 360}.',
         parameters: {
           type: 'object',
-          properties: { number: { type: 'integer', maximum: 1000000 } },
+          properties: { number: { type: 'integer', maximum: 1000000, description: 'The integer to factor.' } },
           required: ['number'],
           additionalProperties: false,
         },

@@ -58,7 +58,12 @@ describe('first-hour answers', () => {
     expect((await t.request('DELETE', '/v1/tools/adder')).status).toBe(204);
     const restored = await t.request('PUT', '/v1/tools/adder', { body: tool });
     expect(restored.status).toBe(200);
-    expect(restored.body).toEqual({ name: 'adder', version: 1, status: 'restored' });
+    expect(restored.body).toEqual({
+      name: 'adder',
+      version: 1,
+      status: 'restored',
+      quality: expect.objectContaining({ score: expect.any(Number) }),
+    });
     expect((await t.request('PUT', '/v1/tools/adder', { body: tool })).body.status).toBe('unchanged');
   });
 });

@@ -40,7 +40,15 @@ describe('calls to a misspelled tool name in a session that loads a new version 
   it('registers the tools', async () => {
     for (const name of TOOLS) {
       const registered = await t.request('PUT', `/v1/tools/${name}`, {
-        body: { description: `The ${name} tool.`, parameters: { type: 'object', properties: { number: { type: 'integer' } } } },
+        // well described (issue 23's checker finds nothing), so the only recommendation is the misnamed tool's
+        body: {
+          description: `The ${name} tool: pass one integer, e.g. {"number": 12}.`,
+          parameters: {
+            type: 'object',
+            properties: { number: { type: 'integer', minimum: 1, maximum: 1000000, description: 'The integer.' } },
+            required: ['number'],
+          },
+        },
       });
       expect(registered.status).toBe(201);
     }

@@ -26,10 +26,20 @@ describe('tool registry', () => {
     it('creates version 1, then answers the same body with the same version and no new one', async () => {
       const created = await put('factorize_a', primeFactors);
       expect(created.status).toBe(201);
-      expect(created.body).toEqual({ name: 'factorize_a', version: 1, status: 'created' });
+      expect(created.body).toEqual({
+        name: 'factorize_a',
+        version: 1,
+        status: 'created',
+        quality: { score: expect.any(Number), findings: expect.any(Array) },
+      });
       const again = await put('factorize_a', primeFactors);
       expect(again.status).toBe(200);
-      expect(again.body).toEqual({ name: 'factorize_a', version: 1, status: 'unchanged' });
+      expect(again.body).toEqual({
+        name: 'factorize_a',
+        version: 1,
+        status: 'unchanged',
+        quality: { score: expect.any(Number), findings: expect.any(Array) },
+      });
       const { rows } = await t.db.sql.query(
         `SELECT count(*)::int AS n FROM tool_versions v JOIN tools t ON t.id = v.tool_id WHERE t.name = 'factorize_a'`,
       );
@@ -46,7 +56,12 @@ describe('tool registry', () => {
         parameters: wider,
         metadata: { team: 'math' },
       });
-      expect(withMetadata.body).toEqual({ name: 'factorize_b', version: 3, status: 'unchanged' });
+      expect(withMetadata.body).toEqual({
+        name: 'factorize_b',
+        version: 3,
+        status: 'unchanged',
+        quality: { score: expect.any(Number), findings: expect.any(Array) },
+      });
     });
 
     it('rejects a misspelled JSON Schema type with 400 invalid_schema naming /parameters/properties/n/type', async () => {
@@ -122,10 +137,10 @@ describe('tool registry', () => {
       const response = await t.request('POST', '/v1/tools:bulk', { body });
       expect(response.status).toBe(200);
       expect(response.body.tools).toEqual([
-        { name: 'bulk_own', version: 1, status: 'created' },
-        { name: 'bulk_openai', version: 1, status: 'created' },
-        { name: 'bulk_anthropic', version: 1, status: 'created' },
-        { name: 'bulk_mcp', version: 1, status: 'created' },
+        { name: 'bulk_own', version: 1, status: 'created', quality: { score: expect.any(Number), findings: expect.any(Array) } },
+        { name: 'bulk_openai', version: 1, status: 'created', quality: { score: expect.any(Number), findings: expect.any(Array) } },
+        { name: 'bulk_anthropic', version: 1, status: 'created', quality: { score: expect.any(Number), findings: expect.any(Array) } },
+        { name: 'bulk_mcp', version: 1, status: 'created', quality: { score: expect.any(Number), findings: expect.any(Array) } },
       ]);
       const again = await t.request('POST', '/v1/tools:bulk', { body: body.tools });
       expect(again.body.tools.map((tool: { status: string }) => tool.status)).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged']);
@@ -176,8 +191,13 @@ describe('tool registry', () => {
     ])('lists every active tool of the project in %s shape', async (format, expected) => {
       const response = await t.request('GET', `/v1/tools?format=${format}`, { key: other.apiKey });
       expect(response.status).toBe(200);
-      // notes (for people, about the project) are listed beside the tools; a project without any has none
-      expect(response.body).toEqual({ format, tools: [expected('Weather.')], notes: [] });
+      // notes and each tool's quality report (for people) are listed beside the tools; a project without notes has none
+      expect(response.body).toEqual({
+        format,
+        tools: [expected('Weather.')],
+        notes: [],
+        quality: [expect.objectContaining({ tool: 'weather' })],
+      });
     });
 
     it('lists our raw shape with version, warnings and metadata by default', async () => {
@@ -428,7 +448,12 @@ describe('tool registry', () => {
 
       const restored = await put('to_archive', primeFactors);
       expect(restored.status).toBe(200);
-      expect(restored.body).toEqual({ name: 'to_archive', version: 1, status: 'restored' });
+      expect(restored.body).toEqual({
+        name: 'to_archive',
+        version: 1,
+        status: 'restored',
+        quality: { score: expect.any(Number), findings: expect.any(Array) },
+      });
     });
   });
 

@@ -50,9 +50,14 @@ describe('unknown tools close the loop', () => {
   it('registers the tools', async () => {
     for (const name of TOOLS) {
       const registered = await t.request('PUT', `/v1/tools/${name}`, {
+        // well described (issue 23's checker finds nothing), so the only recommendation is the misnamed tool's
         body: {
-          description: `The ${name.replace(/_/g, ' ')} tool.`,
-          parameters: { type: 'object', properties: { number: { type: 'integer' } }, required: ['number'] },
+          description: `The ${name.replace(/_/g, ' ')} tool: pass one integer, e.g. {"number": 12}.`,
+          parameters: {
+            type: 'object',
+            properties: { number: { type: 'integer', minimum: 1, maximum: 1000000, description: 'The integer.' } },
+            required: ['number'],
+          },
         },
       });
       expect(registered.status).toBe(201);

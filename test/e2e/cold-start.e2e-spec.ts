@@ -1,0 +1,229 @@
+import { randomUUID } from 'node:crypto';
+import { runNightly } from '../support/job-runs';
+import { sendEvents } from '../support/send-events';
+import { startTestApp, TestApp } from '../support/test-app';
+
+// The day the first nightly runs (no event yet), the day agents call the tool, and a day with loops.
+const D0 = '2026-05-01';
+const D1 = '2026-05-02';
+const D2 = '2026-05-03';
+const ONE_PER_CALL = 'Pass a single integer; call this tool once per number.';
+
+// The tool of this project's origin story, registered as it was when agents sent `numbers: [12, 15, 18]`.
+const ORIGIN_TOOL = {
+  description: 'Perform prime factorization of a number',
+  parameters: { type: 'object', properties: { number: { type: 'integer' } } },
+};
+
+type Finding = { kind: string; path: string; severity: string; fix: string; addition?: string };
+type Recommendation = {
+  id: string;
+  kind: string;
+  evidenceKey: string;
+  text: string;
+  status: string;
+  appliedVersion: number | null;
+  evidence: Record<string, unknown>;
+  effect: Record<string, unknown> | null;
+};
+
+/**
+ * Cold start (issue 23): a tool's definition is judged at registration, before any event; the nightly turns the
+ * findings into schema_quality recommendations (prose additions applied as warnings, schema changes proposed only),
+ * whose effect is measured like a learned warning's. Loops (one failing call repeated in a session) are found too.
+ */
+describe('cold start: tool quality at registration, before the first mistake', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+    // every warning is served to every agent at once here; canaries have their own test (canary.e2e-spec.ts)
+    await t.request('PUT', '/v1/rollout/policy', { body: { enabled: false, share: 0.2, minCalls: 100 } });
+  });
+  afterAll(() => t.close());
+
+  const at = (day: string, second: number) => new Date(Date.parse(`${day}T09:00:00Z`) + second * 1000).toISOString();
+  const recommendations = async (tool: string): Promise<Recommendation[]> =>
+    (await t.request('GET', `/v1/recommendations?tool=${tool}&limit=200`)).body.items;
+  const byKey = (list: Recommendation[], key: string) => list.find((r) => r.evidenceKey === key);
+  const kindsAt = (findings: Finding[]) => findings.map((f) => `${f.kind}@${f.path}`);
+
+  it('answers the registration with the findings for the missing bounds, the one-value-per-call rule and the example', async () => {
+    const registered = await t.request('PUT', '/v1/tools/prime_factorization', { body: ORIGIN_TOOL });
+    expect(registered.status).toBe(201);
+    const { quality } = registered.body;
+    expect(kindsAt(quality.findings)).toEqual(
+      expect.arrayContaining([
+        'unbounded_number@/parameters/properties/number',
+        'batchable_single_value@/parameters/properties/number',
+        'no_usage_example@/description',
+      ]),
+    );
+    const batching = quality.findings.find((f: Finding) => f.kind === 'batchable_single_value');
+    expect(batching).toMatchObject({ severity: 'high', addition: ONE_PER_CALL });
+    // a schema change is the tool owner's: no prose to add
+    expect(quality.findings.find((f: Finding) => f.kind === 'unbounded_number').addition).toBeUndefined();
+    expect(quality.score).toBeLessThan(60);
+    // the highest severity comes first
+    expect(quality.findings[0].severity).toBe('high');
+  });
+
+  it('lists the same report on GET /v1/tools beside the tools, which keep the framework shape, worst score first', async () => {
+    const good = await t.request('PUT', '/v1/tools/add_numbers', {
+      body: {
+        description: 'Add two integers and return their sum, e.g. {"a": 2, "b": 3} returns 5. One pair per call.',
+        parameters: {
+          type: 'object',
+          properties: {
+            a: { type: 'integer', description: 'The first addend, e.g. 2.' },
+            b: { type: 'integer', description: 'The second addend, e.g. 3.' },
+          },
+          required: ['a', 'b'],
+        },
+      },
+    });
+    expect(good.status).toBe(201);
+    expect(good.body.quality).toEqual({ score: 100, findings: [] });
+
+    const listed = await t.request('GET', '/v1/tools?format=openai');
+    expect(listed.status).toBe(200);
+    expect(listed.body.quality.map((q: { tool: string; score: number }) => q.tool)).toEqual(['prime_factorization', 'add_numbers']);
+    const [prime] = listed.body.quality;
+    const registered = await t.request('PUT', '/v1/tools/prime_factorization', { body: ORIGIN_TOOL });
+    expect(registered.body.status).toBe('unchanged');
+    expect({ score: prime.score, findings: prime.findings }).toEqual(registered.body.quality);
+    // what an agent passes to the model is the framework's tool, nothing more
+    expect(Object.keys(listed.body.tools[0]).sort()).toEqual(['function', 'type']);
+    expect(Object.keys(listed.body.tools[0].function).sort()).toEqual(['description', 'name', 'parameters']);
+
+    const { rows } = await t.db.sql.query('SELECT count(*)::int AS n FROM events WHERE project_id = $1', [t.projectId]);
+    expect(rows[0].n).toBe(0);
+  });
+
+  it('turns the findings into schema_quality recommendations at the first nightly: additions applied as warnings, schema changes proposed', async () => {
+    const run = await runNightly(t, D0);
+    expect(run.body).toMatchObject({ status: 'succeeded', date: D0 });
+    expect(run.body.counts.applied).toBeGreaterThanOrEqual(2);
+
+    const list = await recommendations('prime_factorization');
+    const batching = byKey(list, 'schema_quality:batchable_single_value:/parameters/properties/number')!;
+    expect(batching).toMatchObject({ kind: 'schema_quality', status: 'applied', text: ONE_PER_CALL });
+    expect(batching.evidence).toMatchObject({ count: 0, finding: { kind: 'batchable_single_value', severity: 'high' } });
+    const example = byKey(list, 'schema_quality:no_usage_example:/description')!;
+    expect(example).toMatchObject({ status: 'applied', text: 'Example call: {"number":12}' });
+
+    const bounds = byKey(list, 'schema_quality:unbounded_number:/parameters/properties/number')!;
+    expect(bounds).toMatchObject({ kind: 'schema_quality', status: 'proposed', warningId: null });
+    expect(bounds.text).toMatch(/^Declare "minimum" and "maximum" on 'number'/);
+    const refused = await t.request('POST', `/v1/recommendations/${bounds.id}/apply`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('not_applicable');
+
+    const served = (await t.request('GET', '/v1/tools/prime_factorization/description')).body;
+    expect(served.description).toContain(`- ${ONE_PER_CALL}`);
+    expect(served.description).toContain('- Example call: {"number":12}');
+    // no occurrence to state: the warning line carries no "N of M recent calls"
+    expect(served.description).not.toContain('recent calls failed');
+    expect(served.baseDescription).toBe(ORIGIN_TOOL.description);
+    // the well-described tool got nothing
+    expect(await recommendations('add_numbers')).toEqual([]);
+
+    const again = await runNightly(t, D0);
+    expect(again.body.counts.applied).toBe(0);
+    expect((await t.request('GET', '/v1/tools/prime_factorization/description')).body.version).toBe(served.version);
+  });
+
+  it('measures the applied addition like any warning: calls that saw it batch numbers far less often', async () => {
+    const batching = byKey(
+      await recommendations('prime_factorization'),
+      'schema_quality:batchable_single_value:/parameters/properties/number',
+    )!;
+    const current = (await t.request('GET', '/v1/tools/prime_factorization/description')).body.version;
+    expect(batching.appliedVersion).toBeLessThanOrEqual(current);
+    const call = (second: number, version: number, isBatched: boolean) =>
+      isBatched
+        ? {
+            id: randomUUID(),
+            tool: 'prime_factorization',
+            status: 'error',
+            arguments: { numbers: [12, 15, 18] },
+            occurredAt: at(D1, second),
+            descriptionVersion: version,
+            error: {
+              type: 'ValidationError',
+              message:
+                "1 validation error for prime_factorization\nnumber\n  Field required [type=missing, input_value={'numbers': [12, 15, 18]}, input_type=dict]",
+            },
+          }
+        : {
+            id: randomUUID(),
+            tool: 'prime_factorization',
+            status: 'success',
+            arguments: { number: 12 + second },
+            result: [2, 2, 3],
+            occurredAt: at(D1, second),
+            descriptionVersion: version,
+          };
+    const events = [];
+    // before: the description as registered; 12 of 40 calls batch the numbers
+    for (let i = 0; i < 40; i++) events.push(call(i, 1, i % 10 < 3));
+    // after: the description with the warnings; 1 of 40
+    for (let i = 0; i < 40; i++) events.push(call(100 + i, current, i === 0));
+    await sendEvents(t, events);
+
+    const stored = await t.db.sql.query(
+      `SELECT DISTINCT category, subtype, argument_path FROM events WHERE project_id = $1 AND status = 'error'`,
+      [t.projectId],
+    );
+    // the mistake the warning targets: the invented plural name (measured with array-for-scalar and missing `number`)
+    expect(stored.rows).toEqual([{ category: 'argument_mismatch', subtype: 'unknown_argument', argument_path: '/numbers' }]);
+
+    const run = await runNightly(t, D1);
+    expect(run.body.status).toBe('succeeded');
+    expect(run.body.counts.effectsMeasured).toBeGreaterThanOrEqual(2);
+
+    const measured = byKey(
+      await recommendations('prime_factorization'),
+      'schema_quality:batchable_single_value:/parameters/properties/number',
+    )!;
+    expect(measured.status).toBe('applied');
+    expect(measured.effect).toMatchObject({
+      verdict: 'helped',
+      method: 'version',
+      withoutWarning: { calls: 40, mistakes: 12 },
+      withWarning: { calls: 40, mistakes: 1 },
+    });
+  });
+
+  it('finds a loop when a session repeats one failing call 6 times, not 5, and recommends a review of the error message', async () => {
+    const failing = (tool: string, sessionId: string, second: number, args: Record<string, unknown>) => ({
+      id: randomUUID(),
+      tool,
+      status: 'error',
+      arguments: args,
+      occurredAt: at(D2, second),
+      sessionId,
+      error: { type: 'ToolException', message: 'Tool execution failed' },
+    });
+    const events = [];
+    for (let i = 0; i < 6; i++) events.push(failing('prime_factorization', 'session-six', i, { number: -4 }));
+    // the same count but different arguments each time: the model is trying, not looping
+    for (let i = 0; i < 6; i++) events.push(failing('prime_factorization', 'session-varied', 10 + i, { number: -4 - i }));
+    for (let i = 0; i < 5; i++) events.push(failing('add_numbers', 'session-five', 20 + i, { a: 1, b: 'two' }));
+    await sendEvents(t, events);
+
+    const run = await runNightly(t, D2);
+    expect(run.body.status).toBe('succeeded');
+
+    const loop = byKey(await recommendations('prime_factorization'), 'loop:')!;
+    expect(loop).toMatchObject({ kind: 'loop', status: 'proposed', warningId: null });
+    expect(loop.text).toContain('The error message of this tool does not tell the model how to fix the call');
+    expect(loop.evidence).toMatchObject({ sessionIds: ['session-six'], count: 6, loops: [{ sessionId: 'session-six', repeats: 6 }] });
+    // five identical failures are not a loop
+    expect(byKey(await recommendations('add_numbers'), 'loop:')).toBeUndefined();
+
+    const refused = await t.request('POST', `/v1/recommendations/${loop.id}/apply`);
+    expect(refused.status).toBe(409);
+    const served = (await t.request('GET', '/v1/tools/prime_factorization/description')).body.description;
+    expect(served).not.toContain('error message of this tool');
+  });
+});
