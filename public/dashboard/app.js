@@ -496,7 +496,7 @@
       </tbody></table>
       <h2>Arguments</h2><pre data-testid="event-arguments">${esc(JSON.stringify(e.arguments, null, 2))}</pre>
       ${e.error ? `<h2>Error</h2><pre data-testid="event-error">${esc((e.error.type ? e.error.type + ': ' : '') + e.error.message)}</pre>` : ''}`;
-    target.querySelector('a.events-link') && target.querySelector('a.events-link').setAttribute('data-testid', 'follow-session');
+    target.querySelector('a.events-link')?.setAttribute('data-testid', 'follow-session');
   }
 
   // Success rate and error mix per agent and per model (rollups by agent and model), each number linking to its events.
