@@ -281,12 +281,17 @@ export class ToolcoachCallbackHandler implements CallbackHandlerMethods {
       if (!message || message.status !== 'error' || !message.tool_call_id || this.ranToolCallIds.has(message.tool_call_id)) continue;
       rememberId(this.ranToolCallIds, message.tool_call_id);
       const call = this.modelToolCalls.get(message.tool_call_id);
+      // the guard refused this call before the tool ran: the mistake, flagged as prevented
+      const isPrevented = this.client.takeGuardOutcome(message.tool_call_id)?.prevented === true;
       this.reportUnreached(
         {
           tool: message.name ?? call?.name ?? 'unknown',
           toolCallId: message.tool_call_id,
           args: call?.args,
-          error: unreachedErrorOf(contentText(message.content)),
+          error: isPrevented
+            ? { type: 'GuardRefused', message: contentText(message.content) }
+            : unreachedErrorOf(contentText(message.content)),
+          isPrevented,
         },
         { runId, parentRunId: node?.parentRunId ?? parentRunId, tags: node?.tags ?? tags, metadata: node?.metadata, model: call?.model },
       );
@@ -336,6 +341,8 @@ export class ToolcoachCallbackHandler implements CallbackHandlerMethods {
     };
     if (result !== undefined) event.result = result;
     if (error) event.error = error;
+    const correction = run.toolCallId === undefined ? undefined : this.client.takeGuardOutcome(run.toolCallId)?.correction;
+    if (correction) event.correction = correction;
     const call = run.toolCallId === undefined ? undefined : this.modelToolCalls.get(run.toolCallId);
     this.send(event, run.toolCallId, {
       runId: run.runId,
@@ -347,8 +354,12 @@ export class ToolcoachCallbackHandler implements CallbackHandlerMethods {
   }
 
   /** A call that never ran a tool: no duration, since nothing ran. */
-  private reportUnreached(failure: { tool: string; toolCallId?: string; args: unknown; error: ToolEventError }, context: RunContext): void {
+  private reportUnreached(
+    failure: { tool: string; toolCallId?: string; args: unknown; error: ToolEventError; isPrevented?: boolean },
+    context: RunContext,
+  ): void {
     const event: ToolEvent = { tool: failure.tool, status: 'error', error: failure.error };
+    if (failure.isPrevented) event.prevented = true;
     if (failure.args !== undefined) event.arguments = typeof failure.args === 'string' ? parseArguments(failure.args) : failure.args;
     this.send(event, failure.toolCallId, context);
   }

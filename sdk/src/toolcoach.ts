@@ -1,12 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ArgumentGuard, Correction, GuardVerdict } from './argument-guard';
 import { resolveConnection } from './connection-settings';
 import { DescriptionCache, defaultCacheDir } from './description-cache';
 import { Logger, OnceLogger } from './logger';
 import { isSecretKeyByDefault, SecretKeyMatcher } from './redaction';
 import { FlushResult, Reporter, ReporterOptions, ReporterStats } from './reporter';
+import { guardInvokableTool, isInvokableTool } from './guarded-tool';
 import { toToolDefinition, ToolLike } from './tool-definition';
-import { ToolDefinition, ToolDescription, ToolEvent, ValidationResult } from './wire';
+import { GuardMode, ToolDefinition, ToolDescription, ToolEvent, ValidationResult } from './wire';
 
 export const SDK_NAME = '@toolcoach/sdk';
 export const SDK_VERSION = readSdkVersion();
@@ -49,6 +51,24 @@ export interface ToolcoachOptions extends Pick<
   logger?: Logger;
 }
 
+export interface LoadToolsOptions {
+  /**
+   * Check each call's arguments before the tool runs (README "Guarded execution"): safe corrections are applied and
+   * reported, unsafe calls refused with a fix the model can act on. LangChain tools are wrapped in place; any tool can
+   * be checked by hand with `checkArguments`. The project's policy (GET /v1/guard/policy) decides; `mode` overrides it.
+   */
+  guard?: boolean | { mode?: GuardMode };
+}
+
+/** What the guard did to a call a ToolcoachCallbackHandler reports: corrected its arguments, or refused it. */
+export interface GuardOutcome {
+  correction?: Correction;
+  prevented?: boolean;
+}
+
+// Outcomes wait only until the handler reports their call; the bound keeps calls no handler reports finite.
+const MAX_GUARD_OUTCOMES = 10_000;
+
 /** Where descriptions came from: the server, the disk cache of an earlier start, or the tools as given. */
 export type DescriptionSource = 'server' | 'cache' | 'given';
 
@@ -80,6 +100,9 @@ export class Toolcoach {
   private readonly baseDescriptions = new WeakMap<object, string>();
   private readonly onBeforeExit: (() => void) | undefined;
   private loadSource: DescriptionSource | undefined;
+  /** Each guarded tool's guard, rebuilt (its schema compiled) only when the served version or guard section changes. */
+  private readonly guards = new Map<string, { key: string; guard: ArgumentGuard }>();
+  private readonly guardOutcomes = new Map<string, GuardOutcome>();
 
   constructor(options: ToolcoachOptions = {}) {
     const logger = options.logger ?? console;
@@ -152,12 +175,13 @@ export class Toolcoach {
    * Registers the agent's tools and replaces each tool's `description` (in place) with the one the server serves,
    * learned warnings included. Falls back to the last copy cached on disk, else leaves the tools as given. Never throws.
    */
-  async loadTools<T extends ToolLike>(tools: T[]): Promise<T[]> {
+  async loadTools<T extends ToolLike>(tools: T[], options: LoadToolsOptions = {}): Promise<T[]> {
     let source: DescriptionSource = 'given';
     try {
       const definitions = tools.map((tool) => toToolDefinition(tool, this.baseDescriptions.get(tool)));
+      let served = new Map<string, ToolDescription>();
       try {
-        const served = await this.fetchDescriptions(
+        served = await this.fetchDescriptions(
           definitions.map((d) => d.name),
           definitions,
         );
@@ -176,11 +200,51 @@ export class Toolcoach {
           `toolcoach: could not load tool descriptions from ${this.baseUrl} (${describe(error)}); using ${fallback}`,
         );
       }
+      if (options.guard) this.guardTools(tools, definitions, served, options.guard === true ? undefined : options.guard.mode);
     } catch (error) {
       this.log.warn('load-tools-internal', `toolcoach: loadTools failed (${describe(error)}); using the tools as given`);
     }
     this.loadSource = source;
     return tools;
+  }
+
+  /**
+   * The guard's verdict on a call of a tool loaded with `guard`: run it as is, run it with corrected arguments, or
+   * refuse it with a message for the model. Tools loaded without the guard always run. Takes microseconds; no request.
+   */
+  checkArguments(toolName: string, args: unknown): GuardVerdict {
+    try {
+      return this.guards.get(toolName)?.guard.check(args) ?? { action: 'run' };
+    } catch (error) {
+      this.log.warn('guard-check', `toolcoach: the guard could not check a call of ${toolName} (${describe(error)}); letting it through`);
+      return { action: 'run' };
+    }
+  }
+
+  /** @internal The guard notes what it did to a call that a ToolcoachCallbackHandler will report. */
+  noteGuardOutcome(toolCallId: string, outcome: GuardOutcome): void {
+    if (this.guardOutcomes.size >= MAX_GUARD_OUTCOMES) this.guardOutcomes.delete(this.guardOutcomes.keys().next().value!);
+    this.guardOutcomes.set(toolCallId, outcome);
+  }
+
+  /** @internal The handler takes the guard's outcome of the call it reports. */
+  takeGuardOutcome(toolCallId: string): GuardOutcome | undefined {
+    const outcome = this.guardOutcomes.get(toolCallId);
+    this.guardOutcomes.delete(toolCallId);
+    return outcome;
+  }
+
+  /** @internal A refused call no handler will see: reported here, as the mistake it was. */
+  reportPrevented(toolName: string, args: unknown, message: string, toolCallId: string | undefined): void {
+    const event: ToolEvent = {
+      tool: toolName,
+      status: 'error',
+      arguments: args,
+      error: { type: 'GuardRefused', message },
+      prevented: true,
+    };
+    if (toolCallId) event.toolCallId = toolCallId;
+    this.report(event);
   }
 
   /** Where the descriptions of the last `loadTools` came from. */
@@ -206,6 +270,35 @@ export class Toolcoach {
     const list = (await this.request('GET', '/v1/tools?format=raw', undefined, deadline)) as { tools: ToolDescription[] };
     const wanted = new Set(names);
     return new Map(list.tools.filter((tool) => wanted.has(tool.name)).map((tool) => [tool.name, tool]));
+  }
+
+  private guardTools(tools: ToolLike[], definitions: ToolDefinition[], served: Map<string, ToolDescription>, mode: GuardMode | undefined) {
+    const missing = definitions.filter((definition) => !served.get(definition.name)?.guard).map((definition) => definition.name);
+    if (missing.length > 0) {
+      this.log.warn(
+        'guard-own-schema',
+        `toolcoach: the guard checks ${missing.join(', ')} against the tools' own schemas only (no guard section from ${this.baseUrl})`,
+      );
+    }
+    definitions.forEach((definition, index) => {
+      const description = served.get(definition.name);
+      const parameters = description?.parameters ?? definition.parameters;
+      const section = description?.guard ?? null;
+      const effectiveMode = mode ?? section?.policy ?? 'correct';
+      const key = JSON.stringify([description?.version ?? 0, effectiveMode, section, section ? null : parameters]);
+      if (this.guards.get(definition.name)?.key !== key) {
+        const guard = new ArgumentGuard(definition.name, parameters, section, effectiveMode);
+        if (guard.compileError) {
+          this.log.warn(
+            `guard-compile:${definition.name}`,
+            `toolcoach: the guard cannot compile the schema of ${definition.name} (${guard.compileError}); it checks learned limits only`,
+          );
+        }
+        this.guards.set(definition.name, { key, guard });
+      }
+      const tool = tools[index];
+      if (isInvokableTool(tool)) guardInvokableTool(tool, this);
+    });
   }
 
   private applyDescriptions(tools: ToolLike[], descriptions: Map<string, Pick<ToolDescription, 'description' | 'version'>>): void {

@@ -22,6 +22,10 @@ export interface ToolEvent {
   descriptionVersion?: number;
   prompt?: string;
   metadata?: Record<string, unknown>;
+  /** The guard corrected the arguments before the tool ran: as the model sent them, as the tool got them, and how. */
+  correction?: { original: unknown; corrected: unknown; kinds: string[] };
+  /** The guard refused the call: the tool never ran. */
+  prevented?: boolean;
 }
 
 export interface ToolEventError {
@@ -58,6 +62,20 @@ export interface ToolDescription {
   baseDescription: string;
   warnings: unknown[];
   parameters?: Record<string, unknown> | null;
+  /** Served with the raw format and the description route: what the guard checks a call against. */
+  guard?: GuardSection;
+}
+
+/** What the SDK's guard does with invalid arguments (the project's policy, GET/PUT /v1/guard/policy). */
+export type GuardMode = 'off' | 'report' | 'correct' | 'strict';
+
+/** A tool's `guard` section: its schema is the item's `parameters`; renames and limits were learned from its calls. */
+export interface GuardSection {
+  version: number;
+  policy: GuardMode;
+  schema: 'parameters';
+  renames: Array<{ wrong: string; intended: string; count: number }>;
+  limits: Array<{ path: string; bound: 'upper' | 'lower'; value: number; isInclusive: boolean; reason: string; evidenceCount: number }>;
 }
 
 export interface ValidationIssue {

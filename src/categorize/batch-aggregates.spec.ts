@@ -24,6 +24,8 @@ function row(overrides: Partial<StoredEventRow>): StoredEventRow {
     descriptionVersion: null,
     prompt: null,
     metadata: null,
+    correction: null,
+    prevented: false,
     diagnosis: null,
     ...overrides,
   };

@@ -51,7 +51,7 @@ WITH claimed AS (
 INSERT INTO events (project_id, id, tool, status, arguments, result, error_type, error_message, error_stack,
   duration_ms, occurred_at, received_at, agent, model, framework, session_id, trace_id, run_id, tool_call_id,
   description_version, prompt, metadata, category, subtype, argument_path, fingerprint, error_group_id, evidence,
-  wrong_argument, intended_argument, offending_value, array_for_scalar)
+  wrong_argument, intended_argument, offending_value, array_for_scalar, correction, prevented)
 SELECT ${projectId}::uuid, u.* FROM unnest(
   ${column((r) => r.id)}::text[],
   ${column((r) => r.tool)}::text[],
@@ -83,7 +83,9 @@ SELECT ${projectId}::uuid, u.* FROM unnest(
   ${column((r) => r.diagnosis?.wrongArgument ?? null)}::text[],
   ${column((r) => r.diagnosis?.intendedArgument ?? null)}::text[],
   ${column((r) => r.diagnosis?.offendingValue ?? null)}::float8[],
-  ${column((r) => r.diagnosis?.arrayForScalar ?? false)}::boolean[]
+  ${column((r) => r.diagnosis?.arrayForScalar ?? false)}::boolean[],
+  ${column((r) => json(r.correction))}::jsonb[],
+  ${column((r) => r.prevented)}::boolean[]
 ) AS u(id)
 WHERE u.id IN (SELECT id FROM claimed)
 ON CONFLICT DO NOTHING

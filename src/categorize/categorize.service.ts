@@ -194,6 +194,8 @@ export function toRow(projectId: string, event: AcceptedEvent, receivedAt: Date,
     descriptionVersion: event.descriptionVersion ?? null,
     prompt: event.prompt ?? null,
     metadata: event.metadata ?? null,
+    correction: event.correction ?? null,
+    prevented: event.prevented === true,
     diagnosis: event.status === 'error' && event.error ? diagnoseEvent(projectId, event, schema) : null,
   };
 }

@@ -23,6 +23,8 @@ export interface StoredEventRow {
   descriptionVersion: number | null;
   prompt: string | null;
   metadata: Record<string, unknown> | null;
+  correction: { original: unknown; corrected: unknown; kinds: string[] } | null;
+  prevented: boolean;
   diagnosis: EventDiagnosis | null;
 }
 

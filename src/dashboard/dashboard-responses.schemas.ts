@@ -97,6 +97,22 @@ export const DIMENSION_STATS_RESPONSE = pageOf(
   { from: DATE_TIME, to: DATE_TIME, tool: { ...NULLABLE_STRING, description: 'the tool filter, or null' } },
 );
 
+const GUARD_COUNTS = {
+  corrected: { type: 'integer', minimum: 0, description: 'calls the guard corrected before the tool ran' },
+  prevented: { type: 'integer', minimum: 0, description: 'calls the guard refused: the tool never ran' },
+  byKind: { ...COUNTS, description: 'corrected calls per kind of correction (rename, unwrap_array, numeric_string)' },
+};
+export const GUARD_STATS_RESPONSE = closedObject({
+  tool: { type: 'string' },
+  ...RANGE,
+  totals: closedObject(GUARD_COUNTS),
+  series: {
+    type: 'array',
+    items: closedObject({ day: DATE_TIME, ...GUARD_COUNTS }),
+    description: 'only days with a correction or a prevented call',
+  },
+});
+
 export const TOOL_STATS_RESPONSE = closedObject({ tool: { type: 'string' }, ...RANGE, totals: closedObject(USAGE_TOTALS), series: SERIES });
 
 export const ERROR_GROUPS_RESPONSE = pageOf(ERROR_GROUP_RESPONSE);

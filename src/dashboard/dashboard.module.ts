@@ -3,6 +3,8 @@ import { DashboardAssets } from './dashboard-assets';
 import { DashboardPageController } from './dashboard-page.controller';
 import { ErrorGroupQueries } from './error-group.queries';
 import { ErrorGroupsController } from './error-groups.controller';
+import { GuardStatsQueries } from './guard-stats.queries';
+import { GuardStatsService } from './guard-stats.service';
 import { EventExportService } from './event-export.service';
 import { EventQueries } from './event.queries';
 import { EventsController } from './events.controller';
@@ -25,6 +27,16 @@ import { ToolVersionsController } from './tool-versions.controller';
     RootPageController,
     ProjectController,
   ],
-  providers: [EventQueries, EventExportService, StatsQueries, StatsService, ErrorGroupQueries, ToolVersionQueries, DashboardAssets],
+  providers: [
+    EventQueries,
+    EventExportService,
+    StatsQueries,
+    StatsService,
+    GuardStatsQueries,
+    GuardStatsService,
+    ErrorGroupQueries,
+    ToolVersionQueries,
+    DashboardAssets,
+  ],
 })
 export class DashboardModule {}

@@ -40,6 +40,9 @@ export const TOOLS_QUERY_SCHEMA = {
   },
 };
 export const TOOL_STATS_QUERY_SCHEMA = { properties: { ...RANGE_PROPERTIES, bucket: BUCKET, ...AGENT_MODEL_PROPERTIES } };
+/** The guard's counts are read from events, so their range is held to 31 days. */
+export const GUARD_STATS_QUERY_SCHEMA = { properties: { ...RANGE_PROPERTIES } };
+const MAX_GUARD_STATS_DAYS = 31;
 export const ERROR_GROUPS_QUERY_SCHEMA = {
   properties: {
     status: { enum: [...GROUP_STATUSES] },
@@ -86,6 +89,7 @@ interface RangeQuery {
 const validateOverview = compileQueryValidator<RangeQuery>(OVERVIEW_QUERY_SCHEMA);
 const validateTools = compileQueryValidator<RangeQuery & { sort: ToolSort; cursor?: string; limit: number }>(TOOLS_QUERY_SCHEMA);
 const validateToolStats = compileQueryValidator<RangeQuery>(TOOL_STATS_QUERY_SCHEMA);
+const validateGuardStats = compileQueryValidator<RangeQuery>(GUARD_STATS_QUERY_SCHEMA);
 const validateErrorGroups = compileQueryValidator<{
   status?: string;
   category?: string;
@@ -135,6 +139,15 @@ export function readToolStatsQuery(raw: unknown, now: Date): FilteredRange {
   const query = validateToolStats(raw);
   const only = dimensionFilterOf(query);
   return { range: rangeOf(query, now, query.bucket ?? 'day'), only };
+}
+
+/** GET /v1/tools/:name/guard-stats: day buckets, at most 31 days. */
+export function readGuardStatsQuery(raw: unknown, now: Date): StatsRange {
+  const range = rangeOf(validateGuardStats(raw), now, 'day');
+  if (range.to.getTime() - range.from.getTime() > MAX_GUARD_STATS_DAYS * 86_400_000) {
+    throw invalidQuery([{ path: '/query/from', message: `must be at most ${MAX_GUARD_STATS_DAYS} days before to` }]);
+  }
+  return range;
 }
 
 /** GET /v1/stats/agents and /v1/stats/models: one page of agents (or models), most calls first. */

@@ -5,6 +5,8 @@ import { CurrentProject } from '../tenancy/current-project.decorator';
 import type { AuthenticatedProject } from '../tenancy/project.repository';
 import {
   DIMENSION_STATS_QUERY_SCHEMA,
+  GUARD_STATS_QUERY_SCHEMA,
+  readGuardStatsQuery,
   readDimensionStatsQuery,
   readOverviewQuery,
   readToolsQuery,
@@ -13,14 +15,24 @@ import {
   TOOL_STATS_QUERY_SCHEMA,
   TOOLS_QUERY_SCHEMA,
 } from './dashboard.schemas';
-import { DIMENSION_STATS_RESPONSE, OVERVIEW_RESPONSE, TOOL_STATS_RESPONSE, TOOLS_STATS_RESPONSE } from './dashboard-responses.schemas';
+import {
+  DIMENSION_STATS_RESPONSE,
+  GUARD_STATS_RESPONSE,
+  OVERVIEW_RESPONSE,
+  TOOL_STATS_RESPONSE,
+  TOOLS_STATS_RESPONSE,
+} from './dashboard-responses.schemas';
+import { GuardStatsService } from './guard-stats.service';
 import { requireToolName } from './tool-name';
 import { StatsService } from './stats.service';
 
 @Controller('v1')
 @UseGuards(ApiKeyGuard)
 export class StatsController {
-  constructor(private readonly stats: StatsService) {}
+  constructor(
+    private readonly stats: StatsService,
+    private readonly guardStats: GuardStatsService,
+  ) {}
 
   @Get('stats/overview')
   @ApiRoute({
@@ -70,5 +82,15 @@ export class StatsController {
   })
   toolStats(@CurrentProject() project: AuthenticatedProject, @Param('name') name: string, @Query() query: unknown) {
     return this.stats.toolStats(project.projectId, requireToolName(name), readToolStatsQuery(query, new Date()));
+  }
+
+  @Get('tools/:name/guard-stats')
+  @ApiRoute({
+    summary: "What the SDKs' guard did to one tool's calls per day: corrections by kind, prevented calls (at most 31 days)",
+    query: GUARD_STATS_QUERY_SCHEMA,
+    response: GUARD_STATS_RESPONSE,
+  })
+  toolGuardStats(@CurrentProject() project: AuthenticatedProject, @Param('name') name: string, @Query() query: unknown) {
+    return this.guardStats.guardStats(project.projectId, requireToolName(name), readGuardStatsQuery(query, new Date()));
   }
 }

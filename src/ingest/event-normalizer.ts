@@ -66,6 +66,11 @@ export function normalizeEvent(raw: RawEvent, index: number, now: Date): Normali
   if (raw.descriptionVersion !== undefined) event.descriptionVersion = raw.descriptionVersion;
   if (raw.prompt !== undefined) event.prompt = truncateText(raw.prompt, MAX_PROMPT_CHARS);
   if (metadata !== undefined) event.metadata = metadata as Record<string, unknown>;
+  if (raw.correction !== undefined) {
+    const { original, corrected, kinds } = raw.correction;
+    event.correction = { original: redactSecrets(original), corrected: redactSecrets(corrected), kinds: [...new Set(kinds)] };
+  }
+  if (raw.prevented === true) event.prevented = true;
   return { event };
 }
 

@@ -7,6 +7,9 @@ export const MAX_ERRORS_PER_EVENT = 20;
 /** 30 days: far above any tool call, and small enough that rollup sums stay far inside a double (1.7e308 twice overflowed). */
 export const MAX_DURATION_MS = 30 * 86_400_000;
 
+/** What a guard may correct on its own (README "Guarded execution"); stored as given, counted per kind. */
+export const CORRECTION_KINDS = ['rename', 'unwrap_array', 'numeric_string'] as const;
+
 const shortString = (maxLength: number) => ({ type: 'string', maxLength });
 
 /** One tool-call event as agents send it (camelCase). Unknown fields are refused so typos do not go unnoticed. */
@@ -42,6 +45,18 @@ export const eventSchema = {
     descriptionVersion: { type: 'integer', minimum: 1, maximum: 2147483647 },
     prompt: { type: 'string' },
     metadata: { type: 'object' },
+    correction: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['original', 'corrected', 'kinds'],
+      description: "what an SDK's guard changed before the tool ran: the arguments as the model sent them, as the tool got them",
+      properties: {
+        original: {},
+        corrected: {},
+        kinds: { type: 'array', minItems: 1, maxItems: 20, items: { enum: [...CORRECTION_KINDS] } },
+      },
+    },
+    prevented: { type: 'boolean', description: "true when an SDK's guard refused the call: the tool never ran" },
   },
   if: { properties: { status: { const: 'error' } }, required: ['status'] },
   then: { required: ['error'] },

@@ -48,7 +48,9 @@ describe('checkArguments', () => {
   it('offers no suggestion for several items where a scalar belongs and says to call once per item', () => {
     const result = check({ numbers: [12, 15] });
     expect(result.suggestion).toBeNull();
-    expect(result.errors.find((error) => error.subtype === 'unknown_argument')?.message).toMatch(/call this tool once per item$/);
+    expect(result.errors.find((error) => error.subtype === 'unknown_argument')?.message).toBe(
+      "'numbers' is not a parameter of this tool; the parameter is 'number' (one integer): pass one integer per call: call this tool once per item, for each of 12, 15",
+    );
   });
 
   it('unwraps a one-element array under the right name, and refuses several', () => {
@@ -64,7 +66,12 @@ describe('checkArguments', () => {
       suggestion: { number: 7 },
     });
     expect(check({ number: [7, 8] })).toMatchObject({
-      errors: [{ subtype: 'type_mismatch', message: "'number' must be integer, not an array: call this tool once per item" }],
+      errors: [
+        {
+          subtype: 'type_mismatch',
+          message: "'number' must be integer, not an array: pass one integer per call: call this tool once per item, for each of 7, 8",
+        },
+      ],
       suggestion: null,
     });
   });

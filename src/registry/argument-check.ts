@@ -217,7 +217,8 @@ function describeError(
       };
     const expected = typesOfParam(error.params.type);
     if (Array.isArray(value) && isScalarTypeList(expected)) {
-      return { ...base, path: at, message: withName(at, `must be ${expected.join(' or ')}, not an array${arrayAdvice(value)}`) };
+      const noun = expected.join(' or ');
+      return { ...base, path: at, message: withName(at, `must be ${noun}, not an array${arrayAdvice(value, noun)}`) };
     }
   }
   return { ...base, path: at, message: withName(at, error.message ?? 'is invalid') };
@@ -236,13 +237,23 @@ function unknownArgumentError(
     message += `; the parameter is '${intended}'`;
     const value = ownValue(args, name);
     const types = declaredTypesOf(schemaJson, intended);
-    if (Array.isArray(value) && isScalarTypeList(types)) message += ` (one ${types.join(' or ')})${arrayAdvice(value)}`;
+    if (Array.isArray(value) && isScalarTypeList(types)) message += ` (one ${types.join(' or ')})${arrayAdvice(value, types.join(' or '))}`;
   }
   return { category: 'argument_mismatch', subtype: 'unknown_argument', path: `${parent}/${escape(name)}`, message };
 }
 
-function arrayAdvice(value: readonly unknown[]): string {
-  return value.length === 1 ? '; pass the single item itself' : ': call this tool once per item';
+// The values a model should call the tool with, one call each, as JSON; a long list is cut. The SDKs' guard says the same.
+const MAX_LISTED_ITEMS = 10;
+const MAX_ITEM_CHARS = 40;
+
+function arrayAdvice(value: readonly unknown[], noun: string): string {
+  if (value.length === 1) return '; pass the single item itself';
+  const listed = value.slice(0, MAX_LISTED_ITEMS).map((item) => {
+    const text = JSON.stringify(item) ?? String(item);
+    return text.length <= MAX_ITEM_CHARS ? text : `${text.slice(0, MAX_ITEM_CHARS - 1)}…`;
+  });
+  const more = value.length > MAX_LISTED_ITEMS ? `, and ${value.length - MAX_LISTED_ITEMS} more` : '';
+  return `: pass one ${noun} per call: call this tool once per item, for each of ${listed.join(', ')}${more}`;
 }
 
 /**

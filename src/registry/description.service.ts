@@ -2,18 +2,26 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ApiError, notFound } from '../infra/http/api-error';
 import { isServedCanary } from '../rollout/canary-assignment';
 import { strongEtag } from './etag';
+import { GUARD_POLICY_CHANGE, GuardService } from './guard.service';
 import { ProjectNoteRepository } from './project-note.repository';
 import { RegistryChange, RegistryChangeListener, RegistryChangesChannel } from './registry-changes.channel';
 import type { RunningCanary, ToolFormat } from './registry.types';
 import { CachedResponse, cacheKey, LIST_KEY, ServedResponseCache } from './served-response.cache';
 import { toFormat } from './tool-formats';
-import { judgeProjectTools } from './tool-quality';
 import { ToolRepository } from './tool.repository';
 
 /** Enough for every tool of a few thousand projects in a few formats; a miss costs one indexed query. */
 const MAX_CACHED_RESPONSES = 20_000;
 const MAX_CACHED_CANARY_LISTS = 5000;
 const CANARIES_KEY = 'canaries';
+// An answer with a guard section carries renames learned from events, which change without a registry change: it is
+// rebuilt after this long (its ETag stays when nothing changed), as validate's renames are.
+const GUARDED_RESPONSE_TTL_MS = 5 * 60_000;
+
+interface ServedResponse extends CachedResponse {
+  /** Set on answers that carry a guard section. */
+  expiresAtMs?: number;
+}
 
 /**
  * Serves descriptions and tool lists from memory: the serialized body and its ETag are computed once per version and
@@ -21,7 +29,7 @@ const CANARIES_KEY = 'canaries';
  */
 @Injectable()
 export class DescriptionService implements OnModuleInit, RegistryChangeListener {
-  private readonly cache = new ServedResponseCache(MAX_CACHED_RESPONSES);
+  private readonly cache = new ServedResponseCache<ServedResponse>(MAX_CACHED_RESPONSES);
   /** Each project's running canaries, under its list key: any change to one of its tools drops them. */
   private readonly canaries = new ServedResponseCache<RunningCanary[]>(MAX_CACHED_CANARY_LISTS);
 
@@ -29,6 +37,7 @@ export class DescriptionService implements OnModuleInit, RegistryChangeListener 
     private readonly tools: ToolRepository,
     private readonly notes: ProjectNoteRepository,
     private readonly changes: RegistryChangesChannel,
+    private readonly guards: GuardService,
   ) {}
 
   onModuleInit(): Promise<void> {
@@ -36,6 +45,7 @@ export class DescriptionService implements OnModuleInit, RegistryChangeListener 
   }
 
   onRegistryChange(change: RegistryChange): void {
+    if (change.tool === GUARD_POLICY_CHANGE) return this.cache.invalidateProject(change.projectId);
     this.cache.invalidateTool(change.projectId, change.tool);
     this.canaries.invalidateTool(change.projectId, change.tool);
   }
@@ -52,8 +62,8 @@ export class DescriptionService implements OnModuleInit, RegistryChangeListener 
   async getDescription(projectId: string, name: string, version: number | null, stickyId: string | null = null): Promise<CachedResponse> {
     const canary = version === null ? (await this.findRunningCanaries(projectId)).find((each) => each.tool === name) : undefined;
     const servedVersion = canary ? versionServedBy(canary, stickyId) : version;
-    const key = cacheKey(projectId, name, servedVersion ?? 'latest', 'description');
-    const cached = this.cache.get(key);
+    const key = cacheKey(projectId, name, servedVersion ?? 'latest', version === null ? 'description+guard' : 'description');
+    const cached = this.fresh(key);
     if (cached) return cached;
     const generation = this.cache.currentGeneration;
     const served = await this.tools.findServedTool(projectId, name, servedVersion);
@@ -63,13 +73,13 @@ export class DescriptionService implements OnModuleInit, RegistryChangeListener 
       }
       throw notFound('tool', name);
     }
-    return this.store(key, served.view, generation);
+    // a pinned version is served as it was stored; the guard belongs to what a caller is served now
+    if (version !== null) return this.store(key, served.view, generation);
+    const nowMs = Date.now();
+    return this.store(key, { ...served.view, guard: await this.guards.guardOf(projectId, served.view, nowMs) }, generation, nowMs);
   }
 
-  /**
-   * Every active tool of the project in one format, with augmented descriptions, the project's notes for people and
-   * each tool's quality report (judged on its own description, without warnings, against the project's other tools).
-   */
+  /** Every active tool of the project in one format, with augmented descriptions, and the project's notes for people. */
   async listTools(projectId: string, format: ToolFormat, stickyId: string | null = null): Promise<CachedResponse> {
     // the tools whose canary this caller is not served keep their previous version; the variant names them
     const pinned = new Map<string, number>();
@@ -78,16 +88,22 @@ export class DescriptionService implements OnModuleInit, RegistryChangeListener 
     }
     const variant = pinned.size === 0 ? 'latest' : [...pinned].map(([tool, version]) => `${tool}@${version}`).join(',');
     const key = cacheKey(projectId, LIST_KEY, variant, format);
-    const cached = this.cache.get(key);
+    const cached = this.fresh(key);
     if (cached) return cached;
     const generation = this.cache.currentGeneration;
     const [served, notes] = await Promise.all([this.tools.listServedTools(projectId, pinned), this.notes.findNotes(projectId)]);
-    const tools = served.map(({ view, metadata }) => toFormat({ ...view, metadata }, format));
-    // each tool is compared with the first MAX_COMPARED_TOOLS of the project (by name); their words are prepared once
-    const quality = judgeProjectTools(
-      served.map(({ view }) => ({ name: view.name, description: view.baseDescription, parameters: view.parameters })),
-    );
-    return this.store(key, { format, tools, notes, quality }, generation);
+    const nowMs = Date.now();
+    // only the raw format carries the guard section, the one the SDKs read
+    const guards =
+      format === 'raw'
+        ? await this.guards.guardsOf(
+            projectId,
+            served.map(({ view }) => view),
+            nowMs,
+          )
+        : null;
+    const tools = served.map(({ view, metadata }) => toFormat({ ...view, metadata, guard: guards?.get(view.name) }, format));
+    return this.store(key, { format, tools, notes }, generation, guards ? nowMs : undefined);
   }
 
   private async findRunningCanaries(projectId: string): Promise<RunningCanary[]> {
@@ -100,9 +116,16 @@ export class DescriptionService implements OnModuleInit, RegistryChangeListener 
     return running;
   }
 
-  private store(key: string, value: unknown, generation: number): CachedResponse {
+  private fresh(key: string): ServedResponse | undefined {
+    const cached = this.cache.get(key);
+    return cached && (cached.expiresAtMs === undefined || cached.expiresAtMs > Date.now()) ? cached : undefined;
+  }
+
+  /** `guardedAtMs`: when the answer carries a guard section, the time its renames were read. */
+  private store(key: string, value: unknown, generation: number, guardedAtMs?: number): CachedResponse {
     const body = JSON.stringify(value);
-    const response = { body, etag: strongEtag(body) };
+    const response: ServedResponse = { body, etag: strongEtag(body) };
+    if (guardedAtMs !== undefined) response.expiresAtMs = guardedAtMs + GUARDED_RESPONSE_TTL_MS;
     this.cache.set(key, response, generation);
     return response;
   }

@@ -1,5 +1,6 @@
 import { CATEGORIES, SUBTYPES } from '../diagnosis';
 import { DATE_TIME, NULLABLE_STRING } from '../infra/http/openapi/response.schemas';
+import { GUARD_SECTION } from './guard.schemas';
 import { TOOL_FORMATS } from './registry.types';
 import { QUALITY_FINDING_KINDS } from './tool-quality';
 
@@ -117,6 +118,7 @@ export const DESCRIPTION_RESPONSE = {
     baseDescription: { type: 'string' },
     warnings: { type: 'array', items: SERVED_WARNING },
     parameters: JSON_SCHEMA,
+    guard: { ...GUARD_SECTION, description: `${GUARD_SECTION.description}; absent on a pinned ?version=` },
   },
 } as const;
 

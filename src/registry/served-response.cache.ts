@@ -53,6 +53,11 @@ export class ServedResponseCache<T = CachedResponse> {
     }
   }
 
+  invalidateProject(projectId: string): void {
+    this.generation++;
+    for (const key of [...this.entries.keys()]) if (key.startsWith(`${projectId}\u0000`)) this.entries.delete(key);
+  }
+
   clear(): void {
     this.generation++;
     this.entries.clear();

@@ -1,9 +1,12 @@
+import type { GuardSection } from './guard-section';
 import type { DescriptionView, JsonObject, ToolFormat } from './registry.types';
 
 // The shapes agent frameworks take a tool in, each carrying the augmented description. Pure.
 
 export interface ListedTool extends DescriptionView {
   metadata: JsonObject | null;
+  /** Served in the raw format only: what an SDK checks a call against (guard-section.ts). */
+  guard?: GuardSection;
 }
 
 export function toFormat(tool: ListedTool, format: ToolFormat): unknown {

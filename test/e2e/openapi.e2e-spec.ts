@@ -4,6 +4,7 @@ import { ERROR_GROUP_PATCH_SCHEMA } from '../../src/dashboard/dashboard.schemas'
 import { WARNING_BODY_SCHEMA } from '../../src/registry/registry.schemas';
 import { anErrorEvent, anEvent } from '../factories/event.factory';
 import { OpenApiContract, OpenApiDocument, registeredRoutes } from '../support/openapi-contract';
+import { sendEvents } from '../support/send-events';
 import { eventually, startTestApp, TestApp, TestResponse } from '../support/test-app';
 
 // Served by the app but not part of the API: the document itself, its UI, the web dashboard's static files, the root's
@@ -328,6 +329,28 @@ describe('OpenAPI document', () => {
     // the version history names the canary its version started as
     const versions = await exercise('GET /v1/tools/{name}/version-history', { params: { name: TOOL } });
     expect(versions.body.items[0].rollout).toMatchObject({ id: canaries.body.items[0].id, status: 'running' });
+  });
+
+  it('answers the guard routes as documented', async () => {
+    expect((await exercise('PUT /v1/guard/policy', { body: { mode: 'strict' } })).body).toEqual({ mode: 'strict' });
+    expect((await exercise('GET /v1/guard/policy')).body).toEqual({ mode: 'strict' });
+    const corrected = { original: { numbers: [12] }, corrected: { number: 12 }, kinds: ['rename', 'unwrap_array'] };
+    await sendEvents(t, [
+      { id: randomUUID(), tool: TOOL, status: 'success', arguments: { number: 12 }, correction: corrected },
+      {
+        id: randomUUID(),
+        tool: TOOL,
+        status: 'error',
+        arguments: { numbers: [12, 18] },
+        prevented: true,
+        error: { type: 'GuardRefused', message: 'not run' },
+      },
+    ]);
+    const stats = await eventually(async () => {
+      const response = await exercise('GET /v1/tools/{name}/guard-stats', { params: { name: TOOL } });
+      return response.body.totals.prevented === 1 ? response : undefined;
+    });
+    expect(stats.body.totals).toEqual({ corrected: 1, prevented: 1, byKind: { rename: 1, unwrap_array: 1 } });
   });
 
   it('has checked a real answer of every route the app serves', () => {

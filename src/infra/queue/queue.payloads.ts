@@ -20,6 +20,10 @@ export interface AcceptedEvent {
   descriptionVersion?: number;
   prompt?: string;
   metadata?: Record<string, unknown>;
+  /** The SDK guard corrected the arguments before the tool ran (issue 22). */
+  correction?: { original: unknown; corrected: unknown; kinds: string[] };
+  /** The SDK guard refused the call: the tool never ran. */
+  prevented?: boolean;
 }
 
 export interface CategorizeBatchPayload {

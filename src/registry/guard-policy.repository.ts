@@ -1,0 +1,29 @@
+import { Injectable } from '@nestjs/common';
+import { PrismaService } from '../infra/prisma/prisma.service';
+import { GUARD_MODES, GuardMode, GuardPolicy } from './guard.schemas';
+
+/** A project without a policy row: the guard corrects what is safe and refuses what is not (README "Guarded execution"). */
+export const DEFAULT_GUARD_POLICY: GuardPolicy = { mode: 'correct' };
+
+/** The guard policy per project, served in every tool's guard section. */
+@Injectable()
+export class GuardPolicyRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async findPolicy(projectId: string): Promise<GuardPolicy> {
+    const row = await this.prisma.guardPolicy.findUnique({ where: { projectId }, select: { mode: true } });
+    return row && isGuardMode(row.mode) ? { mode: row.mode } : DEFAULT_GUARD_POLICY;
+  }
+
+  async upsertPolicy(projectId: string, policy: GuardPolicy): Promise<void> {
+    await this.prisma.guardPolicy.upsert({
+      where: { projectId },
+      create: { projectId, mode: policy.mode },
+      update: { mode: policy.mode, updatedAt: new Date() },
+    });
+  }
+}
+
+function isGuardMode(mode: string): mode is GuardMode {
+  return (GUARD_MODES as readonly string[]).includes(mode);
+}
