@@ -8,6 +8,7 @@ import { RegistryChange, RegistryChangeListener, RegistryChangesChannel } from '
 import type { RunningCanary, ToolFormat } from './registry.types';
 import { CachedResponse, cacheKey, LIST_KEY, ServedResponseCache } from './served-response.cache';
 import { toFormat } from './tool-formats';
+import { judgeProjectTools } from './tool-quality';
 import { ToolRepository } from './tool.repository';
 
 /** Enough for every tool of a few thousand projects in a few formats; a miss costs one indexed query. */
@@ -79,7 +80,10 @@ export class DescriptionService implements OnModuleInit, RegistryChangeListener 
     return this.store(key, { ...served.view, guard: await this.guards.guardOf(projectId, served.view, nowMs) }, generation, nowMs);
   }
 
-  /** Every active tool of the project in one format, with augmented descriptions, and the project's notes for people. */
+  /**
+   * Every active tool of the project in one format, with augmented descriptions, the project's notes for people and
+   * each tool's quality report (judged on its own description, without warnings, against the project's other tools).
+   */
   async listTools(projectId: string, format: ToolFormat, stickyId: string | null = null): Promise<CachedResponse> {
     // the tools whose canary this caller is not served keep their previous version; the variant names them
     const pinned = new Map<string, number>();
@@ -103,7 +107,11 @@ export class DescriptionService implements OnModuleInit, RegistryChangeListener 
           )
         : null;
     const tools = served.map(({ view, metadata }) => toFormat({ ...view, metadata, guard: guards?.get(view.name) }, format));
-    return this.store(key, { format, tools, notes }, generation, guards ? nowMs : undefined);
+    // each tool is compared with the first MAX_COMPARED_TOOLS of the project (by name); their words are prepared once
+    const quality = judgeProjectTools(
+      served.map(({ view }) => ({ name: view.name, description: view.baseDescription, parameters: view.parameters })),
+    );
+    return this.store(key, { format, tools, notes, quality }, generation, guards ? nowMs : undefined);
   }
 
   private async findRunningCanaries(projectId: string): Promise<RunningCanary[]> {
