@@ -2,16 +2,38 @@
 // report(), with the server down (connections refused) and up (a local server answering 202). Run: npm run bench:sdk.
 // Target: p50 under 20 µs per call in every case. Calls run in bursts with the event loop free in between, so the
 // reporter's background batching and sending interleave with the measured calls as they would in an agent.
+// The guard (loadTools(tools, { guard: true })): one check of a call's arguments against a typical schema with a learned
+// rename and limit, for a valid, a corrected and a refused call. Target: p50 under 50 µs per check.
 'use strict';
 const { createServer } = require('node:http');
 const { setImmediate: nextTurn } = require('node:timers/promises');
-const { Toolcoach } = require('@toolcoach/sdk');
+const { ArgumentGuard, Toolcoach } = require('@toolcoach/sdk');
 const { ToolcoachCallbackHandler } = require('@toolcoach/sdk/langchain');
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 50_000);
 const WARMUP = 5_000;
 const BURST = 100;
 const TARGET_P50_US = 20;
+const GUARD_TARGET_P50_US = 50;
+// A typical tool: a few typed arguments with bounds, an enum, one required, no others allowed (as zod emits them).
+const GUARD_SCHEMA = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  type: 'object',
+  properties: {
+    number: { type: 'integer', minimum: 2, maximum: 1000000 },
+    format: { type: 'string', enum: ['list', 'power'] },
+    limit: { type: 'number', exclusiveMinimum: 0 },
+  },
+  required: ['number'],
+  additionalProperties: false,
+};
+const GUARD_SECTION = {
+  version: 2,
+  policy: 'correct',
+  schema: 'parameters',
+  renames: [{ wrong: 'num', intended: 'number', count: 12 }],
+  limits: [{ path: '/number', bound: 'upper', value: 500000, isInclusive: false, reason: 'timeout', evidenceCount: 9 }],
+};
 const serialized = { lc: 1, type: 'not_implemented', id: ['langchain', 'tools', 'DynamicStructuredTool'] };
 const metadata = { agent: 'math-agent', langgraph_node: 'tools', langgraph_step: 2, versions: { '@langchain/core': '1.2.13' } };
 const tags = ['seq:step:1'];
@@ -96,7 +118,21 @@ async function main() {
     );
   }
   console.log(`  (local server received ${received} batches)`);
-  if (results.some((r) => r.p50 >= TARGET_P50_US)) process.exitCode = 1;
+
+  const guard = new ArgumentGuard('prime_factorization', GUARD_SCHEMA, GUARD_SECTION, 'correct');
+  const checks = [
+    await measure('guard check, valid', () => guard.check({ number: 360, format: 'list' })),
+    await measure('guard check, corrected', () => guard.check({ num: ['360'], format: 'list' })),
+    await measure('guard check, refused', () => guard.check({ numbers: [12, 15, 18] })),
+  ];
+  console.log(`Guard cost per tool call (${CALLS} checks each, µs):`);
+  for (const r of checks) {
+    const verdict = r.p50 < GUARD_TARGET_P50_US ? 'ok' : `OVER ${GUARD_TARGET_P50_US} µs`;
+    console.log(
+      `  ${r.name.padEnd(30)} p50 ${r.p50.toFixed(2).padStart(6)}  p99 ${r.p99.toFixed(2).padStart(7)}  max ${r.max.toFixed(0).padStart(6)}  [${verdict}]`,
+    );
+  }
+  if (results.some((r) => r.p50 >= TARGET_P50_US) || checks.some((r) => r.p50 >= GUARD_TARGET_P50_US)) process.exitCode = 1;
 }
 
 function listen(handler) {
