@@ -348,7 +348,7 @@
         : `<table data-testid="recommendations"><thead><tr><th>tool</th><th>recommendation</th><th class="num">confidence</th><th>status</th><th>effect</th><th></th></tr></thead><tbody>${list.items
             .map(
               (r) =>
-                `<tr data-recommendation="${esc(r.id)}"><td><a href="#/tools/${encodeURIComponent(r.tool)}">${esc(r.tool)}</a></td><td>${esc(r.text)}<br><span class="muted">${esc(r.kind)}</span></td><td class="num">${(r.confidence * 100).toFixed(0)}%</td><td><span class="pill ${esc(r.status)}" data-field="status">${esc(r.status)}</span></td><td>${r.status === 'applied' ? effectHtml(r.effect) : ''}</td><td class="actions">${r.status === 'proposed' ? '<button class="primary" data-action="apply">Apply</button>' : ''}${r.status !== 'dismissed' ? '<button data-action="dismiss">Dismiss</button>' : ''}</td></tr>`,
+                `<tr data-recommendation="${esc(r.id)}"><td><a href="#/tools/${encodeURIComponent(r.tool)}">${esc(r.tool)}</a></td><td>${esc(r.text)}<br><span class="muted">${esc(r.kind)}${r.evidence.proposalOnly ? ` (not applicable as a warning: ${esc(r.evidence.proposalOnly)})` : ''}</span></td><td class="num">${(r.confidence * 100).toFixed(0)}%</td><td><span class="pill ${esc(r.status)}" data-field="status">${esc(r.status)}</span></td><td>${r.status === 'applied' ? effectHtml(r.effect) : ''}</td><td class="actions">${r.status === 'proposed' && !r.evidence.proposalOnly ? '<button class="primary" data-action="apply">Apply</button>' : ''}${r.status !== 'dismissed' ? '<button data-action="dismiss">Dismiss</button>' : ''}</td></tr>`,
             )
             .join('')}</tbody></table>`
     }</div>`;

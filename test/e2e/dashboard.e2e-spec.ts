@@ -186,6 +186,10 @@ const ymd = (date: Date) => date.toISOString().slice(0, 10);
     expect(await page.textContent('[data-testid="tool-calls"]')).toBe(stats.totals.calls.toLocaleString('en-US'));
     expect(await page.textContent('[data-testid="live-description"]')).toContain('Perform prime factorization');
     expect(await page.locator('[data-testid="versions"] tbody tr').count()).toBeGreaterThanOrEqual(1);
+    // the definition's own quality (issue 23), as GET /v1/tools reports it
+    const [quality] = (await t.request('GET', '/v1/tools')).body.quality;
+    expect(await page.textContent('[data-testid="quality-score"]')).toBe(String(quality.score));
+    expect(await page.locator('[data-testid="tool-quality"] tbody tr').count()).toBe(quality.findings.length);
     await page.click('#tool-groups details summary');
     await page.waitForSelector('#tool-groups details .actions');
     expect(await page.textContent('#tool-groups details .group-body')).toContain('numbers');
@@ -193,10 +197,15 @@ const ymd = (date: Date) => date.toISOString().slice(0, 10);
   });
 
   it('applies a proposed recommendation through the page', async () => {
-    const proposed = (await t.request('GET', '/v1/recommendations?status=proposed')).body.items;
-    const target = proposed.find((r: { tool: string }) => r.tool === 'prime_factorization');
+    type Proposed = { id: string; tool: string; evidence: { proposalOnly?: string } };
+    const proposed: Proposed[] = (await t.request('GET', '/v1/recommendations?status=proposed')).body.items;
+    // a schema change the tool's definition needs (issue 23) is for its owner: the page offers no Apply for it
+    const schemaChange = proposed.find((r) => r.tool === 'prime_factorization' && r.evidence.proposalOnly)!;
+    const target = proposed.find((r) => r.tool === 'prime_factorization' && !r.evidence.proposalOnly)!;
     expect(target).toBeDefined();
     await page.click('a[data-nav="recommendations"]');
+    await page.waitForSelector(`tr[data-recommendation="${schemaChange.id}"] button[data-action="dismiss"]`);
+    expect(await page.locator(`tr[data-recommendation="${schemaChange.id}"] button[data-action="apply"]`).count()).toBe(0);
     const row = page.locator(`tr[data-recommendation="${target.id}"]`);
     await row.locator('button[data-action="apply"]').click();
     await page.waitForSelector(`tr[data-recommendation="${target.id}"] [data-field="status"]:text-is("applied")`);
