@@ -192,6 +192,13 @@ describe('cold start: tool quality at registration, before the first mistake', (
       withoutWarning: { calls: 40, mistakes: 12 },
       withWarning: { calls: 40, mistakes: 1 },
     });
+    // the example targets every argument mismatch of the tool, whatever name the model invented
+    const example = byKey(await recommendations('prime_factorization'), 'schema_quality:no_usage_example:/description')!;
+    expect(example.effect).toMatchObject({
+      verdict: 'helped',
+      withoutWarning: { calls: 40, mistakes: 12 },
+      withWarning: { calls: 40, mistakes: 1 },
+    });
   });
 
   it('finds a loop when a session repeats one failing call 6 times, not 5, and recommends a review of the error message', async () => {
