@@ -193,9 +193,11 @@ export class NightlyService {
     await this.dailyStats.replaceDailyToolStats(projectId, day, stats);
 
     const { drafts, notes, misnamed, judgedTools } = await this.deriveProjectFindings(projectId, day, stats);
+    const openSchemaFindings = await this.recommendations.findOpenRecommendationsOfKind(projectId, 'schema_quality');
+    keepFirstSeen(drafts, openSchemaFindings);
     await this.addCallDenominators(projectId, day, drafts);
     const recommendations = await this.recommendations.upsertRecommendations(projectId, drafts);
-    const resolved = await this.resolveFixedSchemaFindings(projectId, judgedTools, drafts, day);
+    const resolved = await this.resolveFixedSchemaFindings(projectId, openSchemaFindings, judgedTools, drafts, day);
     await this.registry.replaceProjectNotes(projectId, UNKNOWN_TOOL_NOTE, notes, new Date(Math.min(Date.now(), day.getTime() + DAY_MS)));
     await this.dailyStats.replaceMisnamedCalls(projectId, day, misnamed);
     const policy = (await this.recommendations.findPolicy(projectId)) ?? DEFAULT_POLICY;
@@ -312,6 +314,7 @@ export class NightlyService {
    */
   private async resolveFixedSchemaFindings(
     projectId: string,
+    openSchemaFindings: readonly StoredRecommendation[],
     judgedTools: ReadonlySet<string>,
     drafts: readonly RecommendationDraft[],
     day: Date,
@@ -319,7 +322,7 @@ export class NightlyService {
     const current = new Set(drafts.filter((d) => d.kind === 'schema_quality').map((d) => `${d.tool}\u0000${d.evidenceKey}`));
     const until = new Date(Math.min(Date.now(), day.getTime() + DAY_MS));
     let resolved = 0;
-    for (const recommendation of await this.recommendations.findOpenRecommendationsOfKind(projectId, 'schema_quality')) {
+    for (const recommendation of openSchemaFindings) {
       if (!judgedTools.has(recommendation.tool) || current.has(`${recommendation.tool}\u0000${recommendation.evidenceKey}`)) continue;
       if (recommendation.status === 'applied' && recommendation.warningId) {
         await this.registry.retireWarning(projectId, recommendation.warningId, 'the tool definition no longer has this finding');
@@ -432,6 +435,15 @@ function skippedReason(lockWaitMs: number): string {
 
 function startOfDay(at: Date): Date {
   return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
+}
+
+/** A finding still there keeps the day it was first seen (its calls are counted from then), not the day of this run. */
+function keepFirstSeen(drafts: RecommendationDraft[], open: readonly StoredRecommendation[]): void {
+  const firstSeen = new Map(open.map((r) => [`${r.tool}\u0000${r.evidenceKey}`, (r.evidence as { firstSeen?: unknown }).firstSeen]));
+  for (const draft of drafts) {
+    const known = draft.kind === 'schema_quality' ? firstSeen.get(`${draft.tool}\u0000${draft.evidenceKey}`) : undefined;
+    if (typeof known === 'string' && known < draft.evidence.firstSeen) draft.evidence.firstSeen = known;
+  }
 }
 
 /**

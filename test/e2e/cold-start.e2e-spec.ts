@@ -186,6 +186,8 @@ describe('cold start: tool quality at registration, before the first mistake', (
       'schema_quality:batchable_single_value:/parameters/properties/number',
     )!;
     expect(measured.status).toBe('applied');
+    // still the same finding: first seen at the first nightly, not at this one
+    expect(measured.evidence.firstSeen).toBe(`${D0}T00:00:00.000Z`);
     expect(measured.effect).toMatchObject({
       verdict: 'helped',
       method: 'version',
