@@ -7,6 +7,7 @@ const loop = (tool: string, sessionId: string, count: number, hour: number): Rep
   count,
   exampleEventId: `event-${sessionId}`,
   category: 'runtime_error',
+  errorMessage: `Tool execution failed (${sessionId})`,
   firstSeen: new Date(Date.UTC(2026, 4, 1, hour)),
   lastSeen: new Date(Date.UTC(2026, 4, 1, hour, 5)),
 });
@@ -30,8 +31,8 @@ describe('deriveLoopRecommendations', () => {
       firstSeen: '2026-05-01T01:00:00.000Z',
       lastSeen: '2026-05-01T02:05:00.000Z',
       loops: [
-        { sessionId: 's2', argumentsHash: 'hash-s2', repeats: 9 },
-        { sessionId: 's1', argumentsHash: 'hash-s1', repeats: 6 },
+        { sessionId: 's2', argumentsHash: 'hash-s2', repeats: 9, errorMessage: 'Tool execution failed (s2)' },
+        { sessionId: 's1', argumentsHash: 'hash-s1', repeats: 6, errorMessage: 'Tool execution failed (s1)' },
       ],
       proposalOnly: LOOP_REVIEW_ONLY,
     });

@@ -11,6 +11,8 @@ export const MAX_IDENTICAL_FAILURES = 5;
 /** Loops read per project and day, most repeated first: the work stays bounded whatever the agents did. */
 export const MAX_LOOPS_PER_DAY = 200;
 const MAX_EVIDENCE_SESSIONS = 20;
+/** The looping call's error message, as evidence for the person who fixes it: data, never rendered for a model. */
+export const MAX_LOOP_MESSAGE_CHARS = 300;
 
 /** Why a loop recommendation is never applied as a warning (kept in the evidence as `proposalOnly`). */
 export const LOOP_REVIEW_ONLY = "a review for people: the fix is in the tool's error message, not in its description";
@@ -24,6 +26,8 @@ export interface RepeatedFailure {
   count: number;
   exampleEventId: string;
   category: string | null;
+  /** One of the identical calls' error messages (they are usually the same), cut to MAX_LOOP_MESSAGE_CHARS. */
+  errorMessage: string | null;
   firstSeen: Date;
   lastSeen: Date;
 }
@@ -60,6 +64,7 @@ export function deriveLoopRecommendations(loops: readonly RepeatedFailure[]): Re
           sessionId: loop.sessionId,
           argumentsHash: loop.argumentsHash,
           repeats: loop.count,
+          errorMessage: loop.errorMessage,
         })),
         maxIdenticalFailures: MAX_IDENTICAL_FAILURES,
         proposalOnly: LOOP_REVIEW_ONLY,

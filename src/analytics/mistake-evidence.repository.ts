@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../infra/prisma/prisma.service';
-import type { RepeatedFailure } from './loop-rules';
+import { MAX_LOOP_MESSAGE_CHARS, RepeatedFailure } from './loop-rules';
 import { ArgumentRange, GroupEvidence, RECOMMENDATION_WINDOW_DAYS } from './recommendation-rules';
 
 const DAY_MS = 86_400_000;
@@ -78,12 +78,14 @@ export class MistakeEvidenceRepository {
         count: number;
         example_event_id: string;
         category: string | null;
+        error_message: string | null;
         first_seen: Date;
         last_seen: Date;
       }>
     >`
       SELECT tool, session_id, md5(coalesce(arguments::text, 'null')) AS arguments_hash, count(*)::int AS count,
         min(id) AS example_event_id, mode() WITHIN GROUP (ORDER BY category) AS category,
+        left(min(error_message), ${MAX_LOOP_MESSAGE_CHARS}::int) AS error_message,
         min(occurred_at) AS first_seen, max(occurred_at) AS last_seen
       FROM events
       WHERE project_id = ${projectId}::uuid AND occurred_at >= ${day} AND occurred_at < ${new Date(day.getTime() + DAY_MS)}
@@ -99,6 +101,7 @@ export class MistakeEvidenceRepository {
       count: row.count,
       exampleEventId: row.example_event_id,
       category: row.category,
+      errorMessage: row.error_message,
       firstSeen: row.first_seen,
       lastSeen: row.last_seen,
     }));

@@ -226,7 +226,11 @@ describe('cold start: tool quality at registration, before the first mistake', (
     const loop = byKey(await recommendations('prime_factorization'), 'loop:')!;
     expect(loop).toMatchObject({ kind: 'loop', status: 'proposed', warningId: null });
     expect(loop.text).toContain('The error message of this tool does not tell the model how to fix the call');
-    expect(loop.evidence).toMatchObject({ sessionIds: ['session-six'], count: 6, loops: [{ sessionId: 'session-six', repeats: 6 }] });
+    expect(loop.evidence).toMatchObject({
+      sessionIds: ['session-six'],
+      count: 6,
+      loops: [{ sessionId: 'session-six', repeats: 6, errorMessage: 'Tool execution failed' }],
+    });
     // five identical failures are not a loop
     expect(byKey(await recommendations('add_numbers'), 'loop:')).toBeUndefined();
 
