@@ -197,11 +197,12 @@ const ymd = (date: Date) => date.toISOString().slice(0, 10);
   });
 
   it('applies a proposed recommendation through the page', async () => {
-    type Proposed = { id: string; tool: string; evidence: { proposalOnly?: string } };
+    type Proposed = { id: string; tool: string; kind: string; evidence: { proposalOnly?: string } };
     const proposed: Proposed[] = (await t.request('GET', '/v1/recommendations?status=proposed')).body.items;
     // a schema change the tool's definition needs (issue 23) is for its owner: the page offers no Apply for it
     const schemaChange = proposed.find((r) => r.tool === 'prime_factorization' && r.evidence.proposalOnly)!;
-    const target = proposed.find((r) => r.tool === 'prime_factorization' && !r.evidence.proposalOnly)!;
+    // the warning learned from the events above ('numbers' for 'number'): the list's order among equals may vary
+    const target = proposed.find((r) => r.tool === 'prime_factorization' && r.kind === 'wrong_argument_name')!;
     expect(target).toBeDefined();
     await page.click('a[data-nav="recommendations"]');
     await page.waitForSelector(`tr[data-recommendation="${schemaChange.id}"] button[data-action="dismiss"]`);
