@@ -56,7 +56,14 @@ export class CategorizeService {
   ) {
     this.logger = rootLogger.child({ context: 'CategorizeService' });
     this.groups = new WriteGroups(
-      { maxEntries: config.workerGroupMaxBatches, maxWaitMs: config.workerGroupWaitMs, maxConcurrentWrites: config.workerConcurrency },
+      {
+        maxEntries: config.workerGroupMaxBatches,
+        // the work of a group's transaction (inserts, aggregation) grows with its events, not its batches
+        maxWeight: config.workerGroupMaxEvents,
+        weightOf: (batch) => batch.rows.length,
+        maxWaitMs: config.workerGroupWaitMs,
+        maxConcurrentWrites: config.workerConcurrency,
+      },
       (batches) => this.writeGroup(batches),
     );
   }

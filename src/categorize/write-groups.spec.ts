@@ -33,6 +33,21 @@ describe('WriteGroups', () => {
     expect(recorder.groups).toEqual([[1, 2, 3]]);
   });
 
+  it('closes a group at maxWeight as at maxEntries, whichever comes first', async () => {
+    const recorder = recordingWrite();
+    const groups = new WriteGroups(
+      { maxEntries: 20, maxWeight: 10, weightOf: (n: number) => n, maxWaitMs: 1000, maxConcurrentWrites: 1 },
+      recorder.write,
+    );
+    const results = Promise.all([4, 5, 1, 12, 3].map((n) => groups.submit(n)));
+    await jest.advanceTimersByTimeAsync(0);
+    // 4 + 5 + 1 reach 10; 12 alone is over it; 3 waits for company until the deadline
+    expect(recorder.groups).toEqual([[4, 5, 1], [12]]);
+    await jest.advanceTimersByTimeAsync(1000);
+    await expect(results).resolves.toEqual([8, 10, 2, 24, 6]);
+    expect(recorder.groups).toEqual([[4, 5, 1], [12], [3]]);
+  });
+
   it('writes a lone entry once maxWaitMs has passed since it came, not before', async () => {
     const recorder = recordingWrite();
     const groups = new WriteGroups({ maxEntries: 20, maxWaitMs: 10, maxConcurrentWrites: 1 }, recorder.write);

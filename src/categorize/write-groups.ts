@@ -1,9 +1,13 @@
 /** What a group write says about one entry: its result, or why that entry alone failed. */
 export type EntryOutcome<R> = { isWritten: true; value: R } | { isWritten: false; error: unknown };
 
-export interface WriteGroupOptions {
-  /** A group closes as soon as it holds this many entries. */
+export interface WriteGroupOptions<E = unknown> {
+  /** A group closes as soon as it holds this many entries ... */
   maxEntries: number;
+  /** ... or entries of this much weight in all (an entry heavier than this is a group of its own). */
+  maxWeight?: number;
+  /** An entry's weight (default 1): what one write's work grows with. */
+  weightOf?: (entry: E) => number;
   /** ... or this long after its first entry came, whichever is first: the most a lone entry waits for company. */
   maxWaitMs: number;
   /** Groups written at once; a group that is due while all are busy keeps taking entries (up to maxEntries). */
@@ -18,6 +22,7 @@ interface Waiting<E, R> {
 
 interface Group<E, R> {
   waiting: Waiting<E, R>[];
+  weight: number;
   isDue: boolean;
   timer?: NodeJS.Timeout;
 }
@@ -33,7 +38,7 @@ export class WriteGroups<E, R> {
   private writing = 0;
 
   constructor(
-    private readonly options: WriteGroupOptions,
+    private readonly options: WriteGroupOptions<E>,
     private readonly write: (entries: E[]) => Promise<EntryOutcome<R>[]>,
   ) {}
 
@@ -41,7 +46,8 @@ export class WriteGroups<E, R> {
     return new Promise<R>((resolve, reject) => {
       const group = this.open ?? this.openGroup();
       group.waiting.push({ entry, resolve, reject });
-      if (group.waiting.length >= this.options.maxEntries) this.close(group);
+      group.weight += this.options.weightOf?.(entry) ?? 1;
+      if (group.waiting.length >= this.options.maxEntries || group.weight >= (this.options.maxWeight ?? Infinity)) this.close(group);
       this.startWrites();
     });
   }
@@ -54,7 +60,7 @@ export class WriteGroups<E, R> {
   }
 
   private openGroup(): Group<E, R> {
-    const group: Group<E, R> = { waiting: [], isDue: false };
+    const group: Group<E, R> = { waiting: [], weight: 0, isDue: false };
     group.timer = setTimeout(() => {
       group.isDue = true;
       this.startWrites();

@@ -37,6 +37,8 @@ export interface AppConfig {
   workerConcurrency: number;
   /** Queued batches written in one transaction at most: a group closes at this many, or after workerGroupWaitMs. */
   workerGroupMaxBatches: number;
+  /** ... and events in one group at most: a group closes at whichever limit comes first. */
+  workerGroupMaxEvents: number;
   /** How long a group waits for more batches after its first one: what a lone batch waits before it is written. */
   workerGroupWaitMs: number;
   jobAttempts: number;
@@ -95,6 +97,7 @@ const DEFAULTS: Record<string, string> = {
   WORKER_CONCURRENCY: '4',
   // a job that stalled is written alone on its retry (StalledJobIsolation), so grouping is safe by default
   WORKER_GROUP_MAX_BATCHES: '20',
+  WORKER_GROUP_MAX_EVENTS: '1000',
   WORKER_GROUP_WAIT_MS: '10',
   JOB_ATTEMPTS: '8',
   MIGRATE_ON_START: 'true',
@@ -134,6 +137,7 @@ const envSchema = {
     QUEUE_PREFIX: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,64}$' },
     WORKER_CONCURRENCY: { type: 'string', pattern: '^[1-9][0-9]{0,2}$' },
     WORKER_GROUP_MAX_BATCHES: { type: 'string', pattern: '^[1-9][0-9]{0,2}$' },
+    WORKER_GROUP_MAX_EVENTS: { type: 'string', pattern: '^[1-9][0-9]{0,5}$' },
     WORKER_GROUP_WAIT_MS: { type: 'string', pattern: '^[0-9]{1,5}$' },
     JOB_ATTEMPTS: { type: 'string', pattern: '^[1-9][0-9]{0,2}$' },
     MIGRATE_ON_START: { enum: ['true', 'false'] },
@@ -170,6 +174,7 @@ const HINTS: Record<string, string> = {
   QUEUE_PREFIX: 'letters, digits, _ . - (1-64)',
   WORKER_CONCURRENCY: 'an integer from 1 to 999',
   WORKER_GROUP_MAX_BATCHES: 'an integer from 1 to 999',
+  WORKER_GROUP_MAX_EVENTS: 'an integer from 1 to 999999',
   WORKER_GROUP_WAIT_MS: 'milliseconds, from 0 to 99999',
   JOB_ATTEMPTS: 'an integer from 1 to 999',
   MIGRATE_ON_START: 'true or false',
@@ -246,6 +251,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     queueKeyPrefix: redis.target.mode === 'cluster' ? `{${raw.QUEUE_PREFIX}}` : raw.QUEUE_PREFIX,
     workerConcurrency: Number(raw.WORKER_CONCURRENCY),
     workerGroupMaxBatches: Number(raw.WORKER_GROUP_MAX_BATCHES),
+    workerGroupMaxEvents: Number(raw.WORKER_GROUP_MAX_EVENTS),
     workerGroupWaitMs: Number(raw.WORKER_GROUP_WAIT_MS),
     jobAttempts: Number(raw.JOB_ATTEMPTS),
     migrateOnStart: raw.MIGRATE_ON_START === 'true',
