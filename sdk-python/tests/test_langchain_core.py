@@ -16,12 +16,12 @@ import unittest
 import urllib.error
 import urllib.parse
 import urllib.request
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from uuid import UUID
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from toolcoach import HAS_LANGCHAIN, Reporter, ToolcoachCallbackHandler, load_tools  # noqa: E402
+from toolcoach import HAS_LANGCHAIN, GuardRefusal, Reporter, ToolcoachCallbackHandler, load_tools  # noqa: E402
 
 BASE_URL = os.environ.get("TOOLCOACH_URL") or os.environ.get("TOOLCOACH_BASE_URL")
 API_KEY = os.environ.get("TOOLCOACH_API_KEY")
@@ -43,9 +43,13 @@ if HAS_LANGCHAIN:  # pragma: no branch - the e2e spec runs this module only wher
             result *= i
         return result
 
+    # Every number prime_factorization's own code received: the guard's test checks it never saw an invalid call.
+    FACTORIZED = []
+
     @tool
     def prime_factorization(number: int) -> list:
         """Perform prime factorization of a single integer."""
+        FACTORIZED.append(number)
         if number < 2:
             raise ToolException("number must be >= 2")
         factors, d = [], 2
@@ -239,9 +243,11 @@ class RealLangchainCoreTest(unittest.TestCase):
 
         load_tools(TOOLS)
         self.assertIn("'n' above 20 fails (overflow)", factorial.description)
-        self.assertEqual(factorial.metadata, {"toolcoach_description_version": 2})
         served = api("GET", "/v1/tools/factorial/description")
-        self.assertEqual((served["version"], served["description"]), (2, factorial.description))
+        # version 2 or later: the same nightly may also apply the tool-quality checker's additions (docs/tool-quality.md)
+        self.assertGreaterEqual(served["version"], 2)
+        self.assertEqual(factorial.metadata, {"toolcoach_description_version": served["version"]})
+        self.assertEqual(served["description"], factorial.description)
         self.assertEqual(served["baseDescription"], "Compute n! for a non-negative integer n.")  # never the served text
 
         reporter = self.reporter()
@@ -249,7 +255,51 @@ class RealLangchainCoreTest(unittest.TestCase):
             factorial.invoke({"name": "factorial", "args": {"n": 22}, "id": "lc_after", "type": "tool_call"}, {"callbacks": [ToolcoachCallbackHandler(reporter)]})
         self.assertTrue(reporter.close(10))
         after = next(e for e in stored_events("factorial", 3 + 31 + 1) if e.get("toolCallId") == "lc_after")
-        self.assertEqual(after["descriptionVersion"], 2)
+        self.assertEqual(after["descriptionVersion"], served["version"])
+
+    def test_d_the_guard_corrects_and_refuses_from_what_was_learned_and_reports_both(self):
+        load_tools(TOOLS, guard=True)
+        served = {t["name"]: t for t in api("GET", "/v1/tools?format=raw")["tools"]}
+        learned = [(limit["path"], limit["bound"], limit["value"]) for limit in served["factorial"]["guard"]["limits"]]
+        self.assertEqual(learned, [("/n", "upper", 20)])
+        reporter = self.reporter()
+        config = {"callbacks": [ToolcoachCallbackHandler(reporter, agent="langchain-core-e2e")]}
+        del FACTORIZED[:]
+
+        def call(tool_call_id, chosen, args):
+            return chosen.invoke({"name": chosen.name, "args": args, "id": tool_call_id, "type": "tool_call"}, config)
+
+        corrected = call("g_unwrap", prime_factorization, {"numbers": [12]})
+        self.assertEqual((corrected.status, corrected.content), ("success", "[2, 2, 3]"))
+        # handle_tool_error=True: the refusal reaches the model as an error ToolMessage; its next call runs
+        refused = call("g_several", prime_factorization, {"numbers": [12, 18]})
+        several = (
+            "prime_factorization was not called: 'numbers' is not a parameter of this tool; the parameter is 'number' "
+            "(one integer): pass one integer per call: call this tool once per item, for each of 12, 18"
+        )
+        self.assertEqual((refused.status, refused.content), ("error", several))
+        self.assertEqual(call("g_retry", prime_factorization, {"number": 18}).content, "[2, 3, 3]")
+        # factorial handles no errors: the refusal is raised, and factorial's own OverflowError never happens
+        with self.assertRaises(GuardRefusal) as raised:
+            call("g_limit", factorial, {"n": 25})
+        # learned from the overflows of test_b (1) and test_c (10)
+        beyond = "factorial was not called: 'n' is 25; above 20 fails (overflow), learned from 11 failed calls"
+        self.assertEqual(str(raised.exception), beyond)
+        self.assertEqual(FACTORIZED, [12, 18])
+        self.assertTrue(reporter.close(10))
+
+        primes = {e.get("toolCallId"): e for e in stored_events("prime_factorization", 2 + 3)}
+        self.assertEqual((primes["g_unwrap"]["status"], primes["g_unwrap"]["arguments"]), ("success", {"number": 12}))
+        several_error = primes["g_several"]["error"]
+        self.assertEqual((primes["g_several"]["status"], several_error["type"], several_error["message"]), ("error", "GuardRefused", several))
+        self.assertEqual(primes["g_several"]["arguments"], {"numbers": [12, 18]})
+        self.assertEqual(primes["g_retry"]["status"], "success")
+        limit = next(e for e in stored_events("factorial", 3 + 31 + 1 + 1) if e.get("toolCallId") == "g_limit")
+        self.assertEqual((limit["status"], limit["error"]["type"], limit["arguments"]), ("error", "GuardRefused", {"n": 25}))
+        since = urllib.parse.quote((datetime.now(timezone.utc) - timedelta(days=1)).isoformat(timespec="seconds").replace("+00:00", "Z"))
+        prime_counts = api("GET", "/v1/tools/prime_factorization/guard-stats?from=%s" % since)["totals"]
+        self.assertEqual(prime_counts, {"corrected": 1, "prevented": 1, "byKind": {"rename": 1, "unwrap_array": 1}})
+        self.assertEqual(api("GET", "/v1/tools/factorial/guard-stats?from=%s" % since)["totals"], {"corrected": 0, "prevented": 1, "byKind": {}})
 
 
 if __name__ == "__main__":

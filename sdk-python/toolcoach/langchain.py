@@ -77,6 +77,14 @@ _SESSION_METADATA_KEYS = ("thread_id", "session_id", "sessionId")
 # variable, not a handler attribute: LangChain handles the error and calls on_tool_end in the caller's context, and
 # parallel tool calls (threads, asyncio tasks, ToolNode's executor) each run in a context of their own.
 _handled_error: "contextvars.ContextVar[Optional[_HandledError]]" = contextvars.ContextVar("toolcoach_handled_error", default=None)
+# The guard's correction of the tool run in progress (guarded_tool.py), noted the same way for on_tool_end/on_tool_error.
+_guard_correction: "contextvars.ContextVar[Optional[Dict[str, Any]]]" = contextvars.ContextVar("toolcoach_guard_correction", default=None)
+GUARD_REFUSED = "GuardRefused"  # error.type of a call the guard refused, as in the TypeScript SDK
+
+
+def note_guard_correction(tool: str, correction: Dict[str, Any]) -> None:
+    """The guard ran this tool with corrected arguments: the run's event carries the correction."""
+    _guard_correction.set({"tool": tool, "correction": correction})
 
 
 # The description version load_tools last applied to each tool name in this process, for events of calls that never
@@ -207,6 +215,7 @@ class ToolcoachCallbackHandler(_Base):  # type: ignore[valid-type,misc]
         try:
             # An error a tool handled before this run is not this run's: forget it (see _handled_error).
             _handled_error.set(None)
+            _guard_correction.set(None)
             name = (serialized or {}).get("name") or kwargs.get("name") or "unknown"
             run = {
                 "tool": str(name),
@@ -232,9 +241,11 @@ class ToolcoachCallbackHandler(_Base):  # type: ignore[valid-type,misc]
             run = self._pop(run_id)
             if run is None:
                 return
+            _take_guard_correction(run)
             handled = _handled_error.get()
             if handled is not None and handled.tool == run["tool"] and handled.answer == _content_text(output):
                 _handled_error.set(None)
+                run["prevented"] = _is_guard_refusal(handled.error)
                 self._report(run, "error", error=describe_error(run["tool"], run["arguments"], handled.error))
                 return
             if run["tool"] == "invalid_tool":
@@ -258,6 +269,8 @@ class ToolcoachCallbackHandler(_Base):  # type: ignore[valid-type,misc]
             run = self._pop(run_id)
             if run is None:
                 return
+            _take_guard_correction(run)
+            run["prevented"] = _is_guard_refusal(error)
             if run.get("toolCallId") is None and kwargs.get("tool_call_id"):
                 run["toolCallId"] = kwargs["tool_call_id"]
             self._report(run, "error", error=describe_error(run["tool"], run["arguments"], error))
@@ -444,6 +457,10 @@ class ToolcoachCallbackHandler(_Base):  # type: ignore[valid-type,misc]
             event["result"] = result
         if error is not None:
             event["error"] = error
+        if run.get("correction") is not None:
+            event["correction"] = run["correction"]
+        if run.get("prevented"):
+            event["prevented"] = True
         # Only a run that reached the tool has a duration; an invalid or unknown call has none (not 0).
         if "started" in run:
             event["durationMs"] = round((time.monotonic() - run["started"]) * 1000, 3)
@@ -483,6 +500,8 @@ class ToolcoachCallbackHandler(_Base):  # type: ignore[valid-type,misc]
 
 def describe_error(tool: str, arguments: Any, error: BaseException) -> Dict[str, str]:
     """The error as the model would be told it: pydantic validation in LangGraph ToolNode's words, others as raised."""
+    if _is_guard_refusal(error):
+        return {"type": GUARD_REFUSED, "message": str(error.args[0] if error.args else error)}
     errors = _pydantic_errors(error)
     if errors is not None:
         lines = "\n".join("%s: %s" % (".".join(str(part) for part in e.get("loc", ())), e.get("msg", "Unknown error")) for e in errors)
@@ -494,6 +513,20 @@ def describe_error(tool: str, arguments: Any, error: BaseException) -> Dict[str,
     if stack:
         described["stack"] = stack
     return described
+
+
+def _is_guard_refusal(error: BaseException) -> bool:
+    return getattr(error, "toolcoach_prevented", False) is True
+
+
+def _take_guard_correction(run: Dict[str, Any]) -> None:
+    """The guard's correction of this run, if any: the event carries it and the arguments the tool ran with."""
+    noted = _guard_correction.get()
+    if noted is None or noted["tool"] != run["tool"]:
+        return
+    _guard_correction.set(None)
+    run["correction"] = noted["correction"]
+    run["arguments"] = noted["correction"]["corrected"]
 
 
 def _pydantic_errors(error: BaseException) -> Optional[List[Dict[str, Any]]]:

@@ -11,8 +11,10 @@ import time
 import urllib.error
 import urllib.request
 from collections import OrderedDict
-from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Set, Tuple, Union
 
+from .guard import MODES, ArgumentGuard
+from .guarded_tool import guard_key, guard_langchain_tool, set_guard
 from .langchain import DESCRIPTION_VERSION_KEY, record_handled_errors, remember_served_version
 from .reporter import configured_api_key, configured_base_url
 
@@ -56,6 +58,7 @@ def load_tools(
     timeout_s: float = 2.0,
     session: Optional[str] = None,
     agent: Optional[str] = None,
+    guard: Union[bool, str] = False,
 ) -> List[Any]:
     """Registers the tools with toolcoach, then sets each tool's description to the live one, in place; returns the
     tools as a list. Never raises.
@@ -77,6 +80,16 @@ def load_tools(
 
     Fallback: when registration or reading fails within ``timeout_s`` in all (toolcoach down, slow, key refused, a
     schema refused), a warning is logged once and every tool keeps its own description.
+
+    Guarded execution (README "Guarded execution"): with ``guard=True`` each LangChain tool checks its arguments before
+    it runs, locally, against the registered schema and the renames and limits the registry serves with it (the
+    ``guard`` section of ``GET /v1/tools``). Safe corrections (a rename, a one-element array where one value belongs,
+    an exact numeric string where a number belongs) run corrected; unsafe calls (several values where one belongs, a
+    value beyond a limit, a missing argument) raise ``GuardRefusal``, a ``ToolException`` whose text says how to call
+    instead, without running the tool. ``ToolcoachCallbackHandler`` reports the call with its ``correction``, or as
+    ``prevented``. The project's policy decides the mode; ``guard="off" | "report" | "correct" | "strict"`` overrides
+    it. Other tools can be checked with ``check_arguments(name, args)``. Without the registry the guard checks the
+    tools' own schemas and says so once.
     """
     tool_list = list(tools)
     base, key = configured_base_url(base_url), configured_api_key(api_key)
@@ -89,6 +102,7 @@ def load_tools(
         return tool_list
     deadline = time.monotonic() + timeout_s
     sticky = sticky_headers(session, agent)
+    live: Dict[str, Dict[str, Any]] = {}
     try:
         for start in range(0, len(definitions), MAX_TOOLS_PER_REQUEST):
             batch = {"tools": definitions[start : start + MAX_TOOLS_PER_REQUEST]}
@@ -96,13 +110,40 @@ def load_tools(
         live = _read_tools(base, key, deadline, sticky)
     except Exception as error:
         _warn_once("load", "toolcoach: could not register or load tool descriptions at %s (%s); using the tools' own descriptions" % (base, _describe(error)))
-        return tool_list
     for tool in tool_list:
         try:
             _apply(tool, live)
         except Exception as error:
             logger.warning("toolcoach: could not apply the live description to %r: %s", tool, error)
+    if guard:
+        try:
+            _guard_tools(tool_list, definitions, live, guard if isinstance(guard, str) else None, base)
+        except Exception as error:
+            _warn_once("guard-internal", "toolcoach: the guard could not be set up (%s); the tools run unchecked" % _describe(error))
     return tool_list
+
+
+def _guard_tools(tools: List[Any], definitions: List[Dict[str, Any]], live: Dict[str, Dict[str, Any]], mode: Optional[str], base: str) -> None:
+    """Builds each tool's guard from the served schema and guard section (its own schema without them), rebuilt only
+    when they change, and wraps the LangChain tools."""
+    if mode is not None and mode not in MODES:
+        raise ValueError("guard must be True or one of %s, not %r" % (", ".join(MODES), mode))
+    missing = [definition["name"] for definition in definitions if not isinstance(live.get(definition["name"], {}).get("guard"), dict)]
+    if missing:
+        _warn_once("guard-own-schema", "toolcoach: the guard checks %s against the tools' own schemas only (no guard section from %s)" % (", ".join(missing), base))
+    for definition in definitions:
+        served = live.get(definition["name"]) or {}
+        section = served.get("guard") if isinstance(served.get("guard"), dict) else None
+        parameters = served.get("parameters") if isinstance(served.get("parameters"), dict) else definition["parameters"]
+        effective_mode = mode or (section or {}).get("policy") or "correct"
+        if effective_mode not in MODES:
+            effective_mode = "correct"
+        key = json.dumps([served.get("version", 0), effective_mode, section, None if section else parameters], sort_keys=True, default=str)
+        if guard_key(definition["name"]) != key:
+            set_guard(definition["name"], key, ArgumentGuard(definition["name"], parameters, section, effective_mode))
+    for tool in tools:
+        if not isinstance(tool, dict):
+            guard_langchain_tool(tool)
 
 
 def tool_definition(tool: Any) -> Optional[Dict[str, Any]]:
