@@ -237,6 +237,19 @@ describe('judgeTool on real tool definitions', () => {
     );
   });
 
+  it('judges arguments named like Object.prototype members as plain names', () => {
+    const quality = judgeTool({
+      name: 'proto_names',
+      description: 'Takes a constructor and a toString, for example {"constructor": "x"}.',
+      parameters: {
+        type: 'object',
+        properties: { constructor: { type: 'string', description: 'A name.' }, toString: { type: 'string', description: 'A text.' } },
+        required: ['constructor', 'toString'],
+      },
+    });
+    expect(quality.findings).toEqual([]);
+  });
+
   it('stays bounded on a huge schema and a huge description', () => {
     const properties = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`p${i}`, { type: 'integer' }]));
     const quality = judgeTool({ name: 'big', description: 'word '.repeat(100_000), parameters: { type: 'object', properties } });

@@ -425,7 +425,7 @@ function judgeContradictions(properties: readonly Property[], words: readonly st
       continue;
     }
     const isNameUsed = mentioned.has(noun) || mentioned.has(property.name.toLowerCase());
-    const synonym = SYNONYMS[noun]?.find((candidate) => mentioned.has(candidate));
+    const synonym = synonymsOf(noun).find((candidate) => mentioned.has(candidate));
     if (!isNameUsed && synonym) {
       findings.push({
         kind: 'name_differs_from_description',
@@ -458,6 +458,11 @@ const SYNONYMS: Record<string, string[]> = {
   symbol: ['ticker', 'stock'],
   ticker: ['symbol', 'stock'],
 };
+
+/** The words for `name` (own keys only: an argument named `constructor` or `toString` is just a name). */
+function synonymsOf(name: string): readonly string[] {
+  return Object.hasOwn(SYNONYMS, name) ? SYNONYMS[name] : [];
+}
 
 // Things agents naturally want several of at once.
 const BATCHED_NOUNS = new Set([
@@ -512,7 +517,7 @@ function judgeBatching(tool: JudgedTool, properties: readonly Property[], words:
 function nounOf(property: Property, words: readonly string[]): string {
   const own = property.tokens[property.tokens.length - 1];
   if (own.length > 2) return own;
-  return SYNONYMS[own]?.find((candidate) => words.includes(candidate)) ?? SYNONYMS[own]?.[0] ?? own;
+  return synonymsOf(own).find((candidate) => words.includes(candidate)) ?? synonymsOf(own)[0] ?? own;
 }
 
 // --- an example ---
