@@ -1,7 +1,9 @@
 import { RegistryChange, RegistryChangesChannel } from '../../src/registry/registry-changes.channel';
 import { ToolDefinition } from '../../src/registry/registry.types';
 import { ToolChangesService } from '../../src/registry/tool-changes.service';
+import { ToolSchemaRepository } from '../../src/registry/tool-schema.repository';
 import { ToolRepository } from '../../src/registry/tool.repository';
+import { RolloutPolicyRepository } from '../../src/rollout/rollout-policy.repository';
 import { MediumModule, startMediumModule } from '../support/medium-module';
 
 /**
@@ -16,7 +18,13 @@ describe('ToolChangesService with ToolRepository', () => {
   const aProject = () => medium.aProject();
 
   beforeAll(async () => {
-    medium = await startMediumModule([ToolRepository, RegistryChangesChannel, ToolChangesService]);
+    medium = await startMediumModule([
+      ToolRepository,
+      ToolSchemaRepository,
+      RolloutPolicyRepository,
+      RegistryChangesChannel,
+      ToolChangesService,
+    ]);
     changes = medium.module.get(ToolChangesService);
     tools = medium.module.get(ToolRepository);
     await medium.module.get(RegistryChangesChannel).listen({
@@ -35,7 +43,7 @@ describe('ToolChangesService with ToolRepository', () => {
 
   it('registers a new tool as version 1, served as registered', async () => {
     const projectId = await aProject();
-    expect(await changes.registerTool(projectId, weather())).toEqual({ name: 'get_weather', version: 1, status: 'created' });
+    expect(await changes.registerTool(projectId, weather())).toMatchObject({ name: 'get_weather', version: 1, status: 'created' });
     const served = await tools.findServedTool(projectId, 'get_weather', null);
     expect(served?.view).toMatchObject({ name: 'get_weather', version: 1, baseDescription: 'Current weather for a city.' });
     expect(published).toContainEqual({ projectId, tool: 'get_weather' });
@@ -44,7 +52,7 @@ describe('ToolChangesService with ToolRepository', () => {
   it('answers an identical re-registration as unchanged without a new version', async () => {
     const projectId = await aProject();
     await changes.registerTool(projectId, weather());
-    expect(await changes.registerTool(projectId, weather())).toEqual({ name: 'get_weather', version: 1, status: 'unchanged' });
+    expect(await changes.registerTool(projectId, weather())).toMatchObject({ name: 'get_weather', version: 1, status: 'unchanged' });
     expect(await versionsOf(projectId)).toEqual([1]);
   });
 
@@ -52,7 +60,11 @@ describe('ToolChangesService with ToolRepository', () => {
     const projectId = await aProject();
     await changes.registerTool(projectId, weather());
     const description = 'Current weather for a city. Give the city name in English.';
-    expect(await changes.registerTool(projectId, weather({ description }))).toEqual({ name: 'get_weather', version: 2, status: 'updated' });
+    expect(await changes.registerTool(projectId, weather({ description }))).toMatchObject({
+      name: 'get_weather',
+      version: 2,
+      status: 'updated',
+    });
     expect(await versionsOf(projectId)).toEqual([1, 2]);
     expect((await tools.findServedTool(projectId, 'get_weather', null))?.view).toMatchObject({ version: 2, baseDescription: description });
     expect((await tools.findServedTool(projectId, 'get_weather', 1))?.view).toMatchObject({
@@ -71,7 +83,7 @@ describe('ToolChangesService with ToolRepository', () => {
     expect((await tools.listServedTools(projectId)).map((tool) => tool.view.name)).toEqual(['get_time']);
     expect(await versionsOf(projectId)).toEqual([1]);
     expect(await changes.archiveTool(projectId, 'never_registered')).toBe(false);
-    expect(await changes.registerTool(projectId, weather())).toMatchObject({ name: 'get_weather', status: 'created' });
+    expect(await changes.registerTool(projectId, weather())).toMatchObject({ name: 'get_weather', status: 'restored' });
     expect((await tools.listServedTools(projectId)).map((tool) => tool.view.name)).toEqual(['get_time', 'get_weather']);
   });
 
