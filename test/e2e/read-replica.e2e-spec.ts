@@ -123,6 +123,7 @@ describeWithCluster('dashboard reads from a streaming replica (DATABASE_READ_URL
     for (let i = 0; i < 10; i++) answers.push((await get(`/v1/events/${whileDown.id}`)).status);
     expect(answers).toEqual(Array(10).fill(200));
     expect(await toolCalls()).toBe(3);
+    await eventually(async () => (linesOf(UNAVAILABLE_LINE) > 0 ? true : undefined), 5_000);
     expect(linesOf(UNAVAILABLE_LINE)).toBe(1);
 
     await cluster.startReplica();
@@ -132,6 +133,8 @@ describeWithCluster('dashboard reads from a streaming replica (DATABASE_READ_URL
     await untilOnPrimary(String(afterRestart.id));
     // reads stay on the primary (200) until the retry period ends and a read finds the replica (behind: 404)
     await eventually(async () => ((await get(`/v1/events/${afterRestart.id}`)).status === 404 ? true : undefined), 20_000);
+    // the app's log reaches this process through a pipe, which may deliver the line after the HTTP answer
+    await eventually(async () => (linesOf(BACK_LINE) > 0 ? true : undefined), 5_000);
     expect(linesOf(BACK_LINE)).toBe(1);
     expect(linesOf(UNAVAILABLE_LINE)).toBe(1);
     await onReplica('SELECT pg_wal_replay_resume()');
