@@ -61,7 +61,9 @@ export const RECOMMENDATION_RESPONSE = {
       type: 'object',
       nullable: true,
       required: ['verdict'],
-      description: "the applied warning's measured effect: {verdict, method, withWarning, withoutWarning, relativeChange, ...}",
+      description:
+        "the applied warning's measured effect: {verdict, method, withWarning, withoutWarning, relativeChange, ...}; each side: " +
+        'calls, mistakes, rate, ci95, and what the SDK guard did: reachedToolCount, preventedCount, correctedCount',
       properties: { verdict: { type: 'string', enum: ['helped', 'no_effect', 'worse', 'not_enough_data'] } },
     },
   },

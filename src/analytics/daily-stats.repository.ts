@@ -242,4 +242,39 @@ export class DailyStatsRepository {
       mistakes: mistakes.map((m) => ({ day: m.day, version: m.descriptionVersion, count: m._sum.count ?? 0 })),
     };
   }
+
+  /**
+   * What the SDK guard did per description version and day, for one tool up to `until`: the matching mistakes it
+   * prevented, and the tool's calls it corrected (a corrected call ran and succeeded, so it has no category to match).
+   */
+  async countGuardOutcomesByVersion(
+    projectId: string,
+    tool: string,
+    match: MistakeMatch,
+    until: Date,
+  ): Promise<{ prevented: DailyVersionCount[]; corrected: DailyVersionCount[] }> {
+    const [corrected, prevented] = await Promise.all([
+      this.prisma.dailyVersionRollup.findMany({
+        where: { projectId, tool, day: { lt: until }, corrected: { gt: 0 } },
+        select: { day: true, descriptionVersion: true, corrected: true },
+      }),
+      this.prisma.dailyMistakeRollup.groupBy({
+        by: ['day', 'descriptionVersion'],
+        where: {
+          projectId,
+          tool,
+          day: { lt: until },
+          prevented: { gt: 0 },
+          category: { in: match.categories },
+          subtype: { in: match.subtypes },
+          ...(match.isAnyArgumentPath ? {} : { argumentPath: { in: match.argumentPaths } }),
+        },
+        _sum: { prevented: true },
+      }),
+    ]);
+    return {
+      prevented: prevented.map((p) => ({ day: p.day, version: p.descriptionVersion, count: p._sum.prevented ?? 0 })),
+      corrected: corrected.map((c) => ({ day: c.day, version: c.descriptionVersion, count: c.corrected })),
+    };
+  }
 }

@@ -1,4 +1,4 @@
-import { estimateEffect, splitByWarning, twoProportionPValue, wilsonInterval } from './effect-statistics';
+import { estimateEffect, splitByWarning, splitGuardOutcomes, twoProportionPValue, wilsonInterval } from './effect-statistics';
 
 describe('wilsonInterval', () => {
   it('matches the textbook interval for 10 of 100', () => {
@@ -85,6 +85,67 @@ describe('splitByWarning', () => {
       withWarning: { calls: 40, mistakes: 1 },
       withoutWarning: { calls: 50, mistakes: 10 },
       method: 'before_after',
+    });
+  });
+});
+
+describe('splitGuardOutcomes', () => {
+  const day = (d: string) => new Date(`${d}T00:00:00Z`);
+  const exposure = { appliedVersion: 2, appliedAt: new Date('2026-05-10T02:00:00Z') };
+  const calls = [
+    { day: day('2026-05-09'), version: 1, count: 100 },
+    { day: day('2026-05-11'), version: 2, count: 80 },
+  ];
+  const mistakes = [
+    { day: day('2026-05-09'), version: 1, count: 30 },
+    { day: day('2026-05-11'), version: 2, count: 5 },
+  ];
+
+  it("splits the guard's prevented mistakes and corrected calls by version, as the mistakes were split", () => {
+    const split = splitByWarning(calls, mistakes, exposure);
+    const guard = {
+      prevented: [
+        { day: day('2026-05-09'), version: 1, count: 4 },
+        { day: day('2026-05-11'), version: 2, count: 3 },
+      ],
+      corrected: [{ day: day('2026-05-11'), version: 2, count: 7 }],
+    };
+    expect(splitGuardOutcomes(calls, split, guard, exposure)).toEqual({
+      withWarning: { reachedToolCount: 2, preventedCount: 3, correctedCount: 7 },
+      withoutWarning: { reachedToolCount: 26, preventedCount: 4, correctedCount: 0 },
+    });
+  });
+
+  it('without a guard every mistake reached the tool, and the estimate is what it was', () => {
+    const split = splitByWarning(calls, mistakes, exposure);
+    expect(splitGuardOutcomes(calls, split, { prevented: [], corrected: [] }, exposure)).toEqual({
+      withWarning: { reachedToolCount: 5, preventedCount: 0, correctedCount: 0 },
+      withoutWarning: { reachedToolCount: 30, preventedCount: 0, correctedCount: 0 },
+    });
+  });
+
+  it('follows the before/after fallback when no call reported a version', () => {
+    const unversioned = [
+      { day: day('2026-05-09'), version: 0, count: 50 },
+      { day: day('2026-05-10'), version: 0, count: 50 },
+      { day: day('2026-05-11'), version: 0, count: 50 },
+    ];
+    const unversionedMistakes = [
+      { day: day('2026-05-09'), version: 0, count: 10 },
+      { day: day('2026-05-11'), version: 0, count: 4 },
+    ];
+    const guard = {
+      prevented: [
+        { day: day('2026-05-10'), version: 0, count: 9 },
+        { day: day('2026-05-11'), version: 0, count: 1 },
+      ],
+      corrected: [{ day: day('2026-05-09'), version: 0, count: 2 }],
+    };
+    const split = splitByWarning(unversioned, unversionedMistakes, exposure);
+    // the day the warning was applied mixes both sides and is left out, the guard's counts of that day too
+    expect(splitGuardOutcomes(unversioned, split, guard, exposure)).toEqual({
+      withWarning: { reachedToolCount: 3, preventedCount: 1, correctedCount: 0 },
+      withoutWarning: { reachedToolCount: 10, preventedCount: 0, correctedCount: 2 },
     });
   });
 });

@@ -119,3 +119,34 @@ export function splitByWarning(
     method: 'before_after',
   };
 }
+
+/** What the SDK guard did on one side of a warning's comparison (README "Guarded execution"). */
+export interface GuardSide {
+  /** Matching mistakes that ran the tool: the mistakes minus those the guard refused. */
+  reachedToolCount: number;
+  /** Matching mistakes the guard refused before the tool ran (counted in `mistakes` too: the model still made them). */
+  preventedCount: number;
+  /** The tool's calls the guard ran with corrected arguments (not in `mistakes`: a corrected call succeeds). */
+  correctedCount: number;
+}
+
+/**
+ * Splits the guard's prevented and corrected counts the way `splitByWarning` split the mistakes into `split` (the same
+ * method, decided by the calls), so each side says both how often the model still made the mistake and how much of it the
+ * guard caught. Without a guard both counts are 0 and `reachedToolCount` is the side's mistakes.
+ */
+export function splitGuardOutcomes(
+  calls: readonly DailyVersionCount[],
+  split: { withWarning: Proportion; withoutWarning: Proportion },
+  guard: { prevented: readonly DailyVersionCount[]; corrected: readonly DailyVersionCount[] },
+  exposure: WarningExposure,
+): { withWarning: GuardSide; withoutWarning: GuardSide } {
+  const prevented = splitByWarning(calls, guard.prevented, exposure);
+  const corrected = splitByWarning(calls, guard.corrected, exposure);
+  const sideOf = (side: 'withWarning' | 'withoutWarning'): GuardSide => ({
+    reachedToolCount: Math.max(0, split[side].mistakes - prevented[side].mistakes),
+    preventedCount: prevented[side].mistakes,
+    correctedCount: corrected[side].mistakes,
+  });
+  return { withWarning: sideOf('withWarning'), withoutWarning: sideOf('withoutWarning') };
+}

@@ -12,7 +12,7 @@ import { ProjectPolicyValues, RecommendationRepository, StoredRecommendation } f
 import { JobRunRepository } from './job-run.repository';
 import { proposalOnlyReason, RecommendationApplier, requiresReview } from './recommendation-applier';
 import { computeDailyToolStat } from './daily-stats';
-import { estimateEffect, splitByWarning } from './effect-statistics';
+import { estimateEffect, splitByWarning, splitGuardOutcomes } from './effect-statistics';
 import { findIntendedTool } from './intended-tool';
 import { deriveRecommendations, GroupEvidence, MistakeMatch, RECOMMENDATION_KINDS, RecommendationDraft } from './recommendation-rules';
 import { deriveMisnamedToolRecommendation, describeUnknownTool, UNKNOWN_TOOL_NOTE, UnknownToolNote } from './unknown-tool-rules';
@@ -399,6 +399,13 @@ export class NightlyService {
       : this.dailyStats.countMistakesByVersion(projectId, recommendation.tool, match, until);
   }
 
+  /** What the SDK guard prevented and corrected of the recommendation's tool; none for calls to a misnamed tool. */
+  private async countGuardOutcomes(projectId: string, recommendation: StoredRecommendation, until: Date) {
+    const match = (recommendation.evidence as { match?: MistakeMatch }).match;
+    if (!match || match.calledTool) return { prevented: [], corrected: [] };
+    return this.dailyStats.countGuardOutcomesByVersion(projectId, recommendation.tool, match, until);
+  }
+
   /** Tools with a running canary are left to its decision: retiring one of their warnings would end the canary. */
   private async measureEffects(projectId: string, day: Date, policy: ProjectPolicyValues, canaryTools: ReadonlySet<string>) {
     let measured = 0;
@@ -408,12 +415,17 @@ export class NightlyService {
       if (canaryTools.has(recommendation.tool) || !recommendation.appliedAt || recommendation.appliedAt > until) continue;
       const counts = await this.countMatchedMistakes(projectId, recommendation, until);
       if (!counts) continue;
-      const split = splitByWarning(counts.calls, counts.mistakes, {
-        appliedVersion: recommendation.appliedVersion,
-        appliedAt: recommendation.appliedAt,
-      });
+      const exposure = { appliedVersion: recommendation.appliedVersion, appliedAt: recommendation.appliedAt };
+      const split = splitByWarning(counts.calls, counts.mistakes, exposure);
       const estimate = estimateEffect(split.withWarning, split.withoutWarning);
-      const effect = { ...estimate, method: split.method, measuredFor: day.toISOString().slice(0, 10) };
+      const guard = splitGuardOutcomes(counts.calls, split, await this.countGuardOutcomes(projectId, recommendation, until), exposure);
+      const effect = {
+        ...estimate,
+        withWarning: { ...estimate.withWarning, ...guard.withWarning },
+        withoutWarning: { ...estimate.withoutWarning, ...guard.withoutWarning },
+        method: split.method,
+        measuredFor: day.toISOString().slice(0, 10),
+      };
       measured += 1;
       const isUseless = estimate.verdict === 'no_effect' || estimate.verdict === 'worse';
       if (isUseless && policy.autoRetire && recommendation.warningId) {

@@ -164,8 +164,20 @@ describe('aggregateBatch evidence for the nightly job', () => {
     const { groups, mistakes } = aggregateBatch([make('a', 30, true), make('b', 21, false), make('c', 100, true)]);
     expect(groups[0]).toMatchObject({ intendedArgument: 'number', arrayForScalarCount: 2, minOffendingValue: 21, maxOffendingValue: 100 });
     expect(mistakes).toEqual([
-      { tool: 't', day: '2026-05-01', descriptionVersion: 0, category: 'overflow', subtype: '', argumentPath: '', count: 3 },
+      { tool: 't', day: '2026-05-01', descriptionVersion: 0, category: 'overflow', subtype: '', argumentPath: '', count: 3, prevented: 0 },
     ]);
+  });
+
+  it("counts the SDK guard's corrected and prevented calls apart, a prevented mistake under its own category too", () => {
+    const correction = { original: { numbers: [12] }, corrected: { number: 12 }, kinds: ['rename', 'unwrap_array'] };
+    const { versions, mistakes } = aggregateBatch([
+      row({ id: 'a', descriptionVersion: 3, correction }),
+      row({ id: 'b', descriptionVersion: 3 }),
+      { ...errorRow('c', 'f', '2026-05-01T10:00:00Z', 'argument_mismatch'), descriptionVersion: 3, prevented: true },
+      { ...errorRow('d', 'f', '2026-05-01T11:00:00Z', 'argument_mismatch'), descriptionVersion: 3 },
+    ]);
+    expect(versions.map((v) => [v.descriptionVersion, v.calls, v.errors, v.corrected, v.prevented])).toEqual([[3, 4, 2, 1, 1]]);
+    expect(mistakes.map((m) => [m.category, m.count, m.prevented])).toEqual([['argument_mismatch', 2, 1]]);
   });
 });
 

@@ -236,16 +236,29 @@ export interface VersionRollupDelta {
   descriptionVersion: number;
   calls: number;
   errors: number;
+  /** Of the calls, those the SDK guard ran with corrected arguments, and those it refused (issue 22). */
+  corrected: number;
+  prevented: number;
 }
 
 function foldVersionRollups(rows: readonly StoredEventRow[]): VersionRollupDelta[] {
   return foldByKey(
     rows,
     versionKeyOf,
-    (row) => ({ tool: row.tool, day: dayOf(row.occurredAt), descriptionVersion: row.descriptionVersion ?? 0, calls: 0, errors: 0 }),
+    (row) => ({
+      tool: row.tool,
+      day: dayOf(row.occurredAt),
+      descriptionVersion: row.descriptionVersion ?? 0,
+      calls: 0,
+      errors: 0,
+      corrected: 0,
+      prevented: 0,
+    }),
     (rollup, row) => {
       rollup.calls += 1;
       if (isDiagnosedError(row)) rollup.errors += 1;
+      if (row.correction !== null) rollup.corrected += 1;
+      if (row.prevented) rollup.prevented += 1;
     },
   );
 }
@@ -260,6 +273,8 @@ export interface MistakeRollupDelta {
   subtype: string;
   argumentPath: string;
   count: number;
+  /** Of the count, the mistakes the SDK guard refused before the tool ran. */
+  prevented: number;
 }
 
 function foldMistakeRollups(errors: readonly DiagnosedError[]): MistakeRollupDelta[] {
@@ -275,9 +290,11 @@ function foldMistakeRollups(errors: readonly DiagnosedError[]): MistakeRollupDel
       subtype: diagnosis.subtype ?? '',
       argumentPath: diagnosis.argumentPath ?? '',
       count: 0,
+      prevented: 0,
     }),
-    (mistake) => {
+    (mistake, row) => {
       mistake.count += 1;
+      if (row.prevented) mistake.prevented += 1;
     },
   );
 }

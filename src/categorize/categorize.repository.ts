@@ -198,26 +198,30 @@ function upsertVersionRollups(projectId: string, rollups: readonly VersionRollup
   if (rollups.length === 0) return null;
   const column = <T>(pick: (rollup: VersionRollupDelta) => T) => rollups.map(pick);
   return Prisma.sql`
-INSERT INTO daily_version_rollups AS r (project_id, tool, day, description_version, calls, errors)
-SELECT ${projectId}::uuid, u.tool, u.day, u.version, u.calls, u.errors
+INSERT INTO daily_version_rollups AS r (project_id, tool, day, description_version, calls, errors, corrected, prevented)
+SELECT ${projectId}::uuid, u.tool, u.day, u.version, u.calls, u.errors, u.corrected, u.prevented
 FROM unnest(
   ${column((r) => r.tool)}::text[],
   ${column((r) => r.day)}::date[],
   ${column((r) => r.descriptionVersion)}::int[],
   ${column((r) => r.calls)}::int[],
-  ${column((r) => r.errors)}::int[]
-) AS u(tool, day, version, calls, errors)
+  ${column((r) => r.errors)}::int[],
+  ${column((r) => r.corrected)}::int[],
+  ${column((r) => r.prevented)}::int[]
+) AS u(tool, day, version, calls, errors, corrected, prevented)
 ON CONFLICT (project_id, tool, day, description_version) DO UPDATE SET
   calls = LEAST(r.calls::bigint + excluded.calls, 2147483647),
-  errors = LEAST(r.errors::bigint + excluded.errors, 2147483647)`;
+  errors = LEAST(r.errors::bigint + excluded.errors, 2147483647),
+  corrected = LEAST(r.corrected::bigint + excluded.corrected, 2147483647),
+  prevented = LEAST(r.prevented::bigint + excluded.prevented, 2147483647)`;
 }
 
 function upsertMistakeRollups(projectId: string, rollups: readonly MistakeRollupDelta[]): Prisma.Sql | null {
   if (rollups.length === 0) return null;
   const column = <T>(pick: (rollup: MistakeRollupDelta) => T) => rollups.map(pick);
   return Prisma.sql`
-INSERT INTO daily_mistake_rollups AS r (project_id, tool, day, description_version, category, subtype, argument_path, count)
-SELECT ${projectId}::uuid, u.tool, u.day, u.version, u.category, u.subtype, u.argument_path, u.count
+INSERT INTO daily_mistake_rollups AS r (project_id, tool, day, description_version, category, subtype, argument_path, count, prevented)
+SELECT ${projectId}::uuid, u.tool, u.day, u.version, u.category, u.subtype, u.argument_path, u.count, u.prevented
 FROM unnest(
   ${column((r) => r.tool)}::text[],
   ${column((r) => r.day)}::date[],
@@ -225,10 +229,12 @@ FROM unnest(
   ${column((r) => r.category)}::text[],
   ${column((r) => r.subtype)}::text[],
   ${column((r) => r.argumentPath)}::text[],
-  ${column((r) => r.count)}::int[]
-) AS u(tool, day, version, category, subtype, argument_path, count)
+  ${column((r) => r.count)}::int[],
+  ${column((r) => r.prevented)}::int[]
+) AS u(tool, day, version, category, subtype, argument_path, count, prevented)
 ON CONFLICT (project_id, tool, day, description_version, category, subtype, argument_path) DO UPDATE SET
-  count = LEAST(r.count::bigint + excluded.count, 2147483647)`;
+  count = LEAST(r.count::bigint + excluded.count, 2147483647),
+  prevented = LEAST(r.prevented::bigint + excluded.prevented, 2147483647)`;
 }
 
 /** Per-category counts add key by key; counters saturate like the others. */
