@@ -237,6 +237,21 @@ describe('judgeTool on real tool definitions', () => {
     );
   });
 
+  it('builds its example call from small values inside the bounds, not from the middle of a wide range', () => {
+    const exampleOf = (parameters: Record<string, unknown>) =>
+      judgeTool({ name: 'factorial', description: 'Compute the factorial of n.', parameters }).findings.find(
+        (f) => f.kind === 'no_usage_example',
+      )?.addition;
+    const integer = (bounds: Record<string, number>) => ({
+      type: 'object',
+      properties: { n: { type: 'integer', description: 'n', ...bounds } },
+    });
+    expect(exampleOf(integer({ minimum: 0, maximum: 2 ** 53 }))).toBe('Example call: {"n":12}');
+    expect(exampleOf(integer({ minimum: 20, maximum: 30 }))).toBe('Example call: {"n":20}');
+    expect(exampleOf(integer({ exclusiveMaximum: 5 }))).toBe('Example call: {"n":4}');
+    expect(exampleOf(integer({ minimum: 10, maximum: 1 }))).toBeUndefined();
+  });
+
   it('judges arguments named like Object.prototype members as plain names', () => {
     const quality = judgeTool({
       name: 'proto_names',

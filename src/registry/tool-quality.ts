@@ -539,6 +539,8 @@ function judgeExample(properties: readonly Property[], description: string): Qua
   ];
 }
 
+const EVERYDAY_NUMBER = 12;
+
 /** A call built from the schema alone (examples, defaults, enums, bounds), or null when a value cannot be known. */
 function exampleCall(properties: readonly Property[]): string | null {
   const call: Record<string, unknown> = {};
@@ -558,12 +560,23 @@ function exampleValue(schema: JsonObject): unknown {
   switch (typeOf(schema)) {
     case 'integer':
     case 'number': {
-      const min = typeof schema.minimum === 'number' ? schema.minimum : null;
-      const max = typeof schema.maximum === 'number' ? schema.maximum : null;
-      if (min !== null && max !== null) return Math.round((min + max) / 2);
-      if (min !== null) return Math.max(min, 12);
-      if (max !== null) return Math.min(max, 12);
-      return 12;
+      // a small everyday value inside the bounds: the middle of a wide range (2^52 for a factorial) is no example
+      const step = typeOf(schema) === 'integer' ? 1 : 0.5;
+      const low =
+        typeof schema.minimum === 'number'
+          ? schema.minimum
+          : typeof schema.exclusiveMinimum === 'number'
+            ? schema.exclusiveMinimum + step
+            : -Infinity;
+      const high =
+        typeof schema.maximum === 'number'
+          ? schema.maximum
+          : typeof schema.exclusiveMaximum === 'number'
+            ? schema.exclusiveMaximum - step
+            : Infinity;
+      if (low > high) return undefined;
+      const value = Math.min(Math.max(EVERYDAY_NUMBER, low), high);
+      return typeOf(schema) === 'integer' ? Math.ceil(value) : value;
     }
     case 'boolean':
       return true;
