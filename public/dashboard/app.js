@@ -223,7 +223,12 @@
     const w = effect.withWarning || {};
     const wo = effect.withoutWarning || {};
     const rate = (side) => (side.calls ? ((side.mistakes / side.calls) * 100).toFixed(1) + '%' : '–');
-    return `<span class="pill ${esc(effect.verdict)}" data-testid="effect-verdict">${esc(effect.verdict)}</span> mistake rate ${rate(w)} with the warning (${num(w.calls)} calls) vs ${rate(wo)} without (${num(wo.calls)} calls)`;
+    // with the SDK guard on, the mistakes made with the warning include those the guard caught (README "Guarded execution")
+    const guard =
+      w.preventedCount || w.correctedCount
+        ? ` <span class="muted" data-testid="effect-guard">of which the guard prevented ${num(w.preventedCount)}; it corrected ${num(w.correctedCount)} calls</span>`
+        : '';
+    return `<span class="pill ${esc(effect.verdict)}" data-testid="effect-verdict">${esc(effect.verdict)}</span> mistake rate ${rate(w)} with the warning (${num(w.calls)} calls) vs ${rate(wo)} without (${num(wo.calls)} calls)${guard}`;
   }
 
   // The registered definition judged before any mistake (docs/tool-quality.md): score and findings, worst first.
@@ -242,6 +247,45 @@
     }</div>`;
   }
 
+  // What the SDKs' guard did to this tool's calls (README "Guarded execution"): corrections by kind and prevented calls
+  // per day, from GET /v1/tools/:name/guard-stats, which answers at most 31 days.
+  const GUARD_STATS_MAX_DAYS = 31;
+  async function loadGuardStats(tool) {
+    const days = Math.min(Number(rangeSelect.value), GUARD_STATS_MAX_DAYS);
+    const to = new Date();
+    const from = new Date(to.getTime() - days * 86400000);
+    const query = `from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(to.toISOString())}`;
+    return api(`/v1/tools/${tool}/guard-stats?${query}`)
+      .then((stats) => ({ ...stats, days }))
+      .catch(() => null);
+  }
+
+  function guardHtml(stats) {
+    if (!stats) return '';
+    const { totals, series, days } = stats;
+    const kinds = Object.keys(totals.byKind).sort();
+    const window = days < Number(rangeSelect.value) ? ` <span class="muted">(last ${days} days)</span>` : '';
+    const cards = `<div class="cards">
+        <div class="card"><div class="label">corrected calls</div><div class="value" data-testid="guard-corrected">${num(totals.corrected)}</div></div>
+        <div class="card"><div class="label">prevented calls</div><div class="value" data-testid="guard-prevented">${num(totals.prevented)}</div></div>
+        ${kinds.map((k) => `<div class="card"><div class="label">${esc(k)}</div><div class="value" data-testid="guard-kind" data-kind="${esc(k)}">${num(totals.byKind[k])}</div></div>`).join('')}
+      </div>`;
+    const rows = series
+      .slice()
+      .reverse()
+      .map(
+        (d) =>
+          `<tr data-testid="guard-day"><td>${esc(d.day.slice(0, 10))}</td><td class="num">${num(d.corrected)}</td>${kinds
+            .map((k) => `<td class="num">${num(d.byKind[k] || 0)}</td>`)
+            .join('')}<td class="num">${num(d.prevented)}</td></tr>`,
+      )
+      .join('');
+    const table = rows
+      ? `<table><thead><tr><th>day (UTC)</th><th class="num">corrected</th>${kinds.map((k) => `<th class="num">${esc(k)}</th>`).join('')}<th class="num">prevented</th></tr></thead><tbody>${rows}</tbody></table>`
+      : '<p class="hint">The guard corrected or prevented no call of this tool in this range.</p>';
+    return `<div class="panel" data-testid="tool-guard"><h2>Guarded execution${window}</h2>${cards}${table}</div>`;
+  }
+
   async function renderTool(name) {
     const tool = encodeURIComponent(name);
     const query = rangeQuery();
@@ -255,6 +299,7 @@
     const quality = await api('/v1/tools?format=raw')
       .then((list) => (list.quality || []).find((q) => q.tool === name))
       .catch(() => undefined);
+    const guardStats = await loadGuardStats(tool);
     const effectByWarning = new Map(recommendations.items.filter((r) => r.warningId).map((r) => [r.warningId, r]));
     const t = stats.totals;
     const categories = [...new Set(stats.series.flatMap((p) => Object.keys(p.errorsByCategory)))].sort();
@@ -268,6 +313,7 @@
       </div>
       <div class="panel" id="tool-chart"></div>
       ${qualityHtml(quality)}
+      ${guardHtml(guardStats)}
       <h2>Error groups</h2><div class="panel" id="tool-groups"></div>
       <div class="grid2">
         <div class="panel"><h2>Live description${description ? ' (version ' + description.version + ')' : ''}</h2>${

@@ -1,0 +1,99 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { BrowserContext, Page } from 'playwright-core';
+import { reportSkip } from '../support/skip-report';
+import { sendEvents } from '../support/send-events';
+import { startTestApp, TestApp } from '../support/test-app';
+
+// The tool page's "Guarded execution" section (public/dashboard/app.js, guardHtml) in real Chromium: what the SDKs'
+// guard corrected (by kind) and prevented, per day, as GET /v1/tools/:name/guard-stats counts it.
+const CHROMIUM = '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) reportSkip(`the dashboard guard test (test/e2e/dashboard-guard.e2e-spec.ts): ${CHROMIUM} is missing`);
+const DAY_MS = 86_400_000;
+
+(hasChromium ? describe : describe.skip)("the tool page shows the guard's corrections and prevented calls", () => {
+  let t: TestApp;
+  let browser: BrowserContext;
+  let page: Page;
+  let userDataDir: string;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    const startOfToday = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+    const at = (daysAgo: number, i: number) => new Date(startOfToday - daysAgo * DAY_MS + 9 * 3_600_000 + i * 1000).toISOString();
+    const correction = (kinds: string[]) => ({ original: { numbers: [12] }, corrected: { number: 12 }, kinds });
+    const call = (daysAgo: number, i: number, extra: Record<string, unknown>) => ({
+      id: randomUUID(),
+      tool: 'prime_factorization',
+      status: 'success',
+      arguments: { number: 12 },
+      occurredAt: at(daysAgo, i),
+      ...extra,
+    });
+    const refused = {
+      status: 'error',
+      arguments: { numbers: [12, 18] },
+      prevented: true,
+      error: { type: 'GuardRefused', message: "prime_factorization was not called: 'numbers' is not a parameter of this tool" },
+    };
+    await sendEvents(t, [
+      // two days ago: 2 corrected (rename + unwrap_array), 1 prevented; yesterday: 1 corrected (numeric_string), 2 prevented
+      call(2, 0, { correction: correction(['rename', 'unwrap_array']) }),
+      call(2, 1, { correction: correction(['rename', 'unwrap_array']) }),
+      call(2, 2, refused),
+      call(1, 0, { correction: correction(['numeric_string']) }),
+      call(1, 1, refused),
+      call(1, 2, refused),
+      call(1, 3, {}),
+    ]);
+    const { chromium } = await import('playwright-core');
+    userDataDir = mkdtempSync(join(tmpdir(), 'tc-chromium-'));
+    browser = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
+      viewport: { width: 1400, height: 900 },
+    });
+    page = browser.pages()[0] ?? (await browser.newPage());
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+    await t?.close();
+  });
+
+  it('matches guard-stats: totals by kind and one row per day, newest first', async () => {
+    await page.goto(`${t.baseUrl}/dashboard`);
+    await page.fill('#api-key', t.apiKey);
+    await page.click('#key-form button');
+    await page.goto(`${t.baseUrl}/dashboard#/tools/prime_factorization`);
+    await page.waitForSelector('[data-testid="tool-guard"]');
+
+    const from = new Date(Date.now() - 7 * DAY_MS).toISOString();
+    const stats = (await t.request('GET', `/v1/tools/prime_factorization/guard-stats?from=${from}`)).body;
+    expect(stats.totals).toEqual({ corrected: 3, prevented: 3, byKind: { rename: 2, unwrap_array: 2, numeric_string: 1 } });
+    expect(await page.textContent('[data-testid="guard-corrected"]')).toBe('3');
+    expect(await page.textContent('[data-testid="guard-prevented"]')).toBe('3');
+    const kinds = await page.$$eval('[data-testid="guard-kind"]', (cards) =>
+      cards.map((c) => [c.getAttribute('data-kind'), c.textContent]),
+    );
+    expect(kinds).toEqual([
+      ['numeric_string', '1'],
+      ['rename', '2'],
+      ['unwrap_array', '2'],
+    ]);
+    const rows = await page.$$eval('[data-testid="guard-day"]', (trs) =>
+      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)),
+    );
+    const day = (daysAgo: number) => new Date((Math.floor(Date.now() / DAY_MS) - daysAgo) * DAY_MS).toISOString().slice(0, 10);
+    // day, corrected, numeric_string, rename, unwrap_array, prevented
+    expect(rows).toEqual([
+      [day(1), '1', '1', '0', '0', '2'],
+      [day(2), '2', '0', '2', '2', '1'],
+    ]);
+  });
+});
