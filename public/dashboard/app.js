@@ -306,9 +306,9 @@
     view.innerHTML = `
       <h2 data-testid="tool-name">${esc(name)}</h2>
       <div class="cards">
-        <div class="card"><div class="label">calls</div><div class="value" data-testid="tool-calls">${num(t.calls)}</div></div>
+        <div class="card"><div class="label">calls</div><div class="value" data-testid="tool-calls">${eventsLink({ ...rangeFilters(), tool: name }, num(t.calls))}</div></div>
         <div class="card"><div class="label">success rate</div><div class="value" data-testid="tool-success-rate">${pct(t.successRate)}</div></div>
-        <div class="card"><div class="label">errors</div><div class="value" data-testid="tool-errors">${num(t.errors)}</div></div>
+        <div class="card"><div class="label">errors</div><div class="value" data-testid="tool-errors">${eventsLink({ ...rangeFilters(), tool: name, status: 'error' }, num(t.errors))}</div></div>
         <div class="card"><div class="label">latency p50 / p95</div><div class="value">${ms(t.latencyP50Ms)} <span class="muted">/ ${ms(t.latencyP95Ms)}</span></div></div>
       </div>
       <div class="panel" id="tool-chart"></div>
