@@ -203,7 +203,17 @@ describe('tool registry', () => {
     it('lists our raw shape with version, warnings and metadata by default', async () => {
       const response = await t.request('GET', '/v1/tools', { key: other.apiKey });
       expect(response.body.tools).toEqual([
-        { name: 'weather', version: 1, description: 'Weather.', baseDescription: 'Weather.', warnings: [], parameters, metadata: null },
+        {
+          name: 'weather',
+          version: 1,
+          description: 'Weather.',
+          baseDescription: 'Weather.',
+          warnings: [],
+          parameters,
+          metadata: null,
+          // what the SDK guard checks locally (issue 22): the schema is the item's own parameters
+          guard: { version: 1, policy: 'correct', schema: 'parameters', renames: [], limits: [] },
+        },
       ]);
     });
 
@@ -229,6 +239,7 @@ describe('tool registry', () => {
         baseDescription: primeFactors.description,
         warnings: [],
         parameters: primeFactorsSchema,
+        guard: { version: 1, policy: 'correct', schema: 'parameters', renames: [], limits: [] },
       });
       const etag = response.headers.get('etag')!;
       expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
@@ -281,9 +292,14 @@ describe('tool registry', () => {
       expect(reinstated.body).toMatchObject({ version: 4, warning: { status: 'active' } });
 
       const pinned = await t.request('GET', '/v1/tools/prime_factors_w/description?version=2');
-      expect(pinned.body).toEqual(v2.body);
-      expect(pinned.headers.get('etag')).toBe(v2.headers.get('etag'));
-      expect((await describeTool('prime_factors_w', '?version=1')).body).toEqual(before.body);
+      // a pinned version is served exactly as stored: the live answer without the guard section (it is not versioned)
+      const stored = (live: { body: Record<string, unknown> }) =>
+        Object.fromEntries(Object.entries(live.body).filter(([key]) => key !== 'guard'));
+      expect(pinned.body).toEqual(stored(v2));
+      expect((await t.request('GET', '/v1/tools/prime_factors_w/description?version=2')).headers.get('etag')).toBe(
+        pinned.headers.get('etag'),
+      );
+      expect((await describeTool('prime_factors_w', '?version=1')).body).toEqual(stored(before));
 
       const warnings = await t.request('GET', '/v1/tools/prime_factors_w/warnings');
       expect(warnings.body.warnings).toEqual([expect.objectContaining({ id: warningId, status: 'active', source: 'manual' })]);
