@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaClient } from '../generated/prisma/client';
 import { ReadPrismaService } from '../infra/prisma/read-prisma.service';
+import { CANARY_SELECT } from '../rollout/canary.select';
 
 export interface ToolVersionRecord {
   version: number;
@@ -67,19 +68,7 @@ async function findVersions(
   const byVersion = new Map(usage.map((u) => [u.descriptionVersion, u._sum]));
   const canaries = await prisma.canary.findMany({
     where: { toolId: found.id, canaryVersion: { in: versions.map((v) => v.version) } },
-    select: {
-      id: true,
-      tool: true,
-      warningId: true,
-      previousVersion: true,
-      canaryVersion: true,
-      share: true,
-      minCalls: true,
-      status: true,
-      decision: true,
-      startedAt: true,
-      decidedAt: true,
-    },
+    select: CANARY_SELECT,
   });
   const canaryOf = new Map(canaries.map((c) => [c.canaryVersion, c]));
   return versions.map((v) => ({

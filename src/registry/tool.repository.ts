@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../infra/prisma/prisma.service';
+import { CANARY_SELECT } from '../rollout/canary.select';
 import type {
   CanaryRecord,
   CanarySettings,
@@ -40,20 +41,6 @@ export interface CanaryEnd {
   decision: Record<string, unknown> | null;
   at: Date;
 }
-
-const CANARY_SELECT = {
-  id: true,
-  tool: true,
-  warningId: true,
-  previousVersion: true,
-  canaryVersion: true,
-  share: true,
-  minCalls: true,
-  status: true,
-  decision: true,
-  startedAt: true,
-  decidedAt: true,
-} satisfies Prisma.CanarySelect;
 
 const UNIQUE_VIOLATION = 'P2002';
 
