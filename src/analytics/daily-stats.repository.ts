@@ -230,9 +230,7 @@ export class DailyStatsRepository {
           projectId,
           tool,
           day: { lt: until },
-          category: { in: match.categories },
-          subtype: { in: match.subtypes },
-          ...(match.isAnyArgumentPath ? {} : { argumentPath: { in: match.argumentPaths } }),
+          ...mistakeRollupsMatching(match),
         },
         _sum: { count: true },
       }),
@@ -265,9 +263,7 @@ export class DailyStatsRepository {
           tool,
           day: { lt: until },
           prevented: { gt: 0 },
-          category: { in: match.categories },
-          subtype: { in: match.subtypes },
-          ...(match.isAnyArgumentPath ? {} : { argumentPath: { in: match.argumentPaths } }),
+          ...mistakeRollupsMatching(match),
         },
         _sum: { prevented: true },
       }),
@@ -277,4 +273,13 @@ export class DailyStatsRepository {
       corrected: corrected.map((c) => ({ day: c.day, version: c.descriptionVersion, count: c.corrected })),
     };
   }
+}
+
+/** The mistake rollups a recommendation's match names: its categories, subtypes and (unless any) argument paths. */
+function mistakeRollupsMatching(match: MistakeMatch) {
+  return {
+    category: { in: match.categories },
+    subtype: { in: match.subtypes },
+    ...(match.isAnyArgumentPath ? {} : { argumentPath: { in: match.argumentPaths } }),
+  };
 }
