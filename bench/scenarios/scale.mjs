@@ -2,12 +2,17 @@
 // process (the baseline) and, on a second backlog of the same size, 2 worker processes drain it; each is timed from
 // its first committed event to its last. Every queued event must be stored exactly once. On one machine the two
 // workers share its cores with Postgres, so the ratio shows what a second process adds here, not on a second machine.
+// Each drain also reports CPU per event, which a shared machine's load does not skew as it skews events/s: the worker
+// processes' CPU time and that of the Postgres backends of the bench database, from the first stored event to the
+// last. BENCH_SCALE_WORKERS=1 drains one backlog with 1 worker only (a quick CPU-per-event measurement).
+import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { batchBodyFactory } from '../lib/events.mjs';
 import { authHeaders, clearQueues, log, scenarioResult, seconds, startToolcoach, withPg } from '../lib/harness.mjs';
 import { BenchFailure } from '../lib/verdict.mjs';
 
 const BATCH = 100;
+const WORKER_COUNTS = (process.env.BENCH_SCALE_WORKERS ?? '1,2').split(',').map(Number);
 
 async function fillQueue(apiUrl, runId, batches) {
   const nextBody = batchBodyFactory(BATCH, 11);
@@ -18,6 +23,33 @@ async function fillQueue(apiUrl, runId, batches) {
   }
 }
 
+/** CPU time (user + system) a process has used so far, in µs; 0 once it is gone. */
+function cpuMicros(pid) {
+  try {
+    // the command name (field 2) may hold spaces: fields are counted after its closing parenthesis
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS_PER_S;
+  } catch {
+    return 0;
+  }
+}
+
+// USER_HZ, which /proc reports CPU times in: 100 on every Linux this runs on (getconf CLK_TCK)
+const CLOCK_TICKS_PER_S = 100;
+
+/** CPU µs used so far by each Postgres backend of the bench database, but the harness's own. */
+async function postgresBackendCpu(client) {
+  const { rows } = await client.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`);
+  return new Map(rows.map(({ pid }) => [pid, cpuMicros(pid)]));
+}
+
+/** CPU µs the backends used between two readings (a backend that connected in between counts whole). */
+function postgresCpuBetween(before, after) {
+  let total = 0;
+  for (const [pid, micros] of after) total += micros - (before.get(pid) ?? 0);
+  return total;
+}
+
 const countStored = (client, runId) =>
   client.query(`SELECT count(*)::int AS n FROM events WHERE id LIKE $1`, [`${runId}-%`]).then(({ rows }) => rows[0].n);
 
@@ -25,21 +57,37 @@ const countStored = (client, runId) =>
 async function drain(client, runId, expected, workers) {
   const started = await Promise.all(Array.from({ length: workers }, () => startToolcoach({ roles: 'worker' })));
   try {
+    const workerCpu = () => started.reduce((sum, worker) => sum + cpuMicros(worker.pid), 0);
     let firstAt = 0;
     let firstCount = 0;
+    let firstWorkerCpu = 0;
+    let firstPostgresCpu = new Map();
     let stored = 0;
     let lastChange = Date.now();
     while (stored < expected) {
       await sleep(20);
       const now = await countStored(client, runId);
       if (now !== stored) lastChange = Date.now();
-      if (firstAt === 0 && now > 0) [firstAt, firstCount] = [Date.now(), now];
+      if (firstAt === 0 && now > 0) {
+        [firstAt, firstCount, firstWorkerCpu] = [Date.now(), now, workerCpu()];
+        firstPostgresCpu = await postgresBackendCpu(client);
+      }
       stored = now;
       if (Date.now() - lastChange > 30_000) throw new BenchFailure(`${runId}: ${stored} of ${expected} events stored, none for 30 s`);
     }
+    // read before the workers stop: their backends exit with them
+    const [lastWorkerCpu, lastPostgresCpu] = [workerCpu(), await postgresBackendCpu(client)];
     if (stored !== expected) throw new BenchFailure(`${runId}: ${stored} events stored for ${expected} queued`);
     const elapsedS = (Date.now() - firstAt) / 1000;
-    return { workers, events: expected - firstCount, elapsedS, eventsPerSec: (expected - firstCount) / elapsedS };
+    const events = expected - firstCount;
+    return {
+      workers,
+      events,
+      elapsedS,
+      eventsPerSec: events / elapsedS,
+      workerCpuUsPerEvent: Math.round((lastWorkerCpu - firstWorkerCpu) / events),
+      postgresCpuUsPerEvent: Math.round(postgresCpuBetween(firstPostgresCpu, lastPostgresCpu) / events),
+    };
   } finally {
     await Promise.all(started.map((worker) => worker.stop()));
   }
@@ -54,25 +102,39 @@ export default async function scale() {
     return await withPg(async (client) => {
       const stamp = Date.now().toString(36);
       const runs = [];
-      for (const workers of [1, 2]) {
+      for (const workers of WORKER_COUNTS) {
         const runId = `scale${workers}w${stamp}`;
         await fillQueue(api.url, runId, batches);
         const run = await drain(client, runId, batches * BATCH, workers);
         log(
-          `scale: ${workers} worker(s) drained ${run.events} events in ${run.elapsedS.toFixed(1)} s: ${Math.round(run.eventsPerSec)} events/s`,
+          `scale: ${workers} worker(s) drained ${run.events} events in ${run.elapsedS.toFixed(1)} s: ${Math.round(run.eventsPerSec)} events/s; ` +
+            `CPU per event: worker ${run.workerCpuUsPerEvent} µs, Postgres ${run.postgresCpuUsPerEvent} µs`,
         );
         runs.push(run);
       }
+      const cpu = runs
+        .map((run) => `${run.workers} worker(s): ${run.workerCpuUsPerEvent} µs worker, ${run.postgresCpuUsPerEvent} µs Postgres`)
+        .join('; ');
       const [one, two] = runs;
+      if (!two) {
+        return scenarioResult({
+          value: one.eventsPerSec,
+          unit: `events/s drained, ${one.workers} worker(s)`,
+          notes:
+            `${batches} batches of ${BATCH} events queued with no worker running, then drained by ${one.workers} worker process(es), ` +
+            `timed from the first stored event to the last, every event stored once. CPU per event: ${cpu}.`,
+          details: { runs },
+        });
+      }
       return scenarioResult({
         value: two.eventsPerSec,
-        unit: 'events/s drained, 2 workers',
+        unit: `events/s drained, ${two.workers} workers`,
         baseline: one.eventsPerSec,
         notes:
-          `${batches} batches of ${BATCH} events queued with no worker running, then drained by 1 worker process ` +
-          `(${Math.round(one.eventsPerSec)} events/s, the baseline) and, on a second backlog, by 2 ` +
+          `${batches} batches of ${BATCH} events queued with no worker running, then drained by ${one.workers} worker process ` +
+          `(${Math.round(one.eventsPerSec)} events/s, the baseline) and, on a second backlog, by ${two.workers} ` +
           `(${Math.round(two.eventsPerSec)} events/s); each timed from its first stored event to its last, every event stored once. ` +
-          `Both share this machine's cores with Postgres and the API.`,
+          `Both share this machine's cores with Postgres and the API. CPU per event: ${cpu}.`,
         targetMet: null,
         details: { runs },
       });
