@@ -1,31 +1,28 @@
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { Job } from 'bullmq';
 import { Logger } from 'pino';
-import { AppConfig } from '../config/config';
-import { APP_CONFIG } from '../config/config.module';
 import { ROOT_LOGGER } from '../infra/logging/logging.module';
 import { payloadOf } from '../infra/queue/queue.jobs';
 import { JobName, QueueName } from '../infra/queue/queue.names';
-import { RunningWorker, startQueueWorker } from '../infra/queue/queue-worker';
+import { QueueWorkers } from '../infra/queue/queue-worker';
 import { AlertDeliveryService } from './alert-delivery.service';
 
 /** Sends queued alert notifications; a failed attempt throws so BullMQ retries it with exponential backoff. */
 @Injectable()
 export class AlertDeliveryProcessor implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private worker?: RunningWorker;
   private readonly logger: Logger;
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(ROOT_LOGGER) rootLogger: Logger,
     private readonly delivery: AlertDeliveryService,
+    private readonly workers: QueueWorkers,
   ) {
     this.logger = rootLogger.child({ context: 'AlertDeliveryProcessor' });
   }
 
   onApplicationBootstrap() {
     // each attempt waits at most the 5 s delivery timeout; a few at once keep one slow receiver from holding the rest
-    this.worker = startQueueWorker(this.config, this.logger, QueueName.Alerts, (job: Job<unknown>) => this.process(job), {
+    this.workers.start(this.logger, QueueName.Alerts, (job: Job<unknown>) => this.process(job), {
       concurrency: 4,
     });
   }
@@ -36,6 +33,6 @@ export class AlertDeliveryProcessor implements OnApplicationBootstrap, BeforeApp
   }
 
   async beforeApplicationShutdown() {
-    await this.worker?.close(this.config.shutdownTimeoutMs);
+    await this.workers.closeAll();
   }
 }

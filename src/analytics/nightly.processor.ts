@@ -1,12 +1,10 @@
 import { Inject, Injectable, OnApplicationBootstrap, BeforeApplicationShutdown } from '@nestjs/common';
 import { Job, UnrecoverableError } from 'bullmq';
 import { Logger } from 'pino';
-import { AppConfig } from '../config/config';
-import { APP_CONFIG } from '../config/config.module';
 import { ROOT_LOGGER } from '../infra/logging/logging.module';
 import { payloadOf } from '../infra/queue/queue.jobs';
 import { JobName, QueueName } from '../infra/queue/queue.names';
-import { RunningWorker, startQueueWorker } from '../infra/queue/queue-worker';
+import { QueueWorkers } from '../infra/queue/queue-worker';
 import { parseDay } from './analytics-day';
 import { NightlyService } from './nightly.service';
 import { isUuid } from '../infra/http/storable-values';
@@ -14,20 +12,18 @@ import { isUuid } from '../infra/http/storable-values';
 /** Runs the nightly jobs, one at a time per worker process: the scheduler's (every project) and those the API queued. */
 @Injectable()
 export class NightlyProcessor implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private worker?: RunningWorker;
   private readonly logger: Logger;
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(ROOT_LOGGER) rootLogger: Logger,
     private readonly nightly: NightlyService,
+    private readonly workers: QueueWorkers,
   ) {
     this.logger = rootLogger.child({ context: 'NightlyProcessor' });
   }
 
   onApplicationBootstrap() {
-    this.worker = startQueueWorker(
-      this.config,
+    this.workers.start(
       this.logger,
       QueueName.Analytics,
       (job: Job<unknown>) => this.process(job),
@@ -63,7 +59,7 @@ export class NightlyProcessor implements OnApplicationBootstrap, BeforeApplicati
   }
 
   async beforeApplicationShutdown() {
-    await this.worker?.close(this.config.shutdownTimeoutMs);
+    await this.workers.closeAll();
   }
 }
 

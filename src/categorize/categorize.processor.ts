@@ -6,7 +6,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { ROOT_LOGGER } from '../infra/logging/logging.module';
 import { JobName, QueueName } from '../infra/queue/queue.names';
 import { payloadOf } from '../infra/queue/queue.jobs';
-import { RunningWorker, startQueueWorker } from '../infra/queue/queue-worker';
+import { QueueWorkers } from '../infra/queue/queue-worker';
 import { JobRun } from '../infra/queue/stalled-job-isolation';
 import { CategorizeService } from './categorize.service';
 import { FailedBatchesReconciler } from './failed-batches.reconciler';
@@ -17,7 +17,6 @@ import { FailedBatchesReconciler } from './failed-batches.reconciler';
  */
 @Injectable()
 export class CategorizeProcessor implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private worker?: RunningWorker;
   private readonly logger: Logger;
 
   constructor(
@@ -25,13 +24,13 @@ export class CategorizeProcessor implements OnApplicationBootstrap, BeforeApplic
     @Inject(ROOT_LOGGER) rootLogger: Logger,
     private readonly categorize: CategorizeService,
     private readonly failedBatches: FailedBatchesReconciler,
+    private readonly workers: QueueWorkers,
   ) {
     this.logger = rootLogger.child({ context: 'CategorizeProcessor' });
   }
 
   onApplicationBootstrap() {
-    this.worker = startQueueWorker(
-      this.config,
+    this.workers.start(
       this.logger,
       QueueName.Events,
       (job: Job<unknown>, run: JobRun) => this.process(job, run),
@@ -66,7 +65,7 @@ export class CategorizeProcessor implements OnApplicationBootstrap, BeforeApplic
 
   /** Lets in-flight batches finish (their transactions commit or roll back whole); unfinished ones are retried later. */
   async beforeApplicationShutdown() {
-    await this.worker?.close(this.config.shutdownTimeoutMs);
+    await this.workers.closeAll();
     this.logger.info('categorize worker stopped');
   }
 }

@@ -1,6 +1,8 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { Job, Worker, WorkerOptions } from 'bullmq';
 import { Logger } from 'pino';
 import { AppConfig } from '../../config/config';
+import { APP_CONFIG } from '../../config/config.module';
 import { createWorkerConnection } from '../redis/redis-connections';
 import { QueueName } from './queue.names';
 import { JobRun, StalledJobIsolation } from './stalled-job-isolation';
@@ -14,7 +16,7 @@ export interface RunningWorker {
  * A BullMQ worker on its own blocking connection, with the app's queue prefix and errors logged, not thrown. A job
  * that stalled before runs alone (StalledJobIsolation); `process` is told so.
  */
-export function startQueueWorker<T>(
+function startQueueWorker<T>(
   config: AppConfig,
   logger: Logger,
   queue: QueueName,
@@ -49,6 +51,37 @@ export function startQueueWorker<T>(
 }
 
 const FORCED_CLOSE_TIMEOUT_MS = 2000;
+
+/**
+ * Every queue worker of this process, so they close together: each processor's shutdown hook calls `closeAll`, the
+ * first call closes them all at once and the others wait for that same close. Nest runs the hooks of different modules
+ * one after another, so a worker with Redis gone (each waits its timeout) took the sum of the timeouts to stop.
+ */
+@Injectable()
+export class QueueWorkers {
+  private readonly running: RunningWorker[] = [];
+  private closing?: Promise<void>;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  start<T>(
+    logger: Logger,
+    queue: QueueName,
+    process: (job: Job<T>, run: JobRun) => Promise<unknown>,
+    options: Omit<WorkerOptions, 'connection' | 'prefix'>,
+    onJobFailed?: (job: Job<T> | undefined, error: Error) => void,
+  ): RunningWorker {
+    const worker = startQueueWorker(this.config, logger, queue, process, options, onJobFailed);
+    this.running.push(worker);
+    return worker;
+  }
+
+  /** Waits for in-flight jobs of every worker at once (each up to SHUTDOWN_TIMEOUT_MS, then forced). */
+  closeAll(): Promise<void> {
+    this.closing ??= Promise.all(this.running.map((worker) => worker.close(this.config.shutdownTimeoutMs))).then(() => undefined);
+    return this.closing;
+  }
+}
 
 /** True when `promise` settled within `timeoutMs`. */
 function settlesWithin(promise: Promise<unknown>, timeoutMs: number): Promise<boolean> {
