@@ -26,12 +26,12 @@ export interface BatchOutcome {
   groupBatches: number;
 }
 
-/** A batch of one job, diagnosed and in column form, waiting for its group's transaction. */
+/** A batch of one job, waiting for its group's transaction; its events are diagnosed with the group's. */
 interface PreparedBatch {
   jobId: string;
   payload: CategorizeBatchPayload;
-  rows: StoredEventRow[];
-  /** Keyed by the id as stored: ids Postgres would store alike are one event. */
+  receivedAt: Date;
+  /** The batch's events, one per id as stored: ids Postgres would store alike are one event. */
   byId: Map<string, AcceptedEvent>;
 }
 
@@ -60,7 +60,7 @@ export class CategorizeService {
         maxEntries: config.workerGroupMaxBatches,
         // the work of a group's transaction (inserts, aggregation) grows with its events, not its batches
         maxWeight: config.workerGroupMaxEvents,
-        weightOf: (batch) => batch.rows.length,
+        weightOf: (batch) => batch.byId.size,
         maxWaitMs: config.workerGroupWaitMs,
         maxConcurrentWrites: config.workerConcurrency,
       },
@@ -69,42 +69,25 @@ export class CategorizeService {
   }
 
   /**
-   * Diagnoses every error event of a batch, then stores events, groups and rollups in the transaction of its group:
-   * the batches of other jobs that came within the group's wait, summed per hot row. When the database refuses the
+   * Queues a batch for the transaction of its group: the batches of other jobs that came within the group's wait. The
+   * group's error events are diagnosed together, with the argument schemas of their tools looked up once per project
+   * for the whole group, then events, groups and rollups are stored, summed per hot row. When the database refuses the
    * data itself, the group is split until the refused events are isolated: those go to the dead-letter store under
    * their own job, with the reason, the rest of every batch is stored. Any other failure is thrown to every job of the
    * group, so each is retried with backoff.
    */
   async categorizeBatch(payload: CategorizeBatchPayload, jobId: string, { isAlone = false } = {}): Promise<BatchOutcome> {
-    const errorTools = [...new Set(payload.events.filter((e) => e.status === 'error').map((e) => e.tool))];
-    const schemas = await this.registry.findArgumentSchemas(payload.projectId, errorTools);
-    const receivedAt = new Date(payload.receivedAt);
     const byId = new Map<string, AcceptedEvent>();
-    const rows: StoredEventRow[] = [];
     for (const event of payload.events) {
-      // a diagnosis may spend its whole validation budget on a user's schema: requests and health checks go between
-      await this.timeSlice.yieldIfDue();
-      const row = toRow(payload.projectId, event, receivedAt, schemas.get(event.tool));
-      if (byId.has(row.id)) continue;
-      byId.set(row.id, event);
-      rows.push(row);
+      const id = columnText(event.id, COLUMN_CHARS.eventId);
+      if (!byId.has(id)) byId.set(id, event);
     }
-    const batch = { jobId, payload, rows, byId };
+    const batch = { jobId, payload, receivedAt: new Date(payload.receivedAt), byId };
     return isAlone ? this.groups.writeAlone(batch) : this.groups.submit(batch);
   }
 
   private async writeGroup(batches: PreparedBatch[]): Promise<Array<EntryOutcome<BatchOutcome>>> {
-    // an event two batches of the group both carry (a re-sent batch) is written with the first, a duplicate in the other
-    const isInGroup = new Set<string>();
-    const groupRows: GroupRow[] = [];
-    for (const batch of batches) {
-      for (const row of batch.rows) {
-        const key = `${batch.payload.projectId}\u0000${row.id}`;
-        if (isInGroup.has(key)) continue;
-        isInGroup.add(key);
-        groupRows.push({ batch, row });
-      }
-    }
+    const groupRows = await this.diagnoseGroup(batches);
     const stored = new Map<PreparedBatch, number>(batches.map((batch) => [batch, 0]));
     const refused = new Map<PreparedBatch, RefusedEvent[]>(batches.map((batch) => [batch, []]));
     await this.storeIsolatingPoison(groupRows, stored, refused);
@@ -137,6 +120,40 @@ export class CategorizeService {
         };
       }),
     );
+  }
+
+  /**
+   * The group's events in column form, each diagnosed. The schemas are read after every batch of the group was taken,
+   * in one query per project (a registry lookup per batch cost more CPU than the batch's inserts, issue 18).
+   */
+  private async diagnoseGroup(batches: PreparedBatch[]): Promise<GroupRow[]> {
+    // an event two batches of the group both carry (a re-sent batch) is written with the first, a duplicate in the other
+    const isInGroup = new Set<string>();
+    const events: Array<{ batch: PreparedBatch; event: AcceptedEvent }> = [];
+    const errorTools = new Map<string, Set<string>>();
+    for (const batch of batches) {
+      const { projectId } = batch.payload;
+      for (const [id, event] of batch.byId) {
+        const key = `${projectId}\u0000${id}`;
+        if (isInGroup.has(key)) continue;
+        isInGroup.add(key);
+        events.push({ batch, event });
+        if (event.status !== 'error') continue;
+        const tools = errorTools.get(projectId) ?? new Set<string>();
+        tools.add(event.tool);
+        errorTools.set(projectId, tools);
+      }
+    }
+    const schemas = new Map<string, Map<string, ArgumentSchema>>();
+    for (const [projectId, tools] of errorTools) schemas.set(projectId, await this.registry.findArgumentSchemas(projectId, [...tools]));
+    const groupRows: GroupRow[] = [];
+    for (const { batch, event } of events) {
+      // a diagnosis may spend its whole validation budget on a user's schema: requests and health checks go between
+      await this.timeSlice.yieldIfDue();
+      const { projectId } = batch.payload;
+      groupRows.push({ batch, row: toRow(projectId, event, batch.receivedAt, schemas.get(projectId)?.get(event.tool)) });
+    }
+    return groupRows;
   }
 
   private async storeIsolatingPoison(
