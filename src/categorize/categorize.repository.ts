@@ -14,14 +14,13 @@ import {
 } from './batch-aggregates';
 import { StoredEventRow } from './stored-event';
 
-const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
-
 // Rows come in column form (see column-text.ts), so no key is cut here: two keys equal after a cut would make one
 // INSERT ... ON CONFLICT DO UPDATE propose a row twice. Int counters saturate at 2^31 - 1 instead of overflowing:
 // a full counter must not make every later batch of its tool fail.
 
-// Hot path: one multi-row statement per table, each column bound as one array and unnested, so a statement has the
-// same few parameters however many rows a batch holds (Postgres allows 65,535). All in one transaction per group of
+// Hot path: one multi-row statement per table, its rows bound as one JSON document (events) or each column as one
+// array and unnested (groups and rollups), so a statement has the same few parameters however many rows a batch holds
+// (Postgres allows 65,535). All in one transaction per group of
 // queued batches (see CategorizeService).
 
 interface StoredEventId {
@@ -39,12 +38,17 @@ interface StoredEventId {
  * event before its claim (src/retention), so an id is never free while its event is still stored.
  */
 function insertEvents(projectId: string, rows: readonly StoredEventRow[]): Prisma.Sql {
-  const column = <T>(pick: (row: StoredEventRow) => T) => rows.map(pick);
   return Prisma.sql`
-WITH claimed AS (
+WITH u AS (
+  SELECT * FROM json_to_recordset(${JSON.stringify(rows.map(eventRecord))}::json) AS u(id text, tool text, status text,
+    arguments jsonb, result jsonb, error_type text, error_message text, error_stack text, duration_ms float8,
+    occurred_at timestamptz, received_at timestamptz, agent text, model text, framework text, session_id text,
+    trace_id text, run_id text, tool_call_id text, description_version int, prompt text, metadata jsonb, category text,
+    subtype text, argument_path text, fingerprint text, error_group_id uuid, evidence text, wrong_argument text,
+    intended_argument text, offending_value float8, array_for_scalar boolean, correction jsonb, prevented boolean)
+), claimed AS (
   INSERT INTO event_ids (project_id, id, received_at)
-  SELECT ${projectId}::uuid, c.id, c.received_at
-  FROM unnest(${column((r) => r.id)}::text[], ${column((r) => r.receivedAt.toISOString())}::timestamptz[]) AS c(id, received_at)
+  SELECT ${projectId}::uuid, u.id, u.received_at FROM u
   ON CONFLICT (project_id, id) DO NOTHING
   RETURNING id
 )
@@ -52,45 +56,61 @@ INSERT INTO events (project_id, id, tool, status, arguments, result, error_type,
   duration_ms, occurred_at, received_at, agent, model, framework, session_id, trace_id, run_id, tool_call_id,
   description_version, prompt, metadata, category, subtype, argument_path, fingerprint, error_group_id, evidence,
   wrong_argument, intended_argument, offending_value, array_for_scalar, correction, prevented)
-SELECT ${projectId}::uuid, u.* FROM unnest(
-  ${column((r) => r.id)}::text[],
-  ${column((r) => r.tool)}::text[],
-  ${column((r) => r.status)}::text[],
-  ${column((r) => json(r.arguments))}::jsonb[],
-  ${column((r) => json(r.result))}::jsonb[],
-  ${column((r) => r.errorType)}::text[],
-  ${column((r) => r.errorMessage)}::text[],
-  ${column((r) => r.errorStack)}::text[],
-  ${column((r) => r.durationMs)}::float8[],
-  ${column((r) => r.occurredAt.toISOString())}::timestamptz[],
-  ${column((r) => r.receivedAt.toISOString())}::timestamptz[],
-  ${column((r) => r.agent)}::text[],
-  ${column((r) => r.model)}::text[],
-  ${column((r) => r.framework)}::text[],
-  ${column((r) => r.sessionId)}::text[],
-  ${column((r) => r.traceId)}::text[],
-  ${column((r) => r.runId)}::text[],
-  ${column((r) => r.toolCallId)}::text[],
-  ${column((r) => r.descriptionVersion)}::int[],
-  ${column((r) => r.prompt)}::text[],
-  ${column((r) => json(r.metadata))}::jsonb[],
-  ${column((r) => r.diagnosis?.category ?? null)}::text[],
-  ${column((r) => r.diagnosis?.subtype ?? null)}::text[],
-  ${column((r) => r.diagnosis?.argumentPath ?? null)}::text[],
-  ${column((r) => r.diagnosis?.fingerprint ?? null)}::text[],
-  ${column((r) => r.diagnosis?.errorGroupId ?? null)}::uuid[],
-  ${column((r) => r.diagnosis?.evidence ?? null)}::text[],
-  ${column((r) => r.diagnosis?.wrongArgument ?? null)}::text[],
-  ${column((r) => r.diagnosis?.intendedArgument ?? null)}::text[],
-  ${column((r) => r.diagnosis?.offendingValue ?? null)}::float8[],
-  ${column((r) => r.diagnosis?.arrayForScalar ?? false)}::boolean[],
-  ${column((r) => json(r.correction))}::jsonb[],
-  ${column((r) => r.prevented)}::boolean[]
-) AS u(id)
+SELECT ${projectId}::uuid, u.* FROM u
 WHERE u.id IN (SELECT id FROM claimed)
 ON CONFLICT DO NOTHING
 RETURNING id`;
 }
+
+/**
+ * An event as one record of the statement's JSON, keyed by column in the table's order. The events of a statement go
+ * as one JSON document rather than one array per column: JSON.stringify is native, where node-postgres escapes every
+ * array element in JavaScript, and the arguments, results and metadata are written once, not stringified and escaped
+ * (issue 18). Text is sent well-formed: node-postgres writes a lone surrogate as U+FFFD, which Postgres' JSON parser
+ * would refuse as an escape. A float outside JSON (infinite) goes as text, which float8 reads as well.
+ */
+function eventRecord(row: StoredEventRow) {
+  const diagnosis = row.diagnosis;
+  return {
+    id: row.id,
+    tool: row.tool,
+    status: row.status,
+    arguments: row.arguments ?? null,
+    result: row.result ?? null,
+    error_type: wellFormed(row.errorType),
+    error_message: wellFormed(row.errorMessage),
+    error_stack: wellFormed(row.errorStack),
+    duration_ms: jsonFloat(row.durationMs),
+    occurred_at: row.occurredAt,
+    received_at: row.receivedAt,
+    agent: wellFormed(row.agent),
+    model: wellFormed(row.model),
+    framework: wellFormed(row.framework),
+    session_id: wellFormed(row.sessionId),
+    trace_id: wellFormed(row.traceId),
+    run_id: wellFormed(row.runId),
+    tool_call_id: wellFormed(row.toolCallId),
+    description_version: row.descriptionVersion,
+    prompt: wellFormed(row.prompt),
+    metadata: row.metadata ?? null,
+    category: diagnosis?.category ?? null,
+    subtype: diagnosis?.subtype ?? null,
+    argument_path: diagnosis?.argumentPath ?? null,
+    fingerprint: diagnosis?.fingerprint ?? null,
+    error_group_id: diagnosis?.errorGroupId ?? null,
+    evidence: wellFormed(diagnosis?.evidence ?? null),
+    wrong_argument: diagnosis?.wrongArgument ?? null,
+    intended_argument: diagnosis?.intendedArgument ?? null,
+    offending_value: jsonFloat(diagnosis?.offendingValue ?? null),
+    array_for_scalar: diagnosis?.arrayForScalar ?? false,
+    correction: row.correction ?? null,
+    prevented: row.prevented,
+  };
+}
+
+const wellFormed = (text: string | null) => (text === null || text.isWellFormed() ? text : text.toWellFormed());
+
+const jsonFloat = (value: number | null) => (value === null || Number.isFinite(value) ? value : String(value));
 
 function upsertErrorGroups(projectId: string, groups: readonly ErrorGroupDelta[]): Prisma.Sql | null {
   if (groups.length === 0) return null;
