@@ -215,6 +215,26 @@ export function sampleRss(pid) {
   };
 }
 
+/**
+ * CPU time (user + system) a process has used so far, in ms, from /proc/<pid>/stat; null where there is no /proc.
+ * Throughput on a shared machine swings with other load; CPU time per unit of work does not, so it is the number to
+ * compare between builds.
+ */
+export function cpuTimeMs(pid) {
+  let stat;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // fields after the ")" that closes the command name: state is field 3, utime 14 and stime 15 (clock ticks)
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
+}
+
+// USER_HZ: 100 on every Linux build Node supports (getconf CLK_TCK)
+const CLOCK_TICKS_PER_S = 100;
+
 /** The value at quantile q (0..1) of numbers sorted ascending. */
 export function quantile(sorted, q) {
   if (sorted.length === 0) return null;
