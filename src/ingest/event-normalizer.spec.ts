@@ -1,5 +1,5 @@
 import { eventErrors } from './event.schemas';
-import { MAX_ERROR_MESSAGE_CHARS, MAX_JSON_DEPTH, normalizeEvent } from './event-normalizer';
+import { MAX_ERROR_MESSAGE_CHARS, MAX_JSON_DEPTH, MAX_RESULT_BYTES, normalizeEvent } from './event-normalizer';
 
 const now = new Date('2026-06-01T12:00:00Z');
 const valid = { tool: 't', status: 'success' as const };
@@ -157,6 +157,38 @@ describe('normalizeEvent', () => {
     const kept = normalizeEvent({ ...valid, arguments: storableArgs }, 0, now);
     if (!('event' in kept)) throw new Error('expected an event');
     expect(kept.event.arguments).toBe(storableArgs);
+  });
+
+  it('keeps a result of at most 4 KB of JSON as it is and cuts one a byte longer, whatever its characters', () => {
+    // a string of n units written as JSON: ASCII 1 byte each, é 2, € 3, a control character 6 (\u0001)
+    const sized = (unit: string, bytesPerUnit: number, totalBytes: number) => {
+      const overhead = Buffer.byteLength(JSON.stringify({ text: '' }));
+      return { text: unit.repeat(Math.floor((totalBytes - overhead) / bytesPerUnit)) };
+    };
+    for (const [unit, bytesPerUnit] of [
+      ['a', 1],
+      ['é', 2],
+      ['€', 3],
+      ['\u0001', 6],
+    ] as const) {
+      for (const totalBytes of [MAX_RESULT_BYTES - 6, MAX_RESULT_BYTES, MAX_RESULT_BYTES + 6]) {
+        const result = sized(unit, bytesPerUnit, totalBytes);
+        const bytes = Buffer.byteLength(JSON.stringify(result));
+        const normalized = normalizeEvent({ ...valid, result }, 0, now);
+        if (!('event' in normalized)) throw new Error('expected an event');
+        if (bytes <= MAX_RESULT_BYTES) expect(normalized.event.result).toBe(result);
+        else expect(normalized.event.result).toMatchObject({ $truncated: true, bytes });
+      }
+    }
+    const many = Array.from({ length: 2100 }, () => 1);
+    expect(normalizeEvent({ ...valid, result: many }, 0, now)).toMatchObject({ event: { result: { $truncated: true, bytes: 4201 } } });
+  });
+
+  it('gives every event of a batch without its own occurredAt the same receipt time, and a later batch its own', () => {
+    const first = [normalizeEvent(valid, 0, now), normalizeEvent(valid, 1, now)];
+    const later = normalizeEvent(valid, 0, new Date('2026-06-01T12:00:01Z'));
+    expect(first.map((r) => 'event' in r && r.event.occurredAt)).toEqual(['2026-06-01T12:00:00.000Z', '2026-06-01T12:00:00.000Z']);
+    expect('event' in later && later.event.occurredAt).toBe('2026-06-01T12:00:01.000Z');
   });
 
   it('does not let a __proto__ key change the prototype of stored arguments', () => {

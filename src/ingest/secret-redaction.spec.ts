@@ -55,6 +55,19 @@ describe('redactSecrets', () => {
     expect(mixed.login.password).toBe('x');
   });
 
+  it('keeps the keys before and after the redacted one, in order', () => {
+    expect(JSON.stringify(redactSecrets({ a: 1, b: 'x', secret: 's', c: [2], d: null }))).toBe(
+      `{"a":1,"b":"x","secret":"${REDACTED}","c":[2],"d":null}`,
+    );
+  });
+
+  it('judges keys the same after more distinct keys than it remembers have been seen', () => {
+    for (let index = 0; index < 25_000; index++) isSecretKey(`field_${index}`);
+    expect(redactSecrets({ password: 'x', field_1: 'y' })).toEqual({ password: REDACTED, field_1: 'y' });
+    expect(isSecretKey(`${'x'.repeat(200)}_token`)).toBe(true);
+    expect(isSecretKey('x'.repeat(200))).toBe(false);
+  });
+
   it('does not turn a __proto__ key into a prototype', () => {
     const redacted = redactSecrets(JSON.parse('{"__proto__": {"password": "x"}}')) as object;
     expect(Object.getPrototypeOf(redacted)).toBe(Object.prototype);

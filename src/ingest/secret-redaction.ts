@@ -16,8 +16,24 @@ const SECRET_IN_TEXT =
   /((?:pass(?:word|wd|phrase)?|secret|token|api[-_ ]?key|access[-_ ]?key|private[-_ ]?key|authorization|credentials?|cookie)["']?\s*[:=]\s*["']?(?:(?:Bearer|Basic|Token)[ \t]+)?)([^"',}&\s]{1,4096})/gi;
 
 export function isSecretKey(key: string): boolean {
-  return SECRET_KEY.test(key.toLowerCase().replace(/[-_\s]/g, ''));
+  if (key.length > MAX_REMEMBERED_KEY_CHARS) return SECRET_KEY.test(normalizedKey(key));
+  let isSecret = rememberedKeys.get(key);
+  if (isSecret === undefined) {
+    isSecret = SECRET_KEY.test(normalizedKey(key));
+    // senders choose the keys: the memory is bounded, and starts over when full
+    if (rememberedKeys.size >= MAX_REMEMBERED_KEYS) rememberedKeys.clear();
+    rememberedKeys.set(key, isSecret);
+  }
+  return isSecret;
 }
+
+const normalizedKey = (key: string) => key.toLowerCase().replace(/[-_\s]/g, '');
+
+// Events of one agent repeat the same few argument and result keys, and every key of every event is judged: lowering
+// and matching each anew was a measurable share of the API's CPU per event (issue 18).
+const rememberedKeys = new Map<string, boolean>();
+const MAX_REMEMBERED_KEYS = 10_000;
+const MAX_REMEMBERED_KEY_CHARS = 100;
 
 /**
  * Replaces the value under every secret-looking key, at any depth. Numbers and booleans are kept: `max_tokens: 512`
@@ -35,15 +51,26 @@ export function redactSecrets(value: unknown): unknown {
     return out ?? value;
   }
   if (value === null || typeof value !== 'object') return value;
-  const entries = Object.entries(value);
-  const redactedOf = ([key, child]: [string, unknown]) =>
-    isSecretKey(key) && child !== null && typeof child !== 'number' && typeof child !== 'boolean' ? REDACTED : redactSecrets(child);
-  if (entries.every((entry) => redactedOf(entry) === entry[1])) return value;
-  const out: Record<string, unknown> = {};
-  for (const entry of entries) {
-    Object.defineProperty(out, entry[0], { value: redactedOf(entry), enumerable: true, writable: true, configurable: true });
+  const object = value as Record<string, unknown>;
+  const keys = Object.keys(object);
+  let out: Record<string, unknown> | undefined;
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index];
+    const child = object[key];
+    const redacted =
+      isSecretKey(key) && child !== null && typeof child !== 'number' && typeof child !== 'boolean' ? REDACTED : redactSecrets(child);
+    if (out === undefined && redacted !== child) {
+      out = {};
+      for (let kept = 0; kept < index; kept++) defineOwn(out, keys[kept], object[keys[kept]]);
+    }
+    if (out !== undefined) defineOwn(out, key, redacted);
   }
-  return out;
+  return out ?? value;
+}
+
+/** defineProperty, not assignment: a `__proto__` key stays a plain key and never sets a prototype. */
+function defineOwn(target: Record<string, unknown>, key: string, value: unknown) {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 export function redactSecretsInText(text: string): string {

@@ -44,27 +44,39 @@ export function firstUnstorableValue(value: unknown, path: string): FieldError |
   return isStorableValue(value) ? null : locateUnstorableValue(value, path);
 }
 
-/** Iterative, with a stack of our own: a body may nest deeper than the call stack would allow. */
+/**
+ * Iterative, with a stack of our own: a body may nest deeper than the call stack would allow. Every value of every
+ * event passes here (issue 18): scalars are judged where they are found, only containers go on the stack.
+ */
 function isStorableValue(value: unknown): boolean {
   const pending: unknown[] = [value];
   while (pending.length > 0) {
     const node = pending.pop();
-    if (typeof node === 'string') {
-      if (unstorableTextReason(node) !== null) return false;
-    } else if (typeof node === 'number') {
-      if (!Number.isFinite(node)) return false;
-    } else if (Array.isArray(node)) {
-      for (const child of node) pending.push(child);
-    } else if (node !== null && typeof node === 'object') {
-      for (const key in node) {
-        if (!Object.hasOwn(node, key)) continue;
-        if (unstorableTextReason(key) !== null) return false;
-        pending.push((node as Record<string, unknown>)[key]);
+    if (Array.isArray(node)) {
+      for (let index = 0; index < node.length; index++) {
+        const child: unknown = node[index];
+        if (typeof child === 'object' && child !== null) pending.push(child);
+        else if (!isStorableScalar(child)) return false;
       }
-    }
+    } else if (typeof node === 'object' && node !== null) {
+      const keys = Object.keys(node);
+      for (let index = 0; index < keys.length; index++) {
+        if (!isStorableText(keys[index])) return false;
+        const child: unknown = (node as Record<string, unknown>)[keys[index]];
+        if (typeof child === 'object' && child !== null) pending.push(child);
+        else if (!isStorableScalar(child)) return false;
+      }
+    } else if (!isStorableScalar(node)) return false;
   }
   return true;
 }
+
+function isStorableScalar(value: unknown): boolean {
+  if (typeof value === 'string') return isStorableText(value);
+  return typeof value !== 'number' || Number.isFinite(value);
+}
+
+const isStorableText = (text: string) => !text.includes('\u0000') && text.isWellFormed();
 
 function locateUnstorableValue(value: unknown, path: string): FieldError | null {
   const pending: Array<[unknown, string]> = [[value, path]];
