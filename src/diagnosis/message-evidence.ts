@@ -28,7 +28,35 @@ interface Clause {
   path: string | null;
 }
 
+/**
+ * What a message says depends on its type and text alone, and agents repeat the same failures word for word: the
+ * readings of recent messages are kept, so a repeated one costs a lookup instead of every rule's regex (issue 18).
+ * Readings are shared between callers, which only read them. Bounded in entries and in the length of a kept message.
+ */
+const recentReadings = new Map<string, MessageEvidence | null>();
+const MAX_RECENT_READINGS = 1000;
+const MAX_REMEMBERED_MESSAGE_CHARS = 2048;
+
 export function findMessageEvidence(error: ToolError | null | undefined): MessageEvidence | null {
+  const message: unknown = error?.message;
+  const type: unknown = error?.type;
+  const isRemembered =
+    typeof message === 'string' &&
+    message.length + (typeof type === 'string' ? type.length : 0) <= MAX_REMEMBERED_MESSAGE_CHARS &&
+    (type === undefined || type === null || typeof type === 'string');
+  if (!isRemembered) return readMessageEvidence(error);
+  // the type's length first: no type and message can make the key of another pair
+  const typeText = typeof type === 'string' ? type : '';
+  const key = `${type === undefined ? 'u' : type === null ? 'n' : 's'}${typeText.length}:${typeText}${message}`;
+  const known = recentReadings.get(key);
+  if (known !== undefined) return known;
+  const reading = readMessageEvidence(error);
+  if (recentReadings.size >= MAX_RECENT_READINGS) recentReadings.delete(recentReadings.keys().next().value!);
+  recentReadings.set(key, reading);
+  return reading;
+}
+
+function readMessageEvidence(error: ToolError | null | undefined): MessageEvidence | null {
   const raw = toText(error?.message).slice(0, MAX_MESSAGE_CHARS);
   const typeNames = new Set<string>();
   const declaredType = toText(error?.type).trim();
