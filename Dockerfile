@@ -6,4 +6,4 @@ RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build
 EXPOSE 3000
-CMD ["node", "dist/src/main.js"]
+CMD ["sh", "scripts/start.sh"]

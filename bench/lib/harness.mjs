@@ -3,7 +3,7 @@
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -140,11 +140,18 @@ export async function startToolcoach({ roles, env = {} }) {
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=bench/results/profiles'] : [];
   // BENCH_NODE_FLAGS passes V8/Node flags to toolcoach's processes (e.g. --liftoff-only; see docs/perf.md)
   const flags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  // started the way `npm start` starts it (scripts/start.sh: its memory settings), unless BENCH_APP_DIR is a build from
+  // before that script existed
+  const launcher = path.join(APP_DIR, 'scripts', 'start.sh');
+  const [command, args] = existsSync(launcher)
+    ? ['sh', [launcher, ...flags, ...profile]]
+    : [process.execPath, [...flags, ...profile, 'dist/src/main.js']];
   const handle = spawnProcess(
     `toolcoach[${roles}]`,
-    process.execPath,
-    [...flags, ...profile, 'dist/src/main.js'],
+    command,
+    args,
     {
+      NODE: process.execPath,
       DATABASE_URL: settings.databaseUrl,
       REDIS_URL: settings.redisUrl,
       QUEUE_PREFIX: settings.queuePrefix,
