@@ -123,10 +123,10 @@ export class AlertDeliveryService {
 
   private async recordHealth(destination: StoredDestination, result: AttemptResult, now: Date) {
     if (result.outcome === 'delivered') {
-      await this.destinations.recordSuccess(destination.id);
+      await this.destinations.recordSuccess(destination.projectId, destination.id);
       return;
     }
-    if (await this.destinations.recordFailure(destination.id, now, PAUSE_AFTER_FAILING_MS)) {
+    if (await this.destinations.recordFailure(destination.projectId, destination.id, now, PAUSE_AFTER_FAILING_MS)) {
       // the URL may hold a token (Slack's do): log the destination by id only
       this.logger.warn(
         { projectId: destination.projectId, destinationId: destination.id },

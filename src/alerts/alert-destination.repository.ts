@@ -67,18 +67,21 @@ export class AlertDestinationRepository {
   }
 
   /** A delivery went through: the destination is healthy again. */
-  async recordSuccess(id: string): Promise<void> {
-    await this.prisma.alertDestination.updateMany({ where: { id, failingSince: { not: null } }, data: { failingSince: null } });
+  async recordSuccess(projectId: string, id: string): Promise<void> {
+    await this.prisma.alertDestination.updateMany({
+      where: { projectId, id, failingSince: { not: null } },
+      data: { failingSince: null },
+    });
   }
 
   /**
    * A delivery failed at `at`: remembers when the failing began, and pauses the destination once it has failed for
    * `pauseAfterMs` without a success in between. True when this failure paused it.
    */
-  async recordFailure(id: string, at: Date, pauseAfterMs: number): Promise<boolean> {
-    await this.prisma.alertDestination.updateMany({ where: { id, failingSince: null }, data: { failingSince: at } });
+  async recordFailure(projectId: string, id: string, at: Date, pauseAfterMs: number): Promise<boolean> {
+    await this.prisma.alertDestination.updateMany({ where: { projectId, id, failingSince: null }, data: { failingSince: at } });
     const { count } = await this.prisma.alertDestination.updateMany({
-      where: { id, pausedAt: null, failingSince: { lte: new Date(at.getTime() - pauseAfterMs) } },
+      where: { projectId, id, pausedAt: null, failingSince: { lte: new Date(at.getTime() - pauseAfterMs) } },
       data: { pausedAt: at },
     });
     return count > 0;

@@ -72,9 +72,10 @@ export class AlertEvaluationService {
     for (const rule of await this.rules.findEnabledRules(projectId)) {
       counts.rules += 1;
       const firings = findFirings(rule, await this.readSignals(projectId, rule, now));
-      const { toOpen, toResolve, stillFiring } = diffIncidents(await this.incidents.findOpenIncidents(rule.id), firings);
+      const { toOpen, toResolve, stillFiring } = diffIncidents(await this.incidents.findOpenIncidents(projectId, rule.id), firings);
       for (const firing of toOpen) {
         const isNotified = !(await this.incidents.wasNotifiedSince(
+          projectId,
           rule.id,
           firing.subject,
           new Date(now.getTime() - rule.cooldownMinutes * 60_000),
@@ -83,13 +84,13 @@ export class AlertEvaluationService {
         counts.opened += 1;
         if (isNotified) counts.notifications += await this.notifyIncident(projectId, incident, 'opened');
       }
-      const open = await this.incidents.findOpenIncidents(rule.id);
+      const open = await this.incidents.findOpenIncidents(projectId, rule.id);
       for (const firing of stillFiring) {
         const incident = open.find((each) => each.subject === firing.subject);
-        if (incident) await this.incidents.refreshIncident(incident.id, firing);
+        if (incident) await this.incidents.refreshIncident(projectId, incident.id, firing);
       }
       for (const stale of toResolve) {
-        const incident = await this.incidents.resolveIncident(stale.id, now);
+        const incident = await this.incidents.resolveIncident(projectId, stale.id, now);
         counts.resolved += 1;
         if (incident.isNotified) counts.notifications += await this.notifyIncident(projectId, incident, 'resolved');
       }

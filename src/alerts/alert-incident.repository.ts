@@ -48,15 +48,21 @@ export class AlertIncidentRepository {
     await this.prisma.alertEvaluation.update({ where: { windowStart }, data: { finishedAt: new Date(), counts } });
   }
 
-  async findOpenIncidents(ruleId: string): Promise<StoredIncident[]> {
-    const rows = await this.prisma.alertIncident.findMany({ where: { ruleId, status: 'open' }, select: INCIDENT_SELECT });
+  async findOpenIncidents(projectId: string, ruleId: string): Promise<StoredIncident[]> {
+    const rows = await this.prisma.alertIncident.findMany({ where: { projectId, ruleId, status: 'open' }, select: INCIDENT_SELECT });
     return rows.map(toIncident);
   }
 
   /** Whether the rule sent a notification for `subject` at or after `since` (the cool-down). */
-  async wasNotifiedSince(ruleId: string, subject: string, since: Date): Promise<boolean> {
+  async wasNotifiedSince(projectId: string, ruleId: string, subject: string, since: Date): Promise<boolean> {
     const found = await this.prisma.alertIncident.findFirst({
-      where: { ruleId, subject, isNotified: true, OR: [{ openedAt: { gte: since } }, { resolvedAt: { gte: since } }, { status: 'open' }] },
+      where: {
+        projectId,
+        ruleId,
+        subject,
+        isNotified: true,
+        OR: [{ openedAt: { gte: since } }, { resolvedAt: { gte: since } }, { status: 'open' }],
+      },
       select: { id: true },
     });
     return found !== null;
@@ -81,22 +87,29 @@ export class AlertIncidentRepository {
   }
 
   /** Keeps an open incident's numbers current. */
-  async refreshIncident(id: string, firing: Firing): Promise<void> {
+  async refreshIncident(projectId: string, id: string, firing: Firing): Promise<void> {
     await this.prisma.alertIncident.update({
-      where: { id },
+      where: { projectId_id: { projectId, id } },
       data: { summary: firing.summary, details: firing.details as Prisma.InputJsonObject },
     });
   }
 
-  async resolveIncident(id: string, at: Date): Promise<StoredIncident> {
+  async resolveIncident(projectId: string, id: string, at: Date): Promise<StoredIncident> {
     return toIncident(
-      await this.prisma.alertIncident.update({ where: { id }, data: { status: 'resolved', resolvedAt: at }, select: INCIDENT_SELECT }),
+      await this.prisma.alertIncident.update({
+        where: { projectId_id: { projectId, id } },
+        data: { status: 'resolved', resolvedAt: at },
+        select: INCIDENT_SELECT,
+      }),
     );
   }
 
   /** Resolves a rule's open incidents without notifying (the rule was disabled). */
-  async resolveRuleIncidents(ruleId: string, at: Date): Promise<void> {
-    await this.prisma.alertIncident.updateMany({ where: { ruleId, status: 'open' }, data: { status: 'resolved', resolvedAt: at } });
+  async resolveRuleIncidents(projectId: string, ruleId: string, at: Date): Promise<void> {
+    await this.prisma.alertIncident.updateMany({
+      where: { projectId, ruleId, status: 'open' },
+      data: { status: 'resolved', resolvedAt: at },
+    });
   }
 
   async findIncidents(projectId: string, filter: { status?: 'open' | 'resolved'; limit: number }): Promise<StoredIncident[]> {

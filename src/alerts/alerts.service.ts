@@ -61,7 +61,7 @@ export class AlertsService {
     const rule = await this.getRule(projectId, id);
     const updated = await this.rules.updateRule(projectId, rule.id, readRulePatch(body, rule.kind));
     if (!updated) throw notFound('alert rule', id);
-    if (!updated.isEnabled) await this.incidents.resolveRuleIncidents(updated.id, now);
+    if (!updated.isEnabled) await this.incidents.resolveRuleIncidents(projectId, updated.id, now);
     return updated;
   }
 

@@ -167,7 +167,7 @@ export class DailyStatsRepository {
             -- the end of its day
             SELECT least(v.created_at, min(r.applied_at)) AS current_from
             FROM tools t
-            JOIN tool_versions v ON v.tool_id = t.id AND v.version > 1
+            JOIN tool_versions v ON v.project_id = t.project_id AND v.tool_id = t.id AND v.version > 1
             LEFT JOIN recommendations r ON r.project_id = t.project_id AND r.tool = t.name AND r.applied_version = v.version
             WHERE t.project_id = ${projectId}::uuid AND t.name = ${tool}
             GROUP BY v.version, v.created_at

@@ -49,17 +49,23 @@ export class JobRunRepository {
    * Marks a queued run running from now; false when it already has an outcome. A run found `running` is taken over:
    * its worker died (it held the project lock, which the caller now holds) and BullMQ handed the job on.
    */
-  async startQueuedRun(id: string): Promise<boolean> {
+  async startQueuedRun(projectId: string, id: string): Promise<boolean> {
     const { count } = await this.prisma.jobRun.updateMany({
-      where: { id, status: { in: ['queued', 'running'] } },
+      where: { projectId, id, status: { in: ['queued', 'running'] } },
       data: { status: 'running', startedAt: new Date() },
     });
     return count > 0;
   }
 
-  finishRun(id: string, status: FinalJobRunStatus, counts: Record<string, number> | null, error: string | null): Promise<JobRun> {
+  finishRun(
+    projectId: string,
+    id: string,
+    status: FinalJobRunStatus,
+    counts: Record<string, number> | null,
+    error: string | null,
+  ): Promise<JobRun> {
     return this.prisma.jobRun.update({
-      where: { id },
+      where: { projectId_id: { projectId, id } },
       data: { status, counts: counts ?? undefined, error, finishedAt: new Date() },
     });
   }
@@ -69,9 +75,9 @@ export class JobRunRepository {
    * (stalled past the limit after its worker died, a payload that can never run), which would otherwise stay queued
    * or running for good. False when the run had an outcome (or does not exist).
    */
-  async failUnfinishedRun(id: string, error: string): Promise<boolean> {
+  async failUnfinishedRun(projectId: string, id: string, error: string): Promise<boolean> {
     const { count } = await this.prisma.jobRun.updateMany({
-      where: { id, status: { in: ['queued', 'running'] } },
+      where: { projectId, id, status: { in: ['queued', 'running'] } },
       data: { status: 'failed', error: error.slice(0, 2000), finishedAt: new Date() },
     });
     return count > 0;

@@ -30,7 +30,7 @@ export class NightlyRunsService {
       await this.producer.enqueue(JobName.NightlyProjectRun, { projectId, day: formatDay(day), runId: run.id }, `nightly-run-${run.id}`);
     } catch (error) {
       if (isNew && error instanceof QueueUnavailableError && !error.mayHaveLanded) {
-        await this.jobRuns.finishRun(run.id, 'failed', null, `not queued: ${error.message}`);
+        await this.jobRuns.finishRun(projectId, run.id, 'failed', null, `not queued: ${error.message}`);
       }
       throw error;
     }

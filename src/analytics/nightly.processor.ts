@@ -51,10 +51,11 @@ export class NightlyProcessor implements OnApplicationBootstrap, BeforeApplicati
    */
   private recordGivenUp(job: Job<unknown> | undefined, error: Error) {
     if (job?.name !== JobName.NightlyProjectRun || !isFinallyFailed(job)) return;
-    const runId = (job.data as { runId?: unknown } | null)?.runId;
-    if (typeof runId !== 'string' || !isUuid(runId)) return;
-    this.nightly.recordGivenUpRun(runId, `the queue gave up on this run: ${error.message}`).catch((recordError: unknown) => {
-      this.logger.warn({ runId, err: String(recordError) }, 'could not record a given-up nightly run');
+    const { runId, projectId } = (job.data ?? {}) as { runId?: unknown; projectId?: unknown };
+    // a run is found by its project and id; a payload without both never came from the API and has no run to record
+    if (typeof runId !== 'string' || !isUuid(runId) || typeof projectId !== 'string' || !isUuid(projectId)) return;
+    this.nightly.recordGivenUpRun(projectId, runId, `the queue gave up on this run: ${error.message}`).catch((recordError: unknown) => {
+      this.logger.warn({ projectId, runId, err: String(recordError) }, 'could not record a given-up nightly run');
     });
   }
 

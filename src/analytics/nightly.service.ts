@@ -114,7 +114,8 @@ export class NightlyService {
     const reason = skippedReason(lockWaitMs);
     this.logger.error({ projectId, day: formatDay(day), trigger }, `nightly run ${reason}`);
     try {
-      await this.jobRuns.finishRun(await this.jobRuns.insertRunningRun(projectId, NIGHTLY_JOB, day, trigger), 'skipped', null, reason);
+      const runId = await this.jobRuns.insertRunningRun(projectId, NIGHTLY_JOB, day, trigger);
+      await this.jobRuns.finishRun(projectId, runId, 'skipped', null, reason);
     } catch (error) {
       this.logger.error({ projectId, day: formatDay(day), err: (error as Error).message }, 'could not record the skipped nightly run');
     }
@@ -144,15 +145,15 @@ export class NightlyService {
     if (!lock) {
       const reason = skippedReason(lockWaitMs);
       this.logger.error({ projectId, day: formatDay(day), runId }, `nightly run ${reason}`);
-      await this.jobRuns.finishRun(runId, 'skipped', null, reason);
+      await this.jobRuns.finishRun(projectId, runId, 'skipped', null, reason);
       return;
     }
     try {
       let isStarted = false;
       try {
-        isStarted = await this.jobRuns.startQueuedRun(runId);
+        isStarted = await this.jobRuns.startQueuedRun(projectId, runId);
       } catch (error) {
-        await this.jobRuns.finishRun(runId, 'failed', null, (error as Error).message.slice(0, 2000));
+        await this.jobRuns.finishRun(projectId, runId, 'failed', null, (error as Error).message.slice(0, 2000));
         throw error;
       }
       if (isStarted) await this.computeRun(runId, projectId, day);
@@ -162,8 +163,10 @@ export class NightlyService {
   }
 
   /** Records a queued run failed when its job failed for good outside computeRun; a run with an outcome keeps it. */
-  async recordGivenUpRun(runId: string, reason: string): Promise<void> {
-    if (await this.jobRuns.failUnfinishedRun(runId, reason)) this.logger.error({ runId, reason }, 'nightly run given up by the queue');
+  async recordGivenUpRun(projectId: string, runId: string, reason: string): Promise<void> {
+    if (await this.jobRuns.failUnfinishedRun(projectId, runId, reason)) {
+      this.logger.error({ projectId, runId, reason }, 'nightly run given up by the queue');
+    }
   }
 
   private async waitForLock(projectId: string, lockWaitMs: number) {
@@ -181,9 +184,9 @@ export class NightlyService {
     try {
       const counts = await this.computeDay(projectId, day);
       this.logger.info({ projectId, day: formatDay(day), ...counts }, 'nightly run finished');
-      await this.jobRuns.finishRun(runId, 'succeeded', counts, null);
+      await this.jobRuns.finishRun(projectId, runId, 'succeeded', counts, null);
     } catch (error) {
-      await this.jobRuns.finishRun(runId, 'failed', null, (error as Error).message.slice(0, 2000));
+      await this.jobRuns.finishRun(projectId, runId, 'failed', null, (error as Error).message.slice(0, 2000));
       throw error;
     }
   }
@@ -245,7 +248,7 @@ export class NightlyService {
     for (const { canary, action, decision } of night.decided) {
       const recommendation = recommendationOf(canary.warningId);
       if (action === 'roll_back' && recommendation) {
-        await this.recommendations.markDismissed(recommendation.id, asOf, { ...decision, rolledBack: true });
+        await this.recommendations.markDismissed(projectId, recommendation.id, asOf, { ...decision, rolledBack: true });
       }
     }
     return night;
@@ -327,7 +330,7 @@ export class NightlyService {
       if (recommendation.status === 'applied' && recommendation.warningId) {
         await this.registry.retireWarning(projectId, recommendation.warningId, 'the tool definition no longer has this finding');
       }
-      await this.recommendations.markDismissed(recommendation.id, until);
+      await this.recommendations.markDismissed(projectId, recommendation.id, until);
       resolved += 1;
     }
     return resolved;
@@ -430,10 +433,10 @@ export class NightlyService {
       const isUseless = estimate.verdict === 'no_effect' || estimate.verdict === 'worse';
       if (isUseless && policy.autoRetire && recommendation.warningId) {
         await this.registry.retireWarning(projectId, recommendation.warningId, `measured effect: ${estimate.verdict}`);
-        await this.recommendations.markDismissed(recommendation.id, until, { ...effect, retired: true });
+        await this.recommendations.markDismissed(projectId, recommendation.id, until, { ...effect, retired: true });
         retired += 1;
       } else {
-        await this.recommendations.recordEffect(recommendation.id, { ...effect, flagged: isUseless });
+        await this.recommendations.recordEffect(projectId, recommendation.id, { ...effect, flagged: isUseless });
       }
     }
     return { measured, retired };

@@ -23,10 +23,10 @@ export class RecommendationApplier {
     const start = canary && { ...canary, startedAt: at };
     const result = await this.registry.applyAutoWarning(projectId, recommendation.tool, toWarning(recommendation), start);
     if (result.applied && result.warningId) {
-      await this.recommendations.markApplied(recommendation.id, result.warningId, result.version, at);
+      await this.recommendations.markApplied(projectId, recommendation.id, result.warningId, result.version, at);
       return true;
     }
-    if (result.reason === 'dismissed') await this.recommendations.markDismissed(recommendation.id, at);
+    if (result.reason === 'dismissed') await this.recommendations.markDismissed(projectId, recommendation.id, at);
     return false;
   }
 

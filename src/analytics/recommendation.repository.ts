@@ -79,22 +79,25 @@ export class RecommendationRepository {
     return rows.map(toStored);
   }
 
-  async markApplied(id: string, warningId: string, version: number | null, at: Date): Promise<void> {
+  async markApplied(projectId: string, id: string, warningId: string, version: number | null, at: Date): Promise<void> {
     await this.prisma.recommendation.update({
-      where: { id },
+      where: { projectId_id: { projectId, id } },
       data: { status: 'applied', warningId, appliedVersion: version, appliedAt: at, updatedAt: at },
     });
   }
 
-  async markDismissed(id: string, at: Date, effect?: Record<string, unknown>): Promise<void> {
+  async markDismissed(projectId: string, id: string, at: Date, effect?: Record<string, unknown>): Promise<void> {
     await this.prisma.recommendation.update({
-      where: { id },
+      where: { projectId_id: { projectId, id } },
       data: { status: 'dismissed', updatedAt: at, ...(effect ? { effect: effect as Prisma.InputJsonValue } : {}) },
     });
   }
 
-  async recordEffect(id: string, effect: Record<string, unknown>): Promise<void> {
-    await this.prisma.recommendation.update({ where: { id }, data: { effect: effect as Prisma.InputJsonValue } });
+  async recordEffect(projectId: string, id: string, effect: Record<string, unknown>): Promise<void> {
+    await this.prisma.recommendation.update({
+      where: { projectId_id: { projectId, id } },
+      data: { effect: effect as Prisma.InputJsonValue },
+    });
   }
 
   async findPolicy(projectId: string): Promise<ProjectPolicyValues | null> {

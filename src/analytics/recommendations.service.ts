@@ -38,7 +38,7 @@ export class RecommendationsService {
     if (recommendation.warningId && recommendation.status === 'applied') {
       await this.registry.retireWarning(projectId, recommendation.warningId, 'dismissed by a human');
     }
-    await this.recommendations.markDismissed(id, new Date());
+    await this.recommendations.markDismissed(projectId, id, new Date());
     return this.find(projectId, id);
   }
 

@@ -54,7 +54,7 @@ async function findVersions(
   const found = await prisma.tool.findUnique({ where: { projectId_name: { projectId, name: tool } }, select: { id: true } });
   if (!found) return null;
   const versions = await prisma.toolVersion.findMany({
-    where: { toolId: found.id, ...(beforeVersion !== undefined ? { version: { lt: beforeVersion } } : {}) },
+    where: { projectId, toolId: found.id, ...(beforeVersion !== undefined ? { version: { lt: beforeVersion } } : {}) },
     select: { version: true, baseDescription: true, description: true, warnings: true, createdAt: true },
     orderBy: { version: 'desc' },
     take: limit,
@@ -67,7 +67,7 @@ async function findVersions(
   });
   const byVersion = new Map(usage.map((u) => [u.descriptionVersion, u._sum]));
   const canaries = await prisma.canary.findMany({
-    where: { toolId: found.id, canaryVersion: { in: versions.map((v) => v.version) } },
+    where: { projectId, toolId: found.id, canaryVersion: { in: versions.map((v) => v.version) } },
     select: CANARY_SELECT,
   });
   const canaryOf = new Map(canaries.map((c) => [c.canaryVersion, c]));

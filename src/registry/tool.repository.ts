@@ -89,7 +89,7 @@ SELECT t.name, t.version AS tool_version, t.description AS tool_description, t.p
   v.version, v.base_description, v.description, v.parameters, v.warnings
 FROM tools t
 ${pinnedJoin}
-LEFT JOIN tool_versions v ON v.tool_id = t.id AND v.version = ${servedVersion}
+LEFT JOIN tool_versions v ON v.project_id = t.project_id AND v.tool_id = t.id AND v.version = ${servedVersion}
 WHERE t.project_id = ${projectId}::uuid AND t.archived_at IS NULL ${onlyNamed}
 ORDER BY t.name`;
 }
@@ -212,7 +212,7 @@ export class ToolRepository {
       });
       toolId = created.id;
     } else if (row) {
-      await tx.tool.update({ where: { id: toolId }, data: { ...rowData(row), updatedAt: new Date() } });
+      await tx.tool.update({ where: { projectId_id: { projectId, id: toolId } }, data: { ...rowData(row), updatedAt: new Date() } });
     }
     for (const warning of plan.warningWrites) {
       const data = {
@@ -226,7 +226,7 @@ export class ToolRepository {
         updatedAt: warning.updatedAt,
       };
       await tx.toolWarning.upsert({
-        where: { id: warning.id },
+        where: { projectId_id: { projectId, id: warning.id } },
         create: { id: warning.id, projectId, toolId, createdAt: warning.createdAt, ...data },
         update: data,
       });
@@ -235,6 +235,7 @@ export class ToolRepository {
       const snapshot = plan.snapshot;
       await tx.toolVersion.create({
         data: {
+          projectId,
           toolId,
           version: snapshot.version,
           baseDescription: snapshot.baseDescription,
@@ -263,7 +264,10 @@ export class ToolRepository {
   ): Promise<void> {
     const snapshot = decision.plan?.snapshot;
     if (snapshot || decision.plan?.toolRow?.archivedAt) {
-      await tx.canary.updateMany({ where: { toolId, status: 'running' }, data: { status: 'superseded', decidedAt: new Date() } });
+      await tx.canary.updateMany({
+        where: { projectId, toolId, status: 'running' },
+        data: { status: 'superseded', decidedAt: new Date() },
+      });
     }
     if (!decision.canary || !snapshot || !state) return;
     await tx.canary.create({

@@ -327,7 +327,7 @@ describe('analytics repositories', () => {
       });
       expect(await recommendations.findRecommendation(projectId, created.id)).toEqual(created);
 
-      await recommendations.markDismissed(created.id, new Date());
+      await recommendations.markDismissed(projectId, created.id, new Date());
       const refreshed = aDraft({ text: "'n' above 19 fails (overflow).", confidence: 0.95, evidence: { ...aDraft().evidence, count: 9 } });
       const [again] = await recommendations.upsertRecommendations(projectId, [refreshed]);
       expect(again).toEqual({ ...created, text: refreshed.text, confidence: 0.95, evidence: refreshed.evidence, status: 'dismissed' });
@@ -344,7 +344,7 @@ describe('analytics repositories', () => {
       await recommendations.upsertRecommendations(other, [aDraft()]);
       const ids = stored.map((r) => r.id).sort();
       const prime = stored.find((r) => r.tool === 'prime_factorization')!;
-      await recommendations.markApplied(prime.id, randomUUID(), 2, new Date());
+      await recommendations.markApplied(projectId, prime.id, randomUUID(), 2, new Date());
       const list = async (filter: { status?: string; tool?: string; after?: string; limit?: number }) =>
         (await recommendations.listRecommendations(projectId, { limit: 50, ...filter })).map((r) => r.id);
 
@@ -366,10 +366,13 @@ describe('analytics repositories', () => {
       const [theirs] = await recommendations.upsertRecommendations(other, [aDraft()]);
       const warningId = randomUUID();
       const appliedAt = new Date('2026-05-11T00:00:00.000Z');
-      await recommendations.markApplied(applied.id, warningId, 2, appliedAt);
-      await recommendations.markApplied(theirs.id, randomUUID(), 1, appliedAt);
+      await recommendations.markApplied(projectId, applied.id, warningId, 2, appliedAt);
+      await recommendations.markApplied(other, theirs.id, randomUUID(), 1, appliedAt);
       const effect = { verdict: 'helped', withWarning: { calls: 40, mistakes: 1 }, withoutWarning: { calls: 60, mistakes: 12 } };
-      await recommendations.recordEffect(applied.id, effect);
+      await recommendations.recordEffect(projectId, applied.id, effect);
+      // a recommendation is found by its project and id: another project's id is not one of this project's
+      await expect(recommendations.recordEffect(projectId, theirs.id, effect)).rejects.toThrow();
+      await expect(recommendations.markDismissed(other, applied.id, new Date())).rejects.toThrow();
 
       const expected = { ...applied, status: 'applied', warningId, appliedVersion: 2, appliedAt, effect };
       expect(await recommendations.findRecommendation(projectId, applied.id)).toEqual(expected);
@@ -378,7 +381,7 @@ describe('analytics repositories', () => {
       expect(await recommendations.findRecommendation(projectId, theirs.id)).toBeNull();
 
       const finalEffect = { ...effect, verdict: 'no_effect' };
-      await recommendations.markDismissed(applied.id, new Date(), finalEffect);
+      await recommendations.markDismissed(projectId, applied.id, new Date(), finalEffect);
       expect(await recommendations.findRecommendation(projectId, applied.id)).toEqual({
         ...expected,
         status: 'dismissed',
@@ -419,12 +422,13 @@ describe('analytics repositories', () => {
       expect((await jobRuns.findOrQueueRun(projectId, 'nightly', midnight(1), 'api')).isNew).toBe(true);
       expect((await jobRuns.findOrQueueRun(other, 'nightly', midnight(0), 'api')).isNew).toBe(true);
 
-      expect(await jobRuns.startQueuedRun(first.run.id)).toBe(true);
+      expect(await jobRuns.startQueuedRun(other, first.run.id)).toBe(false);
+      expect(await jobRuns.startQueuedRun(projectId, first.run.id)).toBe(true);
       expect(await jobRuns.findOrQueueRun(projectId, 'nightly', midnight(0), 'api')).toMatchObject({
         run: { id: first.run.id, status: 'running' },
         isNew: false,
       });
-      await jobRuns.finishRun(first.run.id, 'succeeded', { tools: 2 }, null);
+      await jobRuns.finishRun(projectId, first.run.id, 'succeeded', { tools: 2 }, null);
       const after = await jobRuns.findOrQueueRun(projectId, 'nightly', midnight(0), 'api');
       expect(after.isNew).toBe(true);
       expect(after.run.id).not.toBe(first.run.id);
@@ -433,23 +437,23 @@ describe('analytics repositories', () => {
     it('moves a queued run to running and to its outcome, and never starts a run that has one', async () => {
       const projectId = await aProject();
       const { run: queued } = await jobRuns.findOrQueueRun(projectId, 'nightly', midnight(0), 'api');
-      expect(await jobRuns.startQueuedRun(queued.id)).toBe(true);
+      expect(await jobRuns.startQueuedRun(projectId, queued.id)).toBe(true);
       const running = await jobRuns.findRun(projectId, queued.id);
       expect(running).toMatchObject({ status: 'running', finishedAt: null, counts: null, error: null });
       expect(running!.startedAt.getTime()).toBeGreaterThanOrEqual(queued.startedAt.getTime());
       // a run found running is taken over (its worker died): started again from now
-      expect(await jobRuns.startQueuedRun(queued.id)).toBe(true);
+      expect(await jobRuns.startQueuedRun(projectId, queued.id)).toBe(true);
 
-      const finished = await jobRuns.finishRun(queued.id, 'succeeded', { tools: 2, recommendations: 1 }, null);
+      const finished = await jobRuns.finishRun(projectId, queued.id, 'succeeded', { tools: 2, recommendations: 1 }, null);
       expect(finished).toMatchObject({ id: queued.id, status: 'succeeded', counts: { tools: 2, recommendations: 1 }, error: null });
       expect(finished.finishedAt).toBeInstanceOf(Date);
-      expect(await jobRuns.startQueuedRun(queued.id)).toBe(false);
+      expect(await jobRuns.startQueuedRun(projectId, queued.id)).toBe(false);
       expect(await jobRuns.findRun(projectId, queued.id)).toEqual(finished);
 
       const scheduled = await jobRuns.insertRunningRun(projectId, 'nightly', midnight(1), 'schedule');
-      const failed = await jobRuns.finishRun(scheduled, 'failed', null, 'database went away');
+      const failed = await jobRuns.finishRun(projectId, scheduled, 'failed', null, 'database went away');
       expect(failed).toMatchObject({ trigger: 'schedule', day: midnight(1), status: 'failed', counts: null, error: 'database went away' });
-      expect(await jobRuns.startQueuedRun(scheduled)).toBe(false);
+      expect(await jobRuns.startQueuedRun(projectId, scheduled)).toBe(false);
     });
 
     it("lists a project's runs newest first, paged on (startedAt, id) without losing or repeating runs that started together", async () => {
