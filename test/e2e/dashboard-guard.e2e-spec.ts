@@ -71,7 +71,7 @@ const DAY_MS = 86_400_000;
     await page.fill('#api-key', t.apiKey);
     await page.click('#key-form button');
     await page.goto(`${t.baseUrl}/dashboard#/tools/prime_factorization`);
-    await page.waitForSelector('[data-testid="tool-guard"]');
+    await page.waitForSelector('[data-testid="tool-guard"]', { timeout: 60_000 });
 
     const from = new Date(Date.now() - 7 * DAY_MS).toISOString();
     const stats = (await t.request('GET', `/v1/tools/prime_factorization/guard-stats?from=${from}`)).body;
@@ -95,5 +95,6 @@ const DAY_MS = 86_400_000;
       [day(1), '1', '1', '0', '0', '2'],
       [day(2), '2', '0', '2', '2', '1'],
     ]);
-  });
+    // a page load in Chromium takes ~1.5 s alone; under CI's parallel test files it once took over 30 s
+  }, 90_000);
 });
