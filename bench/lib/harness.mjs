@@ -4,6 +4,7 @@ import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -305,6 +306,76 @@ export async function load({
     maxMs: round(latencies[latencies.length - 1] ?? null, 3),
   };
   assertAnswered(label ?? `${method} ${url}`, run);
+  return run;
+}
+
+/**
+ * Open-loop load: `rate` requests a second at evenly spaced times, whatever the answers (autocannon's `overallRate`
+ * sends each second's quota as fast as it can at the start of the second, so a "paced" run measured the same queueing
+ * as saturation). Each latency runs from the time the request was due, so a server that falls behind is charged for
+ * the wait instead of being asked less (no coordinated omission). At most `connections` requests are in flight, each on
+ * a kept-alive connection; errors throw BenchFailure as `load` does.
+ */
+export async function openLoad({ label, url, rate, durationS, connections, method = 'GET', headers = {}, body }) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const target = new URL(url);
+  const payload = body === undefined ? undefined : Buffer.from(body);
+  const requestHeaders = payload ? { ...headers, 'content-length': String(payload.length) } : headers;
+  const total = Math.max(1, Math.round(rate * durationS));
+  const intervalMs = 1000 / rate;
+  const latencies = [];
+  const statuses = {};
+  let errors = 0;
+  const send = (dueAt) =>
+    new Promise((resolve) => {
+      const request = http.request(
+        { host: target.hostname, port: target.port, path: target.pathname + target.search, method, headers: requestHeaders, agent },
+        (response) => {
+          response.resume();
+          response.on('end', () => {
+            latencies.push(performance.now() - dueAt);
+            statuses[response.statusCode] = (statuses[response.statusCode] ?? 0) + 1;
+            resolve();
+          });
+        },
+      );
+      request.setTimeout(10_000, () => request.destroy(new Error('timeout')));
+      request.on('error', () => {
+        errors += 1;
+        resolve();
+      });
+      request.end(payload);
+    });
+  const started = performance.now();
+  const pending = [];
+  for (let sent = 0; sent < total;) {
+    const now = performance.now();
+    // every request due by now goes out; the timer's own lateness is charged to the latencies, not hidden
+    while (sent < total && started + sent * intervalMs <= now) {
+      pending.push(send(started + sent * intervalMs));
+      sent += 1;
+    }
+    if (sent < total) await sleep(Math.max(0, Math.min(intervalMs, started + sent * intervalMs - performance.now())));
+  }
+  await Promise.all(pending);
+  const elapsedS = (performance.now() - started) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const ok = Object.entries(statuses).reduce((sum, [code, n]) => (Number(code) < 400 ? sum + n : sum), 0);
+  const run = {
+    requests: latencies.length,
+    okRequests: ok,
+    reqPerSec: round(ok / elapsedS, 1),
+    offeredPerSec: rate,
+    elapsedS: round(elapsedS, 2),
+    errors: errors + (latencies.length - ok),
+    statuses,
+    p50Ms: round(quantile(latencies, 0.5), 3),
+    p95Ms: round(quantile(latencies, 0.95), 3),
+    p99Ms: round(quantile(latencies, 0.99), 3),
+    maxMs: round(latencies[latencies.length - 1] ?? null, 3),
+  };
+  assertAnswered(label ?? `${method} ${url} (open loop, ${rate}/s)`, run);
   return run;
 }
 

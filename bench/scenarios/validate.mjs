@@ -1,9 +1,10 @@
 // Scenario 4: POST /v1/tools/:name/validate with arguments that fail (wrong name, with a suggestion), 50 connections.
 // Baseline: bare Fastify parsing the same body and answering a constant JSON document of the same size. Saturation
-// gives the capacity; then a run paced at half of it (the rate an agent fleet would see on a sized deployment) gives
-// the latency the target is about: at saturation p99 is mostly queueing.
+// gives the capacity; then an open-loop run at half of it (requests evenly spaced, latency counted from when each was
+// due: the rate an agent fleet would see on a sized deployment) gives the latency the target is about: at saturation
+// p99 is mostly queueing.
 import { registerBenchTools } from '../lib/registry-setup.mjs';
-import { api, authHeaders, load, log, scenarioResult, seconds, withBaseline, withToolcoach } from '../lib/harness.mjs';
+import { api, authHeaders, load, log, openLoad, scenarioResult, seconds, withBaseline, withToolcoach } from '../lib/harness.mjs';
 
 const CONNECTIONS = 50;
 const BODY = JSON.stringify({ arguments: { numbers: [12, 18] } });
@@ -23,7 +24,7 @@ export default async function validate() {
     await load({ ...post, url: `${app.url}${path}`, durationS: 2, headers });
     const run = await load({ ...post, url: `${app.url}${path}`, durationS, headers });
     const halfRate = Math.max(1, Math.floor(run.reqPerSec / 2));
-    const half = await load({ ...post, url: `${app.url}${path}`, durationS, headers, overallRate: halfRate });
+    const half = await openLoad({ ...post, url: `${app.url}${path}`, durationS, headers, rate: halfRate });
     log(`validate: ${run.reqPerSec} req/s (baseline ${baseline.reqPerSec}) p99 ${run.p99Ms} ms; at ${halfRate} req/s p99 ${half.p99Ms} ms`);
     return scenarioResult({
       value: run.reqPerSec,

@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 
 // The bench harness is plain ESM run by node (bench/*.mjs); each case runs a short module against it in its own node
-// process and reads what it printed and how it exited. Nothing here depends on timing.
+// process and reads what it printed and how it exited. Nothing here depends on timing, beyond the wide bounds of the
+// open-loop cases.
 const ROOT = path.resolve(__dirname, '..', '..');
 const HARNESS = path.join(ROOT, 'bench', 'lib', 'harness.mjs');
 const VERDICT = path.join(ROOT, 'bench', 'lib', 'verdict.mjs');
@@ -112,5 +113,65 @@ await stopAll();
     expect(started.url).not.toBe('http://127.0.0.1:3900');
     expect(started.isItsPid).toBe(true);
     expect(started.doc).toBe('{"a":1}');
+  });
+
+  describe('openLoad (the open-loop run validate reports at half its capacity)', () => {
+    /** A module body with a server that answers after `delayMs` and records when each request arrived. */
+    const withRecorder = (delayMs: number) => `
+import http from 'node:http';
+const arrivals = [];
+const recorder = http.createServer((request, response) => {
+  arrivals.push(performance.now());
+  request.resume();
+  setTimeout(() => { response.writeHead(200); response.end('{}'); }, ${delayMs});
+});
+await new Promise((resolve) => recorder.listen(0, '127.0.0.1', resolve));
+const recorderUrl = 'http://127.0.0.1:' + recorder.address().port + '/x';
+const { openLoad } = await import(${JSON.stringify(HARNESS)});
+`;
+
+    it('spreads the requests over the run instead of sending each second quota at once', () => {
+      const { status, stdout, stderr } = runModule(`
+${withRecorder(0)}
+const run = await openLoad({ url: recorderUrl, rate: 50, durationS: 2, connections: 10 });
+recorder.close();
+const first = arrivals[0];
+console.log(JSON.stringify({ requests: run.requests, errors: run.errors, inFirst200Ms: arrivals.filter((t) => t - first < 200).length }));
+`);
+      expect(stderr).toBe('');
+      expect(status).toBe(0);
+      const run = JSON.parse(stdout.trim().split('\n').pop()!) as { requests: number; errors: number; inFirst200Ms: number };
+      expect(run).toMatchObject({ requests: 100, errors: 0 });
+      // evenly spaced: about 10 of them in the first 200 ms; a quota sent at once would put 50 there
+      expect(run.inFirst200Ms).toBeLessThan(30);
+    });
+
+    it('counts the time a request waited behind a slow server from when it was due', () => {
+      const { status, stdout, stderr } = runModule(`
+${withRecorder(100)}
+const run = await openLoad({ url: recorderUrl, rate: 20, durationS: 1, connections: 1 });
+recorder.close();
+console.log(JSON.stringify(run));
+`);
+      expect(stderr).toBe('');
+      expect(status).toBe(0);
+      const run = JSON.parse(stdout.trim().split('\n').pop()!) as { requests: number; p50Ms: number; maxMs: number };
+      // 20 requests due 50 ms apart on one connection answered in 100 ms each: the last waits ~1 s; a closed-loop
+      // generator would report ~100 ms for every one
+      expect(run.requests).toBe(20);
+      expect(run.maxMs).toBeGreaterThan(800);
+      expect(run.p50Ms).toBeGreaterThan(300);
+    });
+
+    it('exits non-zero naming the statuses when the server answers errors', () => {
+      const { status, stderr } = runModule(`
+${withImpostor(500)}
+const { openLoad } = await import(${JSON.stringify(HARNESS)});
+await openLoad({ label: 'validate at half capacity', url: 'http://127.0.0.1:' + impostorPort + '/x', rate: 20, durationS: 1, connections: 2 });
+`);
+      expect(status).not.toBe(0);
+      expect(stderr).toContain('validate at half capacity answered errors');
+      expect(stderr).toContain('statuses 500: 20');
+    });
   });
 });
