@@ -10,7 +10,9 @@ export default async function dashboard() {
   const size = NIGHTLY_SIZES.at(-1);
   const label = sizeLabel(size);
   const durationS = seconds(5);
-  return withToolcoach({ roles: 'api' }, async (app) => {
+  // with a worker: the nightly runs it may need are queued for one (with `api` alone the scenario waited 30 min for a
+  // run nobody took whenever it ran without the nightly scenario before it); idle while the reads are measured
+  return withToolcoach({ roles: 'api,worker' }, async (app) => {
     const dataset = await ensureDataset(app.url, label, size);
     const days = benchDays();
     // day buckets come from the nightly's daily_tool_stats: make sure the last days have them
