@@ -253,6 +253,27 @@ export function quantile(sorted, q) {
 const round = (value, digits = 3) => (value === null || value === undefined ? null : Number(value.toFixed(digits)));
 
 /**
+ * A load run's figures from every answer's latency and status: answers of 400 and above, and requests that got no
+ * answer (`unanswered`: connection errors, timeouts), are errors.
+ */
+function runSummary(latencies, statuses, elapsedS, unanswered) {
+  latencies.sort((a, b) => a - b);
+  const ok = Object.entries(statuses).reduce((sum, [code, n]) => (Number(code) < 400 ? sum + n : sum), 0);
+  return {
+    requests: latencies.length,
+    okRequests: ok,
+    reqPerSec: round(ok / elapsedS, 1),
+    elapsedS: round(elapsedS, 2),
+    errors: unanswered + (latencies.length - ok),
+    statuses,
+    p50Ms: round(quantile(latencies, 0.5), 3),
+    p95Ms: round(quantile(latencies, 0.95), 3),
+    p99Ms: round(quantile(latencies, 0.99), 3),
+    maxMs: round(latencies[latencies.length - 1] ?? null, 3),
+  };
+}
+
+/**
  * Runs autocannon (in this process; the server under test is another process) and keeps every response time, so
  * p50/p95/p99 are exact rather than autocannon's fixed percentile set. Non-2xx/3xx answers count as errors, and a run
  * with any error (or no answer) throws BenchFailure naming `label` and the statuses: it measured the wrong thing.
@@ -291,20 +312,7 @@ export async function load({
   const started = Date.now();
   const result = await instance;
   const elapsedS = amount ? (Date.now() - started) / 1000 : durationS;
-  latencies.sort((a, b) => a - b);
-  const ok = Object.entries(statuses).reduce((sum, [code, n]) => (Number(code) < 400 ? sum + n : sum), 0);
-  const run = {
-    requests: latencies.length,
-    okRequests: ok,
-    reqPerSec: round(ok / elapsedS, 1),
-    elapsedS: round(elapsedS, 2),
-    errors: result.errors + result.timeouts + (latencies.length - ok),
-    statuses,
-    p50Ms: round(quantile(latencies, 0.5), 3),
-    p95Ms: round(quantile(latencies, 0.95), 3),
-    p99Ms: round(quantile(latencies, 0.99), 3),
-    maxMs: round(latencies[latencies.length - 1] ?? null, 3),
-  };
+  const run = runSummary(latencies, statuses, elapsedS, result.errors + result.timeouts);
   assertAnswered(label ?? `${method} ${url}`, run);
   return run;
 }
@@ -360,21 +368,7 @@ export async function openLoad({ label, url, rate, durationS, connections, metho
   await Promise.all(pending);
   const elapsedS = (performance.now() - started) / 1000;
   agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const ok = Object.entries(statuses).reduce((sum, [code, n]) => (Number(code) < 400 ? sum + n : sum), 0);
-  const run = {
-    requests: latencies.length,
-    okRequests: ok,
-    reqPerSec: round(ok / elapsedS, 1),
-    offeredPerSec: rate,
-    elapsedS: round(elapsedS, 2),
-    errors: errors + (latencies.length - ok),
-    statuses,
-    p50Ms: round(quantile(latencies, 0.5), 3),
-    p95Ms: round(quantile(latencies, 0.95), 3),
-    p99Ms: round(quantile(latencies, 0.99), 3),
-    maxMs: round(latencies[latencies.length - 1] ?? null, 3),
-  };
+  const run = { ...runSummary(latencies, statuses, elapsedS, errors), offeredPerSec: rate };
   assertAnswered(label ?? `${method} ${url} (open loop, ${rate}/s)`, run);
   return run;
 }
