@@ -12,44 +12,6 @@ export interface RunningWorker {
   close(timeoutMs: number): Promise<void>;
 }
 
-/**
- * A BullMQ worker on its own blocking connection, with the app's queue prefix and errors logged, not thrown. A job
- * that stalled before runs alone (StalledJobIsolation); `process` is told so.
- */
-function startQueueWorker<T>(
-  config: AppConfig,
-  logger: Logger,
-  queue: QueueName,
-  process: (job: Job<T>, run: JobRun) => Promise<unknown>,
-  options: Omit<WorkerOptions, 'connection' | 'prefix'>,
-  onJobFailed?: (job: Job<T> | undefined, error: Error) => void,
-): RunningWorker {
-  const connection = createWorkerConnection(config.redis);
-  connection.on('error', (error) => logger.warn({ err: error.message, queue }, 'worker redis connection error'));
-  const isolation = new StalledJobIsolation<T>(() => worker, logger.child({ queue }));
-  const worker: Worker<T> = new Worker<T>(queue, (job, token) => isolation.run(job, token, process), {
-    ...options,
-    connection,
-    prefix: config.queueKeyPrefix,
-  });
-  worker.on('error', (error) => logger.error({ err: error.message, queue }, 'worker error'));
-  // also emitted for attempts that will be retried; the listener decides what a failure means
-  if (onJobFailed) worker.on('failed', (job, error) => onJobFailed(job, error));
-  return {
-    async close(timeoutMs: number) {
-      if (!(await settlesWithin(worker.close(), timeoutMs))) {
-        logger.warn({ queue }, 'in-flight jobs did not finish in time; another worker will retry them');
-        // BullMQ's forced close can itself wait forever on a Cluster connection that went through CLUSTERDOWN
-        if (!(await settlesWithin(worker.close(true), FORCED_CLOSE_TIMEOUT_MS))) {
-          logger.warn({ queue }, 'worker did not close; dropping its connections');
-          await settlesWithin(worker.disconnect(), FORCED_CLOSE_TIMEOUT_MS);
-        }
-      }
-      connection.disconnect();
-    },
-  };
-}
-
 const FORCED_CLOSE_TIMEOUT_MS = 2000;
 
 /**
@@ -64,6 +26,10 @@ export class QueueWorkers {
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
+  /**
+   * A BullMQ worker on its own blocking connection, with the app's queue prefix and errors logged, not thrown. A job
+   * that stalled before runs alone (StalledJobIsolation); `process` is told so.
+   */
   start<T>(
     logger: Logger,
     queue: QueueName,
@@ -71,9 +37,32 @@ export class QueueWorkers {
     options: Omit<WorkerOptions, 'connection' | 'prefix'>,
     onJobFailed?: (job: Job<T> | undefined, error: Error) => void,
   ): RunningWorker {
-    const worker = startQueueWorker(this.config, logger, queue, process, options, onJobFailed);
-    this.running.push(worker);
-    return worker;
+    const connection = createWorkerConnection(this.config.redis);
+    connection.on('error', (error) => logger.warn({ err: error.message, queue }, 'worker redis connection error'));
+    const isolation = new StalledJobIsolation<T>(() => worker, logger.child({ queue }));
+    const worker: Worker<T> = new Worker<T>(queue, (job, token) => isolation.run(job, token, process), {
+      ...options,
+      connection,
+      prefix: this.config.queueKeyPrefix,
+    });
+    worker.on('error', (error) => logger.error({ err: error.message, queue }, 'worker error'));
+    // also emitted for attempts that will be retried; the listener decides what a failure means
+    if (onJobFailed) worker.on('failed', (job, error) => onJobFailed(job, error));
+    const running: RunningWorker = {
+      async close(timeoutMs: number) {
+        if (!(await settlesWithin(worker.close(), timeoutMs))) {
+          logger.warn({ queue }, 'in-flight jobs did not finish in time; another worker will retry them');
+          // BullMQ's forced close can itself wait forever on a Cluster connection that went through CLUSTERDOWN
+          if (!(await settlesWithin(worker.close(true), FORCED_CLOSE_TIMEOUT_MS))) {
+            logger.warn({ queue }, 'worker did not close; dropping its connections');
+            await settlesWithin(worker.disconnect(), FORCED_CLOSE_TIMEOUT_MS);
+          }
+        }
+        connection.disconnect();
+      },
+    };
+    this.running.push(running);
+    return running;
   }
 
   /** Waits for in-flight jobs of every worker at once (each up to SHUTDOWN_TIMEOUT_MS, then forced). */
