@@ -155,6 +155,7 @@
   }
 
   async function renderOverview() {
+    const seq = routeSeq;
     const query = rangeQuery();
     const [overview, tools, registry, incidents] = await Promise.all([
       api('/v1/stats/overview?' + query),
@@ -164,7 +165,7 @@
     ]);
     const t = overview.totals;
     const topGroups = await withSampleMessages(overview.topErrorGroups);
-    view.innerHTML = `
+    show(seq, `
       ${incidentsHtml(incidents.items)}
       ${notesHtml(registry.notes || [])}
       <div class="cards">
@@ -179,7 +180,7 @@
         <div class="panel"><h2>Top error groups</h2>${groupsTableHtml(topGroups, true)}</div>
       </div>
       <h2>Tools</h2>
-      <div class="panel">${toolsTableHtml(tools.items)}</div>`;
+      <div class="panel">${toolsTableHtml(tools.items)}</div>`);
     paintCategoryDots(view);
     lineChart(document.getElementById('overview-chart'), 'Success rate and calls over time', overview.series, [
       {
@@ -287,6 +288,7 @@
   }
 
   async function renderTool(name) {
+    const seq = routeSeq;
     const tool = encodeURIComponent(name);
     const query = rangeQuery();
     const [stats, groups, description, recommendations, versions] = await Promise.all([
@@ -303,7 +305,7 @@
     const effectByWarning = new Map(recommendations.items.filter((r) => r.warningId).map((r) => [r.warningId, r]));
     const t = stats.totals;
     const categories = [...new Set(stats.series.flatMap((p) => Object.keys(p.errorsByCategory)))].sort();
-    view.innerHTML = `
+    show(seq, `
       <h2 data-testid="tool-name">${esc(name)}</h2>
       <div class="cards">
         <div class="card"><div class="label">calls</div><div class="value" data-testid="tool-calls">${eventsLink({ ...rangeFilters(), tool: name }, num(t.calls))}</div></div>
@@ -340,7 +342,7 @@
                 )
                 .join('')}</tbody></table>`
         }</div>
-      </div>`;
+      </div>`);
     lineChart(document.getElementById('tool-chart'), 'Errors by category and success rate', stats.series, [
       {
         label: 'success rate',
@@ -387,8 +389,9 @@
   }
 
   async function renderRecommendations() {
+    const seq = routeSeq;
     const list = await api('/v1/recommendations?limit=200');
-    view.innerHTML = `<h2>Recommendations</h2><div class="panel">${
+    show(seq, `<h2>Recommendations</h2><div class="panel">${
       list.items.length === 0
         ? '<p class="hint">Nothing learned yet: the nightly job writes recommendations.</p>'
         : `<table data-testid="recommendations"><thead><tr><th>tool</th><th>recommendation</th><th class="num">confidence</th><th>status</th><th>effect</th><th></th></tr></thead><tbody>${list.items
@@ -397,7 +400,7 @@
                 `<tr data-recommendation="${esc(r.id)}"><td><a href="#/tools/${encodeURIComponent(r.tool)}">${esc(r.tool)}</a></td><td>${esc(r.text)}<br><span class="muted">${esc(r.kind)}${r.evidence.proposalOnly ? ` (not applicable as a warning: ${esc(r.evidence.proposalOnly)})` : ''}</span></td><td class="num">${(r.confidence * 100).toFixed(0)}%</td><td><span class="pill ${esc(r.status)}" data-field="status">${esc(r.status)}</span></td><td>${r.status === 'applied' ? effectHtml(r.effect) : ''}</td><td class="actions">${r.status === 'proposed' && !r.evidence.proposalOnly ? '<button class="primary" data-action="apply">Apply</button>' : ''}${r.status !== 'dismissed' ? '<button data-action="dismiss">Dismiss</button>' : ''}</td></tr>`,
             )
             .join('')}</tbody></table>`
-    }</div>`;
+    }</div>`);
     view.querySelectorAll('button[data-action]').forEach((button) =>
       button.addEventListener('click', async () => {
         const id = button.closest('tr').dataset.recommendation;
@@ -464,6 +467,7 @@
 
   // The events explorer: every filter of GET /v1/events, a page at a time; a row opens the event, which can follow its session.
   async function renderEvents(params) {
+    const seq = routeSeq;
     const filters = Object.fromEntries(EVENT_FILTERS.filter((name) => params.get(name)).map((name) => [name, params.get(name)]));
     const input = (name, placeholder) =>
       `<label>${name}<input name="${name}" value="${esc(filters[name] || '')}" placeholder="${esc(placeholder)}"></label>`;
@@ -471,7 +475,7 @@
       `<label>${name}<select name="${name}"><option value="">any</option>${values
         .map((v) => `<option${filters[name] === v ? ' selected' : ''}>${esc(v)}</option>`)
         .join('')}</select></label>`;
-    view.innerHTML = `
+    show(seq, `
       <h2>Events</h2>
       <form class="panel filters" id="event-filters" data-testid="event-filters">
         ${input('tool', 'tool name')}${select('status', ['success', 'error'])}${select('category', Object.keys(CATEGORY_COLORS))}
@@ -485,7 +489,7 @@
         <div class="panel"><table data-testid="events-table"><thead><tr><th>occurred</th><th>tool</th><th>status</th><th>category</th><th>agent / model</th><th>session</th><th>error</th></tr></thead><tbody></tbody></table>
           <p><button id="more-events" hidden>Load more</button> <span class="muted" id="events-count"></span></p></div>
         <div class="panel" id="event-detail" data-testid="event-detail"><p class="hint">Open an event to see its arguments, error and diagnosis.</p></div>
-      </div>`;
+      </div>`);
     document.getElementById('event-filters').addEventListener('submit', (event) => {
       event.preventDefault();
       const form = new FormData(event.target);
@@ -547,6 +551,7 @@
 
   // Success rate and error mix per agent and per model (rollups by agent and model), each number linking to its events.
   async function renderAgents() {
+    const seq = routeSeq;
     const range = rangeFilters();
     const query = `from=${encodeURIComponent(range.from)}&to=${encodeURIComponent(range.to)}&limit=200`;
     const [agents, models] = await Promise.all([api('/v1/stats/agents?' + query), api('/v1/stats/models?' + query)]);
@@ -564,11 +569,25 @@
                 .join(' ')}</td></tr>`;
             })
             .join('')}</tbody></table>`;
-    view.innerHTML = `<h2>Agents</h2><div class="panel">${table('agent', agents.items)}</div><h2>Models</h2><div class="panel">${table('model', models.items)}</div>`;
+    show(seq, `<h2>Agents</h2><div class="panel">${table('agent', agents.items)}</div><h2>Models</h2><div class="panel">${table('model', models.items)}</div>`);
     paintCategoryDots(view);
   }
 
+  // Each route() starts a render; renders of earlier routes may still be waiting for their data. Only the latest may
+  // write the page: a slow page left behind (the overview, say) must not replace the one the user went to since.
+  let routeSeq = 0;
+  /** Discarded renders, counted on the view (data-stale-renders) so a test can tell one was discarded. */
+  let staleRenders = 0;
+  class StaleRender extends Error {}
+
+  /** Writes the view for the render that started as route `seq`, or stops that render if a later route began. */
+  function show(seq, html) {
+    if (seq !== routeSeq) throw new StaleRender();
+    view.innerHTML = html;
+  }
+
   async function route() {
+    const seq = ++routeSeq;
     const hash = location.hash || '#/';
     document.querySelectorAll('nav a').forEach((a) => a.classList.toggle('active', hash.split('?')[0] === a.getAttribute('href')));
     if (!apiKey()) {
@@ -588,9 +607,10 @@
       else if (hash === '#/recommendations') await renderRecommendations();
       else await renderOverview();
     } catch (error) {
-      view.innerHTML = `<p class="error">${esc(error.message)}</p>`;
+      if (error instanceof StaleRender || seq !== routeSeq) view.dataset.staleRenders = String(++staleRenders);
+      else view.innerHTML = `<p class="error">${esc(error.message)}</p>`;
     } finally {
-      view.setAttribute('aria-busy', 'false');
+      if (seq === routeSeq) view.setAttribute('aria-busy', 'false');
     }
   }
 

@@ -97,4 +97,31 @@ const DAY_MS = 86_400_000;
     ]);
     // a page load in Chromium takes ~1.5 s alone; under CI's parallel test files it once took over 30 s
   }, 90_000);
+
+  // Submitting the key renders the overview; going on to a tool before the overview's data came must leave the tool's
+  // page up. Under load the overview used to arrive last and replace it (what made the test above flaky).
+  it('a slower page the user left does not replace the one they went to', async () => {
+    let releaseOverview!: () => void;
+    const overviewHeld = new Promise<void>((resolve) => (releaseOverview = resolve));
+    await page.route('**/v1/stats/overview?**', async (route) => {
+      await overviewHeld;
+      await route.continue();
+    });
+    try {
+      await page.goto(`${t.baseUrl}/dashboard#/`);
+      await page.waitForSelector('#view[aria-busy="true"]');
+      await page.goto(`${t.baseUrl}/dashboard#/tools/prime_factorization`);
+      await page.waitForSelector('[data-testid="tool-guard"]', { timeout: 60_000 });
+      const discarded = Number((await page.getAttribute('#view', 'data-stale-renders')) ?? 0);
+      releaseOverview();
+      // the overview's render ends, discarded: the counter moves, and only then is the page checked
+      await page.waitForSelector(`#view[data-stale-renders="${discarded + 1}"]`, { state: 'attached', timeout: 60_000 });
+      expect(await page.textContent('[data-testid="tool-name"]')).toBe('prime_factorization');
+      expect(await page.$('[data-testid="total-calls"]')).toBeNull();
+      expect(await page.textContent('[data-testid="guard-corrected"]')).toBe('3');
+    } finally {
+      releaseOverview();
+      await page.unroute('**/v1/stats/overview?**');
+    }
+  }, 90_000);
 });
