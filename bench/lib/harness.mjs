@@ -324,15 +324,14 @@ export async function load({
  * the wait instead of being asked less (no coordinated omission). At most `connections` requests are in flight, each on
  * a kept-alive connection; errors throw BenchFailure as `load` does.
  */
-export async function openLoad({ label, url, rate, durationS, connections, method = 'GET', headers = {}, body }) {
+export async function openLoad({ label, url, rate, durationS, warmupS = 2, connections, method = 'GET', headers = {}, body }) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const target = new URL(url);
   const payload = body === undefined ? undefined : Buffer.from(body);
   const requestHeaders = payload ? { ...headers, 'content-length': String(payload.length) } : headers;
-  const total = Math.max(1, Math.round(rate * durationS));
   const intervalMs = 1000 / rate;
-  const latencies = [];
-  const statuses = {};
+  let latencies = [];
+  let statuses = {};
   let errors = 0;
   const send = (dueAt) =>
     new Promise((resolve) => {
@@ -354,19 +353,30 @@ export async function openLoad({ label, url, rate, durationS, connections, metho
       });
       request.end(payload);
     });
-  const started = performance.now();
-  const pending = [];
-  for (let sent = 0; sent < total;) {
-    const now = performance.now();
-    // every request due by now goes out; the timer's own lateness is charged to the latencies, not hidden
-    while (sent < total && started + sent * intervalMs <= now) {
-      pending.push(send(started + sent * intervalMs));
-      sent += 1;
+  /** Sends `seconds` worth of requests at the rate; returns when the last has been answered. */
+  const paced = async (seconds) => {
+    const total = Math.max(1, Math.round(rate * seconds));
+    const started = performance.now();
+    const pending = [];
+    for (let sent = 0; sent < total;) {
+      const now = performance.now();
+      // every request due by now goes out; the timer's own lateness is charged to the latencies, not hidden
+      while (sent < total && started + sent * intervalMs <= now) {
+        pending.push(send(started + sent * intervalMs));
+        sent += 1;
+      }
+      if (sent < total) await sleep(Math.max(0, Math.min(intervalMs, started + sent * intervalMs - performance.now())));
     }
-    if (sent < total) await sleep(Math.max(0, Math.min(intervalMs, started + sent * intervalMs - performance.now())));
-  }
-  await Promise.all(pending);
-  const elapsedS = (performance.now() - started) / 1000;
+    await Promise.all(pending);
+    return (performance.now() - started) / 1000;
+  };
+  // Not counted: the first seconds open the connections and compile this loop. Measured against bare Fastify at
+  // ~2,700 req/s, a cold run's p99 was 143 ms and a warm one's 3.8 ms: the generator's start, not the server.
+  if (warmupS > 0) await paced(warmupS);
+  latencies = [];
+  statuses = {};
+  errors = 0;
+  const elapsedS = await paced(durationS);
   agent.destroy();
   const run = { ...runSummary(latencies, statuses, elapsedS, errors), offeredPerSec: rate };
   assertAnswered(label ?? `${method} ${url} (open loop, ${rate}/s)`, run);
