@@ -4,7 +4,7 @@ import { Logger } from 'pino';
 import { ROOT_LOGGER } from '../infra/logging/logging.module';
 import { isParkableBatch } from '../infra/queue/dead-letters/dead-letter.entry';
 import { DeadLetterService } from '../infra/queue/dead-letters/dead-letter.service';
-import { CategorizeBatchPayload, DeadLetterPayload } from '../infra/queue/queue.payloads';
+import { AcceptedEvent, CategorizeBatchPayload, DeadLetterPayload } from '../infra/queue/queue.payloads';
 import { QueueProducer } from '../infra/queue/queue.producer';
 import { CategorizeRepository } from './categorize.repository';
 import { COLUMN_CHARS, columnText } from './column-text';
@@ -108,7 +108,7 @@ export class FailedBatchesReconciler implements OnApplicationBootstrap, BeforeAp
       await this.producer.events.remove(job.id);
       return 'parkedBefore';
     }
-    const batch = await this.withoutStoredEvents(job.data);
+    const batch = await this.withoutSettledEvents(job.data, job.id);
     if (batch.events.length > 0) {
       const failure = {
         id: job.id,
@@ -128,13 +128,20 @@ export class FailedBatchesReconciler implements OnApplicationBootstrap, BeforeAp
     return batch.events.length > 0 ? 'parked' : 'alreadyStored';
   }
 
-  /** A worker that died after its commit leaves a failed job whose events are stored: those are not dead letters. */
-  private async withoutStoredEvents(batch: CategorizeBatchPayload): Promise<CategorizeBatchPayload> {
-    const storedIds = await this.repository.findStoredEventIds(
-      batch.projectId,
-      batch.events.map((event) => columnText(event.id, COLUMN_CHARS.eventId)),
-    );
-    return { ...batch, events: batch.events.filter((event) => !storedIds.has(columnText(event.id, COLUMN_CHARS.eventId))) };
+  /**
+   * A worker that died after its commit leaves a failed job whose events are stored, and a job whose lock lapsed while
+   * it ran may have parked its refused events already: neither kind is dead-lettered (again).
+   */
+  private async withoutSettledEvents(batch: CategorizeBatchPayload, jobId: string): Promise<CategorizeBatchPayload> {
+    const [storedIds, refusedIds] = await Promise.all([
+      this.repository.findStoredEventIds(
+        batch.projectId,
+        batch.events.map((event) => columnText(event.id, COLUMN_CHARS.eventId)),
+      ),
+      this.deadLetters.refusedEventIds(batch.projectId, jobId),
+    ]);
+    const isSettled = (event: AcceptedEvent) => refusedIds.has(event.id) || storedIds.has(columnText(event.id, COLUMN_CHARS.eventId));
+    return { ...batch, events: batch.events.filter((event) => !isSettled(event)) };
   }
 
   private async drainLegacyQueue(): Promise<number> {

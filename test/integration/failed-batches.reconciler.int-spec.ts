@@ -113,6 +113,40 @@ describe('FailedBatchesReconciler', () => {
     expect(await producer.events.getFailedCount()).toBe(0);
   });
 
+  it('does not park again the events a job already parked as refused (its lock lapsed while it ran)', async () => {
+    const payload = batch(4);
+    const job = await failedJob(payload);
+    // the run BullMQ then counted as stalled: the database refused events 1 and 2, they were parked, the rest stored
+    const refused = payload.events.slice(1, 3);
+    await deadLetters.parkRefusedEvents(
+      job.id!,
+      payload,
+      refused.map((event) => ({ event, reason: 'refused by the database' })),
+    );
+    expect(await reconciler.reconcile()).toMatchObject({ parked: 1 });
+    const ofJob = (await entries()).filter((entry) => entry.originalJobId === job.id);
+    const parkedIds = ofJob.flatMap((entry) => entry.eventIds);
+    // every event in exactly one entry: the refused ones once, the others in the failed job's entry
+    expect([...parkedIds].sort()).toEqual(payload.events.map((e) => e.id).sort());
+    expect(ofJob).toHaveLength(2);
+    expect(ofJob.find((entry) => entry.id.endsWith('-failed'))).toMatchObject({
+      events: 2,
+      eventIds: [payload.events[0].id, payload.events[3].id],
+    });
+
+    // a job all of whose events were parked as refused leaves no second entry at all
+    const allRefused = batch(2);
+    const allJob = await failedJob(allRefused);
+    await deadLetters.parkRefusedEvents(
+      allJob.id!,
+      allRefused,
+      allRefused.events.map((event) => ({ event, reason: 'refused by the database' })),
+    );
+    await reconciler.reconcile();
+    expect((await entries()).filter((entry) => entry.originalJobId === allJob.id)).toHaveLength(1);
+    expect(await producer.events.getFailedCount()).toBe(0);
+  });
+
   it('does not park a job again after its dead letter was replayed', async () => {
     const job = await failedJob(batch(1));
     await deadLetters.parkFailedJob(job);

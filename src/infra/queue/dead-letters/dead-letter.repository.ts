@@ -83,6 +83,22 @@ export class DeadLetterRepository implements OnModuleDestroy {
     return parked === 1;
   }
 
+  /**
+   * Remembers, for the retention time, which events of a job were parked as refused. The job may still end up in the
+   * failed set (its lock lapsed while it ran, so BullMQ counted it stalled): its reconciler then leaves these out
+   * instead of parking them a second time.
+   */
+  async markRefused(projectId: string, jobId: string, eventIds: readonly string[]): Promise<void> {
+    if (eventIds.length === 0) return;
+    const key = this.key(projectId, `refused:${jobId}`);
+    await this.redis.multi().sadd(key, ...eventIds).pexpire(key, this.retentionMs).exec();
+  }
+
+  /** The ids markRefused recorded for the job (empty once they expired or if none were). */
+  async refusedEventIds(projectId: string, jobId: string): Promise<Set<string>> {
+    return new Set(await this.redis.smembers(this.key(projectId, `refused:${jobId}`)));
+  }
+
   /** True when a dead letter with this id was parked within the retention time (replayed or dropped since, or not). */
   async wasParked(projectId: string, id: string): Promise<boolean> {
     return (await this.redis.exists(this.key(projectId, `parked:${id}`))) === 1;

@@ -51,9 +51,22 @@ export class DeadLetterService {
     return this.repository.park(deadLetterOfFailedJob(job, now), now);
   }
 
-  /** Parks the events of a batch the database refused; the rest of the batch is stored. */
+  /**
+   * Parks the events of a batch the database refused; the rest of the batch is stored. They are marked as parked
+   * only after the entry is: a failed mark can make a later reconciliation park them twice, never not at all.
+   */
   async parkRefusedEvents(jobId: string, batch: CategorizeBatchPayload, refused: RefusedEvent[], now = new Date()): Promise<void> {
     await this.repository.park(deadLetterOfRefusedEvents(jobId, batch, refused, now), now);
+    await this.repository.markRefused(
+      batch.projectId,
+      jobId,
+      refused.map((r) => r.event.id),
+    );
+  }
+
+  /** Events of the job parked by parkRefusedEvents: a failed job's reconciliation must not park them again. */
+  refusedEventIds(projectId: string, jobId: string): Promise<Set<string>> {
+    return this.repository.refusedEventIds(projectId, jobId);
   }
 
   /** Moves an entry of the BullMQ `dead-letter` queue of older versions into the store, under its old id. */
