@@ -325,7 +325,9 @@ export async function load({
  * a kept-alive connection; errors throw BenchFailure as `load` does.
  */
 export async function openLoad({ label, url, rate, durationS, warmupS = 2, connections, method = 'GET', headers = {}, body }) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  // the timeout is the socket's, set once per connection: a timer per request cost the generator CPU that, on a
+  // small box, the server under test then lacked
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections, timeout: 10_000 });
   const target = new URL(url);
   const payload = body === undefined ? undefined : Buffer.from(body);
   const requestHeaders = payload ? { ...headers, 'content-length': String(payload.length) } : headers;
@@ -346,7 +348,7 @@ export async function openLoad({ label, url, rate, durationS, warmupS = 2, conne
           });
         },
       );
-      request.setTimeout(10_000, () => request.destroy(new Error('timeout')));
+      request.on('timeout', () => request.destroy(new Error('timeout')));
       request.on('error', () => {
         errors += 1;
         resolve();

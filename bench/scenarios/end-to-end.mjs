@@ -166,7 +166,7 @@ export default async function endToEnd() {
       const probeDone = await waitStored(client, project, 'probe', probeAccepted);
       const capacity = probeDone.stored / ((probeDone.at - probeStart) / 1000);
       log(
-        `end-to-end probe: accepted ${probeAccepted} (${probe.reqPerSec * BATCH}/s), committed ${probeDone.stored} at ${Math.round(capacity)} events/s`,
+        `end-to-end probe: accepted ${probeAccepted} (${Math.round(probe.reqPerSec * BATCH)}/s), committed ${probeDone.stored} at ${Math.round(capacity)} events/s`,
       );
 
       const sustainedS = seconds(60);
