@@ -165,7 +165,9 @@
     ]);
     const t = overview.totals;
     const topGroups = await withSampleMessages(overview.topErrorGroups);
-    show(seq, `
+    show(
+      seq,
+      `
       ${incidentsHtml(incidents.items)}
       ${notesHtml(registry.notes || [])}
       <div class="cards">
@@ -180,7 +182,8 @@
         <div class="panel"><h2>Top error groups</h2>${groupsTableHtml(topGroups, true)}</div>
       </div>
       <h2>Tools</h2>
-      <div class="panel">${toolsTableHtml(tools.items)}</div>`);
+      <div class="panel">${toolsTableHtml(tools.items)}</div>`,
+    );
     paintCategoryDots(view);
     lineChart(document.getElementById('overview-chart'), 'Success rate and calls over time', overview.series, [
       {
@@ -305,7 +308,9 @@
     const effectByWarning = new Map(recommendations.items.filter((r) => r.warningId).map((r) => [r.warningId, r]));
     const t = stats.totals;
     const categories = [...new Set(stats.series.flatMap((p) => Object.keys(p.errorsByCategory)))].sort();
-    show(seq, `
+    show(
+      seq,
+      `
       <h2 data-testid="tool-name">${esc(name)}</h2>
       <div class="cards">
         <div class="card"><div class="label">calls</div><div class="value" data-testid="tool-calls">${eventsLink({ ...rangeFilters(), tool: name }, num(t.calls))}</div></div>
@@ -342,7 +347,8 @@
                 )
                 .join('')}</tbody></table>`
         }</div>
-      </div>`);
+      </div>`,
+    );
     lineChart(document.getElementById('tool-chart'), 'Errors by category and success rate', stats.series, [
       {
         label: 'success rate',
@@ -391,16 +397,19 @@
   async function renderRecommendations() {
     const seq = routeSeq;
     const list = await api('/v1/recommendations?limit=200');
-    show(seq, `<h2>Recommendations</h2><div class="panel">${
-      list.items.length === 0
-        ? '<p class="hint">Nothing learned yet: the nightly job writes recommendations.</p>'
-        : `<table data-testid="recommendations"><thead><tr><th>tool</th><th>recommendation</th><th class="num">confidence</th><th>status</th><th>effect</th><th></th></tr></thead><tbody>${list.items
-            .map(
-              (r) =>
-                `<tr data-recommendation="${esc(r.id)}"><td><a href="#/tools/${encodeURIComponent(r.tool)}">${esc(r.tool)}</a></td><td>${esc(r.text)}<br><span class="muted">${esc(r.kind)}${r.evidence.proposalOnly ? ` (not applicable as a warning: ${esc(r.evidence.proposalOnly)})` : ''}</span></td><td class="num">${(r.confidence * 100).toFixed(0)}%</td><td><span class="pill ${esc(r.status)}" data-field="status">${esc(r.status)}</span></td><td>${r.status === 'applied' ? effectHtml(r.effect) : ''}</td><td class="actions">${r.status === 'proposed' && !r.evidence.proposalOnly ? '<button class="primary" data-action="apply">Apply</button>' : ''}${r.status !== 'dismissed' ? '<button data-action="dismiss">Dismiss</button>' : ''}</td></tr>`,
-            )
-            .join('')}</tbody></table>`
-    }</div>`);
+    show(
+      seq,
+      `<h2>Recommendations</h2><div class="panel">${
+        list.items.length === 0
+          ? '<p class="hint">Nothing learned yet: the nightly job writes recommendations.</p>'
+          : `<table data-testid="recommendations"><thead><tr><th>tool</th><th>recommendation</th><th class="num">confidence</th><th>status</th><th>effect</th><th></th></tr></thead><tbody>${list.items
+              .map(
+                (r) =>
+                  `<tr data-recommendation="${esc(r.id)}"><td><a href="#/tools/${encodeURIComponent(r.tool)}">${esc(r.tool)}</a></td><td>${esc(r.text)}<br><span class="muted">${esc(r.kind)}${r.evidence.proposalOnly ? ` (not applicable as a warning: ${esc(r.evidence.proposalOnly)})` : ''}</span></td><td class="num">${(r.confidence * 100).toFixed(0)}%</td><td><span class="pill ${esc(r.status)}" data-field="status">${esc(r.status)}</span></td><td>${r.status === 'applied' ? effectHtml(r.effect) : ''}</td><td class="actions">${r.status === 'proposed' && !r.evidence.proposalOnly ? '<button class="primary" data-action="apply">Apply</button>' : ''}${r.status !== 'dismissed' ? '<button data-action="dismiss">Dismiss</button>' : ''}</td></tr>`,
+              )
+              .join('')}</tbody></table>`
+      }</div>`,
+    );
     view.querySelectorAll('button[data-action]').forEach((button) =>
       button.addEventListener('click', async () => {
         const id = button.closest('tr').dataset.recommendation;
@@ -475,7 +484,9 @@
       `<label>${name}<select name="${name}"><option value="">any</option>${values
         .map((v) => `<option${filters[name] === v ? ' selected' : ''}>${esc(v)}</option>`)
         .join('')}</select></label>`;
-    show(seq, `
+    show(
+      seq,
+      `
       <h2>Events</h2>
       <form class="panel filters" id="event-filters" data-testid="event-filters">
         ${input('tool', 'tool name')}${select('status', ['success', 'error'])}${select('category', Object.keys(CATEGORY_COLORS))}
@@ -489,7 +500,8 @@
         <div class="panel"><table data-testid="events-table"><thead><tr><th>occurred</th><th>tool</th><th>status</th><th>category</th><th>agent / model</th><th>session</th><th>error</th></tr></thead><tbody></tbody></table>
           <p><button id="more-events" hidden>Load more</button> <span class="muted" id="events-count"></span></p></div>
         <div class="panel" id="event-detail" data-testid="event-detail"><p class="hint">Open an event to see its arguments, error and diagnosis.</p></div>
-      </div>`);
+      </div>`,
+    );
     document.getElementById('event-filters').addEventListener('submit', (event) => {
       event.preventDefault();
       const form = new FormData(event.target);
@@ -569,7 +581,10 @@
                 .join(' ')}</td></tr>`;
             })
             .join('')}</tbody></table>`;
-    show(seq, `<h2>Agents</h2><div class="panel">${table('agent', agents.items)}</div><h2>Models</h2><div class="panel">${table('model', models.items)}</div>`);
+    show(
+      seq,
+      `<h2>Agents</h2><div class="panel">${table('agent', agents.items)}</div><h2>Models</h2><div class="panel">${table('model', models.items)}</div>`,
+    );
     paintCategoryDots(view);
   }
 

@@ -140,7 +140,12 @@ console.log(JSON.stringify({ requests: run.requests, errors: run.errors, arrived
 `);
       expect(stderr).toBe('');
       expect(status).toBe(0);
-      const run = JSON.parse(stdout.trim().split('\n').pop()!) as { requests: number; errors: number; arrived: number; inFirst200Ms: number };
+      const run = JSON.parse(stdout.trim().split('\n').pop()!) as {
+        requests: number;
+        errors: number;
+        arrived: number;
+        inFirst200Ms: number;
+      };
       // 50 warm-up requests reach the server but are not in the run's figures
       expect(run).toMatchObject({ requests: 100, errors: 0, arrived: 150 });
       // evenly spaced: about 10 of them in the first 200 ms; a quota sent at once would put 50 there

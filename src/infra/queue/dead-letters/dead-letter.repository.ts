@@ -91,7 +91,11 @@ export class DeadLetterRepository implements OnModuleDestroy {
   async markRefused(projectId: string, jobId: string, eventIds: readonly string[]): Promise<void> {
     if (eventIds.length === 0) return;
     const key = this.key(projectId, `refused:${jobId}`);
-    await this.redis.multi().sadd(key, ...eventIds).pexpire(key, this.retentionMs).exec();
+    await this.redis
+      .multi()
+      .sadd(key, ...eventIds)
+      .pexpire(key, this.retentionMs)
+      .exec();
   }
 
   /** The ids markRefused recorded for the job (empty once they expired or if none were). */
