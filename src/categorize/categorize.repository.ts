@@ -18,113 +18,126 @@ import { StoredEventRow } from './stored-event';
 // INSERT ... ON CONFLICT DO UPDATE propose a row twice. Int counters saturate at 2^31 - 1 instead of overflowing:
 // a full counter must not make every later batch of its tool fail.
 
-// Hot path: one multi-row statement per table, its rows bound as one JSON document (events) or each column as one
-// array and unnested (groups and rollups), so a statement has the same few parameters however many rows a batch holds
-// (Postgres allows 65,535). All in one transaction per group of
-// queued batches (see CategorizeService).
+// Hot path: events go in by COPY, after their ids were claimed in one statement; groups and rollups in one multi-row
+// statement per table, each column as one array and unnested, so a statement has the same few parameters however many
+// rows a batch holds (Postgres allows 65,535). All in one transaction per group of queued batches (see
+// CategorizeService).
 
 interface StoredEventId {
   id: string;
 }
 
 /**
- * Inserts the events the project has not stored yet; returns the ids of those it inserted.
+ * Claims the ids the project has not stored yet and returns those it claimed: only their events are then copied in.
  *
  * events is partitioned by day on received_at, and a partitioned table's unique key must hold the partition key, so
  * events' own key (project_id, id, received_at) cannot see an id re-sent on a later day. The idempotency key lives in
- * event_ids (project_id, id), unpartitioned: the statement claims each id there first and inserts only the events whose
- * claim was new. Both are one statement in the caller's transaction, so a claim never outlives a failed insert; a
- * concurrent claim of the same id waits for the first transaction and then counts as a duplicate. Retention deletes an
- * event before its claim (src/retention), so an id is never free while its event is still stored.
+ * event_ids (project_id, id), unpartitioned. The claim and the copy run in the caller's transaction, so a claim never
+ * outlives a failed copy; a concurrent claim of the same id waits for the first transaction and then counts as a
+ * duplicate. Retention deletes an event before its claim (src/retention), so an id is never free while its event is
+ * still stored, and an event is never copied twice.
  */
-function insertEvents(projectId: string, rows: readonly StoredEventRow[]): Prisma.Sql {
+function claimEventIds(projectId: string, rows: readonly StoredEventRow[]): Prisma.Sql {
   return Prisma.sql`
-WITH u AS (
-  SELECT ${EVENT_COLUMN_VALUES} FROM jsonb_array_elements(${JSON.stringify(rows.map(eventRecord))}::jsonb) AS e
-), claimed AS (
-  INSERT INTO event_ids (project_id, id, received_at)
-  SELECT ${projectId}::uuid, u.id, u.received_at FROM u
-  ON CONFLICT (project_id, id) DO NOTHING
-  RETURNING id
-)
-INSERT INTO events (project_id, ${EVENT_COLUMN_NAMES})
-SELECT ${projectId}::uuid, u.* FROM u
-WHERE u.id IN (SELECT id FROM claimed)
-ON CONFLICT DO NOTHING
+INSERT INTO event_ids (project_id, id, received_at)
+SELECT ${projectId}::uuid, e ->> 0, (e ->> 1)::timestamptz
+FROM json_array_elements(${JSON.stringify(rows.map((row) => [row.id, isoText(row.receivedAt)]))}::json) AS e
+ON CONFLICT (project_id, id) DO NOTHING
 RETURNING id`;
 }
 
-type EventColumnType = 'text' | 'jsonb' | 'float8' | 'timestamptz' | 'int' | 'uuid' | 'boolean';
-
 /**
- * The columns insertEvents fills, in order, with the value each takes from a row. The events of a statement go as one
- * JSON document, an array of one array per event, rather than one array per column: JSON.stringify is native, where
- * node-postgres escapes every array element in JavaScript, and arguments, results and metadata are written once, not
- * stringified and then escaped; Postgres reads a jsonb array's elements by position without re-parsing them, at about
- * half the CPU of json_to_recordset's objects (issue 18). Text is sent well-formed: node-postgres writes a lone
- * surrogate as U+FFFD, which Postgres' JSON parser would refuse. A float outside JSON (infinite) goes as text, which
- * float8 reads as well.
+ * The columns the events' COPY fills, in order, with each one's text in COPY's text format (issue 18: COPY cost
+ * Postgres 25-29 µs of CPU per bench event where INSERT ... SELECT from one jsonb document cost 40-44, parsing the
+ * document and inserting row by row with ON CONFLICT). NULL is `\N`; text, and JSON written out by JSON.stringify, are
+ * escaped (copyText). Text is sent well-formed: a lone surrogate is U+FFFD, as node-postgres sent it. A float outside
+ * JSON (infinite, NaN) is written as float8 reads it ('Infinity', 'NaN').
  */
-const EVENT_COLUMNS: ReadonlyArray<[name: string, type: EventColumnType, value: (row: StoredEventRow) => unknown]> = [
-  ['id', 'text', (row) => row.id],
-  ['tool', 'text', (row) => row.tool],
-  ['status', 'text', (row) => row.status],
-  ['arguments', 'jsonb', (row) => row.arguments ?? null],
-  ['result', 'jsonb', (row) => row.result ?? null],
-  ['error_type', 'text', (row) => wellFormed(row.errorType)],
-  ['error_message', 'text', (row) => wellFormed(row.errorMessage)],
-  ['error_stack', 'text', (row) => wellFormed(row.errorStack)],
-  ['duration_ms', 'float8', (row) => jsonFloat(row.durationMs)],
-  ['occurred_at', 'timestamptz', (row) => isoText(row.occurredAt)],
-  ['received_at', 'timestamptz', (row) => isoText(row.receivedAt)],
-  ['agent', 'text', (row) => wellFormed(row.agent)],
-  ['model', 'text', (row) => wellFormed(row.model)],
-  ['framework', 'text', (row) => wellFormed(row.framework)],
-  ['session_id', 'text', (row) => wellFormed(row.sessionId)],
-  ['trace_id', 'text', (row) => wellFormed(row.traceId)],
-  ['run_id', 'text', (row) => wellFormed(row.runId)],
-  ['tool_call_id', 'text', (row) => wellFormed(row.toolCallId)],
-  ['description_version', 'int', (row) => row.descriptionVersion],
-  ['prompt', 'text', (row) => wellFormed(row.prompt)],
-  ['metadata', 'jsonb', (row) => row.metadata ?? null],
-  ['category', 'text', (row) => row.diagnosis?.category ?? null],
-  ['subtype', 'text', (row) => row.diagnosis?.subtype ?? null],
-  ['argument_path', 'text', (row) => row.diagnosis?.argumentPath ?? null],
-  ['fingerprint', 'text', (row) => row.diagnosis?.fingerprint ?? null],
-  ['error_group_id', 'uuid', (row) => row.diagnosis?.errorGroupId ?? null],
-  ['evidence', 'text', (row) => wellFormed(row.diagnosis?.evidence ?? null)],
-  ['wrong_argument', 'text', (row) => row.diagnosis?.wrongArgument ?? null],
-  ['intended_argument', 'text', (row) => row.diagnosis?.intendedArgument ?? null],
-  ['offending_value', 'float8', (row) => jsonFloat(row.diagnosis?.offendingValue ?? null)],
-  ['array_for_scalar', 'boolean', (row) => row.diagnosis?.arrayForScalar ?? false],
-  ['correction', 'jsonb', (row) => row.correction ?? null],
-  ['prevented', 'boolean', (row) => row.prevented],
+const EVENT_COLUMNS: ReadonlyArray<[name: string, text: (row: StoredEventRow) => string]> = [
+  ['id', (row) => copyText(row.id)],
+  ['tool', (row) => copyText(row.tool)],
+  ['status', (row) => copyText(row.status)],
+  ['arguments', (row) => copyJson(row.arguments)],
+  ['result', (row) => copyJson(row.result)],
+  ['error_type', (row) => copyText(row.errorType)],
+  ['error_message', (row) => copyText(row.errorMessage)],
+  ['error_stack', (row) => copyText(row.errorStack)],
+  ['duration_ms', (row) => copyNumber(row.durationMs)],
+  ['occurred_at', (row) => isoText(row.occurredAt)],
+  ['received_at', (row) => isoText(row.receivedAt)],
+  ['agent', (row) => copyText(row.agent)],
+  ['model', (row) => copyText(row.model)],
+  ['framework', (row) => copyText(row.framework)],
+  ['session_id', (row) => copyText(row.sessionId)],
+  ['trace_id', (row) => copyText(row.traceId)],
+  ['run_id', (row) => copyText(row.runId)],
+  ['tool_call_id', (row) => copyText(row.toolCallId)],
+  ['description_version', (row) => copyNumber(row.descriptionVersion)],
+  ['prompt', (row) => copyText(row.prompt)],
+  ['metadata', (row) => copyJson(row.metadata)],
+  ['category', (row) => copyText(row.diagnosis?.category ?? null)],
+  ['subtype', (row) => copyText(row.diagnosis?.subtype ?? null)],
+  ['argument_path', (row) => copyText(row.diagnosis?.argumentPath ?? null)],
+  ['fingerprint', (row) => copyText(row.diagnosis?.fingerprint ?? null)],
+  ['error_group_id', (row) => copyText(row.diagnosis?.errorGroupId ?? null)],
+  ['evidence', (row) => copyText(row.diagnosis?.evidence ?? null)],
+  ['wrong_argument', (row) => copyText(row.diagnosis?.wrongArgument ?? null)],
+  ['intended_argument', (row) => copyText(row.diagnosis?.intendedArgument ?? null)],
+  ['offending_value', (row) => copyNumber(row.diagnosis?.offendingValue ?? null)],
+  ['array_for_scalar', (row) => copyBoolean(row.diagnosis?.arrayForScalar ?? false)],
+  ['correction', (row) => copyJson(row.correction)],
+  ['prevented', (row) => copyBoolean(row.prevented)],
 ];
 
-const EVENT_COLUMN_NAMES = Prisma.raw(EVENT_COLUMNS.map(([name]) => name).join(', '));
+const COPY_EVENTS = `COPY events (project_id, ${EVENT_COLUMNS.map(([name]) => name).join(', ')}) FROM STDIN`;
 
-// a JSON null is SQL NULL in every column, as it was when each column went as its own array
-const EVENT_COLUMN_VALUES = Prisma.raw(
-  EVENT_COLUMNS.map(([name, type], index) => {
-    if (type === 'jsonb') return `NULLIF(e -> ${index}, 'null') AS ${name}`;
-    if (type === 'text') return `e ->> ${index} AS ${name}`;
-    return `(e ->> ${index})::${type} AS ${name}`;
-  }).join(', '),
-);
+/** One event as a line of COPY's text format; `project` is the project id as COPY text. */
+function copyLine(project: string, row: StoredEventRow): string {
+  let line = project;
+  for (const [, text] of EVENT_COLUMNS) line += `\t${text(row)}`;
+  return `${line}\n`;
+}
 
-const eventRecord = (row: StoredEventRow) => EVENT_COLUMNS.map(([, , value]) => value(row));
+/** The events' lines, INSERT_CHUNK_ROWS at a time, each built only when the COPY stream asks for more. */
+function* copyChunks(projectId: string, rows: readonly StoredEventRow[]): Generator<string> {
+  const project = copyText(projectId);
+  for (let start = 0; start < rows.length; start += INSERT_CHUNK_ROWS) {
+    let chunk = '';
+    for (let index = start; index < Math.min(rows.length, start + INSERT_CHUNK_ROWS); index++) chunk += copyLine(project, rows[index]);
+    yield chunk;
+  }
+}
 
-// JSON.stringify leaves its fast path for an object with toJSON (a Date): 5.4 against 3.8 µs of CPU per event here.
+const COPY_NULL = '\\N';
+// In COPY's text format a backslash starts an escape, and tab, newline and carriage return end a column or a row
+const COPY_SPECIAL = /[\\\t\n\r]/;
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/** Text as one column of COPY's text format: escaped, and well-formed (a lone surrogate as U+FFFD). */
+export function copyText(text: string | null): string {
+  if (text === null) return COPY_NULL;
+  const wellFormed = text.isWellFormed() ? text : text.toWellFormed();
+  return COPY_SPECIAL.test(wellFormed) ? wellFormed.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]) : wellFormed;
+}
+
+/** A JSON value (arguments, result, metadata, correction) as one jsonb column; JSON null is SQL NULL, as before. */
+function copyJson(value: unknown): string {
+  if (value === null || value === undefined) return COPY_NULL;
+  const json = JSON.stringify(value);
+  // JSON.stringify escapes every control character, so a backslash is the only character COPY would read specially
+  return json.includes('\\') ? json.replaceAll('\\', '\\\\') : json;
+}
+
+const copyNumber = (value: number | null) => (value === null ? COPY_NULL : String(value));
+
+const copyBoolean = (value: boolean) => (value ? 't' : 'f');
+
 // The rows of a batch share one receivedAt, formatted once.
 let lastIso: { date: Date; text: string } | null = null;
 function isoText(date: Date): string {
   if (lastIso?.date !== date) lastIso = { date, text: date.toISOString() };
   return lastIso.text;
 }
-
-const wellFormed = (text: string | null) => (text === null || text.isWellFormed() ? text : text.toWellFormed());
-
-const jsonFloat = (value: number | null) => (value === null || Number.isFinite(value) ? value : String(value));
 
 function upsertErrorGroups(projectId: string, groups: readonly ErrorGroupDelta[]): Prisma.Sql | null {
   if (groups.length === 0) return null;
@@ -305,7 +318,10 @@ function inOneStatement(upserts: readonly Prisma.Sql[]): Prisma.Sql {
   return Prisma.sql`WITH ${Prisma.join(steps, ',\n')}\nSELECT 1`;
 }
 
-/** Events per insert statement; measured here, 2,000 rows of ~2 KB block the event loop for 50-130 ms (issue 18). */
+/**
+ * Events per piece of a COPY built at once; measured here, building one statement of 2,000 rows of ~2 KB blocked the
+ * event loop for 50-130 ms (issue 18).
+ */
 export const INSERT_CHUNK_ROWS = 250;
 
 @Injectable()
@@ -322,7 +338,7 @@ export class CategorizeRepository {
   async writeBatch(
     projectId: string,
     rows: readonly StoredEventRow[],
-    aggregate: (inserted: StoredEventRow[]) => BatchAggregates,
+    aggregate: (inserted: readonly StoredEventRow[]) => BatchAggregates,
   ): Promise<number> {
     const [inserted] = await this.writeGroup([{ projectId, rows }], aggregate);
     return inserted.size;
@@ -336,7 +352,7 @@ export class CategorizeRepository {
    */
   async writeGroup(
     parts: ReadonlyArray<{ projectId: string; rows: readonly StoredEventRow[] }>,
-    aggregate: (inserted: StoredEventRow[]) => BatchAggregates,
+    aggregate: (inserted: readonly StoredEventRow[]) => BatchAggregates,
   ): Promise<Set<string>[]> {
     const insertedIds = parts.map(() => new Set<string>());
     // projects in one order, so two groups holding the same projects lock their rows in the same order
@@ -347,14 +363,12 @@ export class CategorizeRepository {
       const upserts: Prisma.Sql[] = [];
       for (const index of writing) {
         const { projectId, rows } = parts[index];
-        // statements of at most INSERT_CHUNK_ROWS rows: building and sending one blocks the event loop for its
-        // rows' worth only, so /healthz and requests get a turn between chunks of a large group
-        for (let start = 0; start < rows.length; start += INSERT_CHUNK_ROWS) {
-          const chunk = rows.slice(start, start + INSERT_CHUNK_ROWS);
-          for (const { id } of await tx.query<StoredEventId>(insertEvents(projectId, chunk))) insertedIds[index].add(id);
-        }
-        if (insertedIds[index].size === 0) continue;
-        const aggregates = aggregate(rows.filter((row) => insertedIds[index].has(row.id)));
+        const claimed = insertedIds[index];
+        for (const { id } of await tx.query<StoredEventId>(claimEventIds(projectId, rows))) claimed.add(id);
+        if (claimed.size === 0) continue;
+        const fresh = claimed.size === rows.length ? rows : rows.filter((row) => claimed.has(row.id));
+        await tx.copyIn(COPY_EVENTS, copyChunks(projectId, fresh));
+        const aggregates = aggregate(fresh);
         upserts.push(
           ...[
             upsertErrorGroups(projectId, aggregates.groups),

@@ -69,6 +69,51 @@ describe('CategorizeRepository.writeBatch', () => {
     expect(await repository.findStoredEventIds(projectId, ['ok-1', 'err-2', 'never-sent'])).toEqual(new Set(['ok-1', 'err-2']));
   });
 
+  it('stores text and JSON exactly as sent, whatever COPY would read specially in them', async () => {
+    const projectId = await aProject();
+    // each character COPY's text format treats specially, its NULL marker and end-of-data marker as whole values,
+    // and text past ASCII
+    const tricky = ['back\\slash', 'tab\there', 'new\nline', 'carriage\rreturn', '\\N', '\\.', 'quote " and \' ', 'héllo ✓ 🎉', ''];
+    const events = tricky.map((text, i) =>
+      anErrorEvent(text, {
+        id: `tricky-${i}-${text}`,
+        tool: `tool ${text}`,
+        agent: text,
+        arguments: { [text]: text, nested: [text, { deeper: `${text}\\${text}` }] },
+        metadata: { note: text },
+        durationMs: i + 0.25,
+      }),
+    );
+    expect(await write(projectId, rowsOf(projectId, events))).toBe(tricky.length);
+    const { rows } = await medium.db.sql.query(
+      `SELECT id, tool, agent, error_message, arguments, metadata, duration_ms FROM events WHERE project_id = $1 ORDER BY duration_ms`,
+      [projectId],
+    );
+    expect(rows).toEqual(
+      tricky.map((text, i) => ({
+        id: `tricky-${i}-${text}`,
+        tool: `tool ${text}`,
+        agent: text,
+        error_message: text,
+        arguments: { [text]: text, nested: [text, { deeper: `${text}\\${text}` }] },
+        metadata: { note: text },
+        duration_ms: i + 0.25,
+      })),
+    );
+  });
+
+  it('stores a lone surrogate as U+FFFD and a non-finite duration as float8 reads it', async () => {
+    const projectId = await aProject();
+    const rows = rowsOf(projectId, [anEvent({ id: 'lone', agent: 'a\uD800b', prompt: '\uDC00' }), anEvent({ id: 'inf' })]);
+    rows[1].durationMs = Infinity;
+    expect(await write(projectId, rows)).toBe(2);
+    const stored = await tableRows('events', projectId, `id, agent, prompt, duration_ms::text AS duration`);
+    expect(stored).toEqual([
+      { id: 'inf', agent: null, prompt: null, duration: 'Infinity' },
+      { id: 'lone', agent: 'a\uFFFDb', prompt: '\uFFFD', duration: '12.5' },
+    ]);
+  });
+
   it('folds the batch into one error group per fingerprint and into the hourly, daily and range rollups', async () => {
     const projectId = await aProject();
     await write(projectId, weatherBatch(projectId));

@@ -1,5 +1,6 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { Pool, PoolClient } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import { Logger } from 'pino';
 import { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
@@ -10,6 +11,12 @@ import { Prisma } from '../../generated/prisma/client';
 export interface SqlTransaction {
   query<T>(statement: Prisma.Sql): Promise<T[]>;
   execute(statement: Prisma.Sql): Promise<number>;
+  /**
+   * Runs `COPY ... FROM STDIN` (`statement`, which takes no parameters) with the chunks of text `chunks` yields, one
+   * written after another, each after the stream took the last (backpressure); resolves once Postgres has taken them
+   * all, rejects with the database's error (the transaction is then aborted).
+   */
+  copyIn(statement: string, chunks: Iterable<string>): Promise<void>;
 }
 
 /** How long one statement of a pooled transaction may run before Postgres cancels it (as Prisma's transaction timeout did). */
@@ -80,6 +87,23 @@ function transactionOn(client: PoolClient): SqlTransaction {
     },
     async execute(statement: Prisma.Sql) {
       return (await client.query({ text: statement.text, values: statement.values })).rowCount ?? 0;
+    },
+    async copyIn(statement: string, chunks: Iterable<string>) {
+      const stream = client.query(copyFrom(statement));
+      const done = new Promise<void>((resolve, reject) => {
+        stream.once('finish', resolve);
+        stream.on('error', reject);
+      });
+      try {
+        for (const chunk of chunks) {
+          // a chunk is built only once the stream took the last: building and sending one at a time gives requests
+          // and health checks a turn between chunks of a large group
+          if (!stream.write(chunk)) await Promise.race([new Promise((resolve) => stream.once('drain', resolve)), done]);
+        }
+      } finally {
+        stream.end();
+      }
+      await done;
     },
   };
 }
