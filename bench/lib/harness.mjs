@@ -3,7 +3,7 @@
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -229,6 +229,12 @@ export function sampleRss(pid) {
  * compare between builds.
  */
 export function cpuTimeMs(pid) {
+  const times = cpuTimesMs(pid);
+  return times === null ? null : times.user + times.system;
+}
+
+/** User and system CPU time a process has used so far, in ms; null where there is no /proc (or no such process). */
+function cpuTimesMs(pid) {
   let stat;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -237,11 +243,91 @@ export function cpuTimeMs(pid) {
   }
   // fields after the ")" that closes the command name: state is field 3, utime 14 and stime 15 (clock ticks)
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
+  return { user: (Number(fields[11]) * 1000) / CLOCK_TICKS_PER_S, system: (Number(fields[12]) * 1000) / CLOCK_TICKS_PER_S };
 }
 
 // USER_HZ: 100 on every Linux build Node supports (getconf CLK_TCK)
 const CLOCK_TICKS_PER_S = 100;
+
+/** Pids of every process whose command name is `name` (e.g. postgres, redis-server); empty where there is no /proc. */
+function pidsNamed(name) {
+  let entries;
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  return entries.filter((entry) => {
+    if (!/^\d+$/.test(entry)) return false;
+    try {
+      return readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === name;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Busy and total CPU time of the whole machine so far, in ms (/proc/stat's first line); null where there is none. */
+function machineCpuMs() {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const total = fields.reduce((sum, ticks) => sum + ticks, 0);
+    // idle and iowait
+    const idle = fields[3] + (fields[4] ?? 0);
+    return { busy: ((total - idle) * 1000) / CLOCK_TICKS_PER_S, total: (total * 1000) / CLOCK_TICKS_PER_S };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Where a machine's CPU goes while a scenario runs: `parts` maps a name to a pid, or to a command name whose processes
+ * are summed (all of Postgres' processes, Redis); `bench` is this process (the load generator). `stop(units)` returns
+ * each part's CPU µs per unit of work and the share of it spent in the kernel (system time: sockets, wake-ups), what
+ * the rest of the machine used, and how busy its cores were; null where there is no /proc. A process that exited
+ * in between is not counted.
+ */
+export function cpuLedger(parts) {
+  const read = () => {
+    const reading = {};
+    for (const [name, who] of Object.entries(parts)) {
+      const pids = typeof who === 'number' ? [who] : pidsNamed(who);
+      reading[name] = new Map(pids.map((pid) => [pid, cpuTimesMs(pid) ?? { user: 0, system: 0 }]));
+    }
+    return reading;
+  };
+  const before = read();
+  const benchBefore = process.cpuUsage();
+  const machineBefore = machineCpuMs();
+  return {
+    stop(units) {
+      const machineAfter = machineCpuMs();
+      if (!machineBefore || !machineAfter) return null;
+      const after = read();
+      const perUnit = (ms) => Number(((ms * 1000) / units).toFixed(1));
+      const usPerUnit = {};
+      const systemShare = {};
+      let named = 0;
+      for (const name of Object.keys(parts)) {
+        let [user, system] = [0, 0];
+        for (const [pid, value] of after[name]) {
+          const start = before[name].get(pid) ?? { user: 0, system: 0 };
+          [user, system] = [user + value.user - start.user, system + value.system - start.system];
+        }
+        usPerUnit[name] = perUnit(user + system);
+        systemShare[name] = user + system > 0 ? Number((system / (user + system)).toFixed(2)) : 0;
+        named += user + system;
+      }
+      const bench = process.cpuUsage(benchBefore);
+      const benchMs = (bench.user + bench.system) / 1000;
+      usPerUnit.bench = perUnit(benchMs);
+      const busyMs = machineAfter.busy - machineBefore.busy;
+      usPerUnit.other = perUnit(Math.max(0, busyMs - named - benchMs));
+      const cores = machineAfter.total - machineBefore.total;
+      return { usPerUnit, systemShare, busyShare: Number((busyMs / cores).toFixed(3)) };
+    },
+  };
+}
 
 /** The value at quantile q (0..1) of numbers sorted ascending. */
 export function quantile(sorted, q) {

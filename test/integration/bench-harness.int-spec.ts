@@ -97,6 +97,34 @@ impostor.close();
     expect(lines[1]).toMatch(/^other: server under test: port \d+ is held by another process than pid \d+; the load would measure it$/);
   });
 
+  it('charges CPU time to the process that spent it, per unit of work', () => {
+    // a child that spends 400 ms of CPU (by its own CPU clock, however loaded the machine) and one that sleeps; the ledger
+    // stops once the busy one said it is done, while both still run
+    const { status, stdout, stderr } = runModule(`
+import { spawn } from 'node:child_process';
+const { cpuLedger } = await import(${JSON.stringify(HARNESS)});
+const start = (code) => spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'ignore'] });
+const busy = start('const spent = () => { const u = process.cpuUsage(); return u.user + u.system; }; setTimeout(() => { const end = spent() + 400000; let x = 0; while (spent() < end) for (let i = 0; i < 100000; i++) x += i; console.log("done", x > 0); }, 200); setInterval(() => {}, 1000);');
+const idle = start('setInterval(() => {}, 1000);');
+await new Promise((resolve) => setTimeout(resolve, 100));
+const ledger = cpuLedger({ busy: busy.pid, idle: idle.pid, nobody: 'no-such-command-name' });
+await new Promise((resolve) => busy.stdout.once('data', resolve));
+console.log(JSON.stringify(ledger.stop(100)));
+busy.kill();
+idle.kill();
+`);
+    expect(stderr).toBe('');
+    expect(status).toBe(0);
+    const ledger = JSON.parse(stdout.trim()) as { usPerUnit: Record<string, number>; busyShare: number };
+    // 400 ms of CPU over 100 units is 4,000 µs each; /proc counts in 10 ms ticks, and starting the loop costs a little
+    expect(ledger.usPerUnit.busy).toBeGreaterThanOrEqual(3_900);
+    expect(ledger.usPerUnit.busy).toBeLessThan(6_000);
+    expect(ledger.usPerUnit.idle).toBeLessThan(500);
+    expect(ledger.usPerUnit.nobody).toBe(0);
+    expect(ledger.busyShare).toBeGreaterThan(0);
+    expect(ledger.busyShare).toBeLessThanOrEqual(1);
+  });
+
   it('starts a baseline on a port the OS gave and checks it answers as the process it started', () => {
     const { status, stdout, stderr } = runModule(`
 const { startBaseline, stopAll } = await import(${JSON.stringify(HARNESS)});
