@@ -2,7 +2,9 @@ import { aggregateBatch, hourOf, MAX_ROLLUP_DURATION_MS } from './batch-aggregat
 import { StoredEventRow } from './stored-event';
 
 function row(overrides: Partial<StoredEventRow>): StoredEventRow {
+  const occurredAt = overrides.occurredAt ?? new Date('2026-05-01T10:20:00Z');
   return {
+    occurredAtText: occurredAt.toISOString(),
     id: 'e1',
     tool: 't',
     status: 'success',

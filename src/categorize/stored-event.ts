@@ -12,6 +12,8 @@ export interface StoredEventRow {
   errorStack: string | null;
   durationMs: number | null;
   occurredAt: Date;
+  /** occurredAt as toISOString() writes it, the text stored. */
+  occurredAtText: string;
   receivedAt: Date;
   agent: string | null;
   model: string | null;

@@ -18,8 +18,13 @@ export class SharedTimeSlice {
 
   constructor(private readonly sliceMs: number = EVENT_LOOP_SLICE_MS) {}
 
+  /** True when the slice is used up: a loop over many small pieces of work checks this before awaiting yieldIfDue. */
+  isDue(): boolean {
+    return performance.now() - this.sliceStartedAt >= this.sliceMs;
+  }
+
   async yieldIfDue(): Promise<void> {
-    while (performance.now() - this.sliceStartedAt >= this.sliceMs) {
+    while (this.isDue()) {
       // setImmediate runs after the event loop has polled for I/O: pending requests go first
       this.nextTurn ??= new Promise<void>((resolve) =>
         setImmediate(() => {
