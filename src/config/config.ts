@@ -96,8 +96,8 @@ const DEFAULTS: Record<string, string> = {
   QUEUE_PREFIX: 'toolcoach',
   WORKER_CONCURRENCY: '4',
   // a job that stalled is written alone on its retry (StalledJobIsolation), so grouping is safe by default
-  WORKER_GROUP_MAX_BATCHES: '20',
-  WORKER_GROUP_MAX_EVENTS: '1000',
+  WORKER_GROUP_MAX_BATCHES: '50',
+  WORKER_GROUP_MAX_EVENTS: '5000',
   WORKER_GROUP_WAIT_MS: '10',
   JOB_ATTEMPTS: '8',
   MIGRATE_ON_START: 'true',
