@@ -4,7 +4,6 @@ import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import http from 'node:http';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -409,38 +408,93 @@ export async function load({
  * as saturation). Each latency runs from the time the request was due, so a server that falls behind is charged for
  * the wait instead of being asked less (no coordinated omission). At most `connections` requests are in flight, each on
  * a kept-alive connection; errors throw BenchFailure as `load` does.
+ *
+ * The requests are written as bytes prepared once, on plain sockets, and the answers read only as far as their status
+ * and length: node's HTTP client cost this box's second core so much (~40 µs a request) that at validate's half
+ * capacity the server under test had one core left, and queued (p99 85-175 ms where this client measures 4-8 ms).
  */
 export async function openLoad({ label, url, rate, durationS, warmupS = 2, connections, method = 'GET', headers = {}, body }) {
-  // the timeout is the socket's, set once per connection: a timer per request cost the generator CPU that, on a
-  // small box, the server under test then lacked
-  const agent = new http.Agent({ keepAlive: true, maxSockets: connections, timeout: 10_000 });
   const target = new URL(url);
-  const payload = body === undefined ? undefined : Buffer.from(body);
-  const requestHeaders = payload ? { ...headers, 'content-length': String(payload.length) } : headers;
+  const payload = body === undefined ? Buffer.alloc(0) : Buffer.from(body);
+  const requestBytes = Buffer.concat([
+    Buffer.from(
+      [
+        `${method} ${target.pathname}${target.search} HTTP/1.1`,
+        `host: ${target.host}`,
+        ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+        ...(body === undefined ? [] : [`content-length: ${payload.length}`]),
+        '',
+        '',
+      ].join('\r\n'),
+    ),
+    payload,
+  ]);
   const intervalMs = 1000 / rate;
   let latencies = [];
   let statuses = {};
   let errors = 0;
-  const send = (dueAt) =>
-    new Promise((resolve) => {
-      const request = http.request(
-        { host: target.hostname, port: target.port, path: target.pathname + target.search, method, headers: requestHeaders, agent },
-        (response) => {
-          response.resume();
-          response.on('end', () => {
-            latencies.push(performance.now() - dueAt);
-            statuses[response.statusCode] = (statuses[response.statusCode] ?? 0) + 1;
-            resolve();
-          });
-        },
-      );
-      request.on('timeout', () => request.destroy(new Error('timeout')));
-      request.on('error', () => {
-        errors += 1;
-        resolve();
-      });
-      request.end(payload);
+  const idle = [];
+  const waiting = [];
+  let open = 0;
+
+  /** A kept-alive connection that sends one request at a time and reads each answer to its end. */
+  const connect = () => {
+    open += 1;
+    const socket = net.connect({ host: target.hostname, port: Number(target.port) });
+    socket.setNoDelay(true);
+    // the timeout is the socket's, set once per connection: a timer per request costs the generator CPU that, on a
+    // small box, the server under test then lacks
+    socket.setTimeout(10_000, () => socket.destroy(new Error('timeout')));
+    const connection = { socket, current: null, buffer: Buffer.alloc(0) };
+    socket.on('data', (chunk) => {
+      connection.buffer = connection.buffer.length === 0 ? chunk : Buffer.concat([connection.buffer, chunk]);
+      for (;;) {
+        const answer = readAnswer(connection.buffer);
+        if (answer === null || connection.current === null) return;
+        connection.buffer = connection.buffer.subarray(answer.length);
+        finish(connection, answer.status);
+      }
     });
+    const fail = () => {
+      if (connection.current !== null) {
+        errors += 1;
+        const { resolve } = connection.current;
+        connection.current = null;
+        resolve();
+      }
+    };
+    socket.on('error', fail);
+    socket.on('close', () => {
+      fail();
+      open -= 1;
+      const index = idle.indexOf(connection);
+      if (index !== -1) idle.splice(index, 1);
+      // a request waiting for a connection gets a new one
+      if (waiting.length > 0 && open < connections) send(connect(), waiting.shift());
+    });
+    return connection;
+  };
+  const send = (connection, request) => {
+    connection.current = request;
+    connection.socket.write(requestBytes);
+  };
+  const finish = (connection, status) => {
+    const { dueAt, resolve } = connection.current;
+    latencies.push(performance.now() - dueAt);
+    statuses[status] = (statuses[status] ?? 0) + 1;
+    connection.current = null;
+    resolve();
+    if (waiting.length > 0) send(connection, waiting.shift());
+    else idle.push(connection);
+  };
+  const dispatch = (dueAt) =>
+    new Promise((resolve) => {
+      const request = { dueAt, resolve };
+      const connection = idle.pop() ?? (open < connections ? connect() : null);
+      if (connection) send(connection, request);
+      else waiting.push(request);
+    });
+
   /** Sends `seconds` worth of requests at the rate; returns when the last has been answered. */
   const paced = async (seconds) => {
     const total = Math.max(1, Math.round(rate * seconds));
@@ -450,7 +504,7 @@ export async function openLoad({ label, url, rate, durationS, warmupS = 2, conne
       const now = performance.now();
       // every request due by now goes out; the timer's own lateness is charged to the latencies, not hidden
       while (sent < total && started + sent * intervalMs <= now) {
-        pending.push(send(started + sent * intervalMs));
+        pending.push(dispatch(started + sent * intervalMs));
         sent += 1;
       }
       if (sent < total) await sleep(Math.max(0, Math.min(intervalMs, started + sent * intervalMs - performance.now())));
@@ -465,10 +519,42 @@ export async function openLoad({ label, url, rate, durationS, warmupS = 2, conne
   statuses = {};
   errors = 0;
   const elapsedS = await paced(durationS);
-  agent.destroy();
+  for (const connection of idle) connection.socket.destroy();
   const run = { ...runSummary(latencies, statuses, elapsedS, errors), offeredPerSec: rate };
   assertAnswered(label ?? `${method} ${url} (open loop, ${rate}/s)`, run);
   return run;
+}
+
+const HEAD_END = Buffer.from('\r\n\r\n');
+const LINE_END = Buffer.from('\r\n');
+
+/**
+ * The status and byte length of the HTTP/1.1 answer at the start of `bytes`, or null while it is incomplete. Reads a
+ * content-length body, a chunked one (without trailers), or none (1xx, 204, 304).
+ */
+export function readAnswer(bytes) {
+  const headEnd = bytes.indexOf(HEAD_END);
+  if (headEnd === -1) return null;
+  const head = bytes.toString('latin1', 0, headEnd);
+  const status = Number(head.slice(9, 12));
+  const bodyStart = headEnd + 4;
+  if (status < 200 || status === 204 || status === 304) return { status, length: bodyStart };
+  const length = /\r\ncontent-length:\s*(\d+)/i.exec(head);
+  if (length) {
+    const end = bodyStart + Number(length[1]);
+    return bytes.length >= end ? { status, length: end } : null;
+  }
+  if (!/\r\ntransfer-encoding:[^\r]*chunked/i.test(head)) throw new BenchFailure(`answer without a length: ${head.slice(0, 200)}`);
+  for (let at = bodyStart; ;) {
+    const lineEnd = bytes.indexOf(LINE_END, at);
+    if (lineEnd === -1) return null;
+    const size = parseInt(bytes.toString('latin1', at, lineEnd), 16);
+    // a chunk's data is followed by CRLF; the last (size 0) by the CRLF that ends the body
+    const next = lineEnd + 2 + size + 2;
+    if (bytes.length < next) return null;
+    if (size === 0) return { status, length: next };
+    at = next;
+  }
 }
 
 /** A result in the shape of bench/results/latest.json; `details` holds the raw figures behind it. */

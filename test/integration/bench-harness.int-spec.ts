@@ -197,6 +197,36 @@ console.log(JSON.stringify(run));
       expect(run.p50Ms).toBeGreaterThan(300);
     });
 
+    it('reads answers of every framing only once they are whole, and where each ends', () => {
+      const { status, stdout, stderr } = runModule(`
+const { readAnswer } = await import(${JSON.stringify(HARNESS)});
+const sized = 'HTTP/1.1 200 OK\\r\\nContent-Length: 5\\r\\n\\r\\nhello';
+const chunked = 'HTTP/1.1 400 Bad Request\\r\\ntransfer-encoding: chunked\\r\\n\\r\\n3\\r\\nabc\\r\\n2\\r\\nde\\r\\n0\\r\\n\\r\\n';
+const empty = 'HTTP/1.1 204 No Content\\r\\n\\r\\n';
+const read = (text) => readAnswer(Buffer.from(text));
+console.log(JSON.stringify({
+  sized: read(sized),
+  sizedPart: read(sized.slice(0, -1)),
+  chunked: read(chunked),
+  chunkedPart: read(chunked.slice(0, -2)),
+  empty: read(empty),
+  twoInOne: read(sized + empty),
+  headPart: read('HTTP/1.1 200 OK\\r\\nContent-Le'),
+}));
+`);
+      expect(stderr).toBe('');
+      expect(status).toBe(0);
+      expect(JSON.parse(stdout.trim())).toEqual({
+        sized: { status: 200, length: 43 },
+        sizedPart: null,
+        chunked: { status: 400, length: 76 },
+        chunkedPart: null,
+        empty: { status: 204, length: 27 },
+        twoInOne: { status: 200, length: 43 },
+        headPart: null,
+      });
+    });
+
     it('exits non-zero naming the statuses when the server answers errors', () => {
       const { status, stderr } = runModule(`
 ${withImpostor(500)}
