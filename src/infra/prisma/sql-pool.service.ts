@@ -100,9 +100,14 @@ function transactionOn(client: PoolClient): SqlTransaction {
           // and health checks a turn between chunks of a large group
           if (!stream.write(chunk)) await Promise.race([new Promise((resolve) => stream.once('drain', resolve)), done]);
         }
-      } finally {
-        stream.end();
+      } catch (error) {
+        // the database refused the data, or a chunk could not be built: the COPY is abandoned (CopyFail, so none of its
+        // rows stay in the transaction, which the caller rolls back), and its outcome is handled here, not left unheard
+        done.catch(() => undefined);
+        stream.destroy(error instanceof Error ? error : new Error(String(error)));
+        throw error;
       }
+      stream.end();
       await done;
     },
   };
