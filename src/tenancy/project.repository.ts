@@ -48,13 +48,13 @@ export class ProjectRepository {
     return this.prisma.project.create({ data: { name }, select: { id: true } });
   }
 
-  /** Creates the key unless one with this hash exists (startup may run on several replicas at once). */
+  /**
+   * Creates the key unless one with this hash exists, in one statement (INSERT ... ON CONFLICT DO NOTHING): startup may
+   * run on several replicas at once, and Prisma's upsert reads then inserts, so two replicas could both insert and one
+   * died on the unique key (seen in the four-process test).
+   */
   async upsertApiKey(projectId: string, keyHash: string, keyPrefix: string, name: string): Promise<void> {
-    await this.prisma.apiKey.upsert({
-      where: { keyHash },
-      create: { projectId, keyHash, keyPrefix, name },
-      update: {},
-    });
+    await this.prisma.apiKey.createMany({ data: [{ projectId, keyHash, keyPrefix, name }], skipDuplicates: true });
   }
 
   async revokeApiKey(keyHash: string): Promise<boolean> {
