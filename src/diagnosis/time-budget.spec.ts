@@ -1,3 +1,4 @@
+import { Worker } from 'node:worker_threads';
 import { runWithinBudget } from './time-budget';
 
 /** Blocks this thread for `ms` without using CPU: how work looks to the watchdog when other processes hold the cores. */
@@ -42,6 +43,28 @@ describe('runWithinBudget', () => {
     );
     expect(outcome).toMatchObject({ timedOut: false, value: 'finished' });
     expect(calls).toBe(2);
+  });
+
+  it('tells starved work from expensive work by its own thread CPU, whatever other threads of the process spend', async () => {
+    // another thread of this process spins (as V8's concurrent marking does in a large heap) while the work sleeps
+    const spinner = new Worker('const end = Date.now() + 3000; while (Date.now() < end);', { eval: true });
+    await new Promise((resolve) => spinner.once('online', resolve));
+    try {
+      let calls = 0;
+      const outcome = runWithinBudget(
+        () => {
+          calls += 1;
+          if (calls === 1) sleepWithoutCpu(5_000);
+          return 'finished';
+        },
+        STARVED_BUDGET_MS,
+        { starvedRetries: 2 },
+      );
+      expect(outcome).toMatchObject({ timedOut: false, value: 'finished' });
+      expect(calls).toBe(2);
+    } finally {
+      await spinner.terminate();
+    }
   });
 
   it('gives up on starved work after the retries it was allowed', () => {
