@@ -5,10 +5,9 @@
 // Each drain also reports CPU per event, which a shared machine's load does not skew as it skews events/s: the worker
 // processes' CPU time and that of the Postgres backends of the bench database, from the first stored event to the
 // last. BENCH_SCALE_WORKERS=1 drains one backlog with 1 worker only (a quick CPU-per-event measurement).
-import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { batchBodyFactory } from '../lib/events.mjs';
-import { authHeaders, clearQueues, log, scenarioResult, seconds, startToolcoach, withPg } from '../lib/harness.mjs';
+import { authHeaders, clearQueues, cpuTimeMs, log, scenarioResult, seconds, startToolcoach, withPg } from '../lib/harness.mjs';
 import { BenchFailure } from '../lib/verdict.mjs';
 
 const BATCH = 100;
@@ -24,18 +23,7 @@ async function fillQueue(apiUrl, runId, batches) {
 }
 
 /** CPU time (user + system) a process has used so far, in µs; 0 once it is gone. */
-function cpuMicros(pid) {
-  try {
-    // the command name (field 2) may hold spaces: fields are counted after its closing parenthesis
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS_PER_S;
-  } catch {
-    return 0;
-  }
-}
-
-// USER_HZ, which /proc reports CPU times in: 100 on every Linux this runs on (getconf CLK_TCK)
-const CLOCK_TICKS_PER_S = 100;
+const cpuMicros = (pid) => (cpuTimeMs(pid) ?? 0) * 1000;
 
 /** CPU µs used so far by each Postgres backend of the bench database, but the harness's own. */
 async function postgresBackendCpu(client) {
