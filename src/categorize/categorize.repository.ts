@@ -49,9 +49,9 @@ RETURNING id`;
 /**
  * The columns the events' COPY fills, in order, with each one's text in COPY's text format (issue 18: COPY cost
  * Postgres 25-29 µs of CPU per bench event where INSERT ... SELECT from one jsonb document cost 40-44, parsing the
- * document and inserting row by row with ON CONFLICT). NULL is `\N`; text, and JSON written out by JSON.stringify, are
- * escaped (copyText). Text is sent well-formed: a lone surrogate is U+FFFD, as node-postgres sent it. A float outside
- * JSON (infinite, NaN) is written as float8 reads it ('Infinity', 'NaN').
+ * document and inserting row by row with ON CONFLICT). NULL is `\N`; text (copyText) and JSON written out by
+ * JSON.stringify (copyJson) are escaped. Text is sent well-formed: a lone surrogate is U+FFFD, as node-postgres sent
+ * it. A float outside JSON (infinite, NaN) is written as float8 reads it ('Infinity', 'NaN').
  */
 const EVENT_COLUMNS: ReadonlyArray<[name: string, text: (row: StoredEventRow) => string]> = [
   ['id', (row) => copyText(row.id)],
@@ -98,12 +98,18 @@ function copyLine(project: string, row: StoredEventRow): string {
   return `${line}\n`;
 }
 
-/** The events' lines, INSERT_CHUNK_ROWS at a time, each built only when the COPY stream asks for more. */
+/**
+ * Events per piece of a COPY built at once; measured here, building one statement of 2,000 rows of ~2 KB blocked the
+ * event loop for 50-130 ms (issue 18).
+ */
+const COPY_CHUNK_ROWS = 250;
+
+/** The events' lines, COPY_CHUNK_ROWS at a time, each built only when the COPY stream asks for more. */
 function* copyChunks(projectId: string, rows: readonly StoredEventRow[]): Generator<string> {
   const project = copyText(projectId);
-  for (let start = 0; start < rows.length; start += INSERT_CHUNK_ROWS) {
+  for (let start = 0; start < rows.length; start += COPY_CHUNK_ROWS) {
     let chunk = '';
-    for (let index = start; index < Math.min(rows.length, start + INSERT_CHUNK_ROWS); index++) chunk += copyLine(project, rows[index]);
+    for (let index = start; index < Math.min(rows.length, start + COPY_CHUNK_ROWS); index++) chunk += copyLine(project, rows[index]);
     yield chunk;
   }
 }
@@ -114,7 +120,7 @@ const COPY_SPECIAL = /[\\\t\n\r]/;
 const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
 /** Text as one column of COPY's text format: escaped, and well-formed (a lone surrogate as U+FFFD). */
-export function copyText(text: string | null): string {
+function copyText(text: string | null): string {
   if (text === null) return COPY_NULL;
   const wellFormed = text.isWellFormed() ? text : text.toWellFormed();
   return COPY_SPECIAL.test(wellFormed) ? wellFormed.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]) : wellFormed;
@@ -317,12 +323,6 @@ function inOneStatement(upserts: readonly Prisma.Sql[]): Prisma.Sql {
   const steps = upserts.map((upsert, index) => Prisma.sql`${Prisma.raw(`upsert${index}`)} AS (${upsert})`);
   return Prisma.sql`WITH ${Prisma.join(steps, ',\n')}\nSELECT 1`;
 }
-
-/**
- * Events per piece of a COPY built at once; measured here, building one statement of 2,000 rows of ~2 KB blocked the
- * event loop for 50-130 ms (issue 18).
- */
-export const INSERT_CHUNK_ROWS = 250;
 
 @Injectable()
 export class CategorizeRepository {
