@@ -52,16 +52,16 @@ function toFinding(error: AjvLikeError, args: Record<string, unknown>): Finding[
   const subtype = ownValue(SUBTYPE_BY_SCHEMA_KEYWORD, error.keyword);
   if (!subtype) return [];
   const instancePath = typeof error.instancePath === 'string' ? error.instancePath : '';
-  const base = { category: categoryOfSubtype(subtype), subtype } as const;
+  const category = categoryOfSubtype(subtype);
 
   if (subtype === 'missing_argument') {
     const name = stringParam(error.params, 'missingProperty') ?? stringParam(error.params, 'property');
-    return [{ ...base, argumentPath: name === null ? instancePath || null : `${instancePath}/${encodePointerSegment(name)}` }];
+    return [{ category, subtype, argumentPath: name === null ? instancePath || null : `${instancePath}/${encodePointerSegment(name)}` }];
   }
   if (subtype === 'unknown_argument') {
     const name = stringParam(error.params, 'additionalProperty') ?? stringParam(error.params, 'unevaluatedProperty');
     if (name === null) return [];
-    return [{ ...base, argumentPath: `${instancePath}/${encodePointerSegment(name)}`, wrongArgument: name }];
+    return [{ category, subtype, argumentPath: `${instancePath}/${encodePointerSegment(name)}`, wrongArgument: name }];
   }
 
   const value = valueAtPointer(args, instancePath);
@@ -71,9 +71,9 @@ function toFinding(error: AjvLikeError, args: Record<string, unknown>): Finding[
     if (value === null) return [{ category: 'argument_mismatch', subtype: 'missing_argument', argumentPath: instancePath }];
     const expected = typesOf(error.params.type);
     const isArrayForScalar = Array.isArray(value) && expected.length > 0 && expected.every((type) => SCALAR_TYPES.has(type));
-    return [{ ...base, argumentPath: instancePath, isArrayForScalar }];
+    return [{ category, subtype, argumentPath: instancePath, isArrayForScalar }];
   }
-  return [{ ...base, argumentPath: instancePath || null }];
+  return [{ category, subtype, argumentPath: instancePath || null }];
 }
 
 /**

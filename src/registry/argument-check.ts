@@ -79,11 +79,11 @@ export function checkArguments(input: ArgumentCheckInput): ArgumentCheck {
   const schemaErrors: ArgumentFinding[] = result.errors.map((error) => ({ kind: 'schema', ...error }));
   const args = readArguments(input.arguments);
   const learned = input.checks !== 'schema' && isObject(args) ? checkLearnedLimits(args, input.learnedLimits ?? []) : [];
-  if (learned.length === 0) return { ...result, errors: schemaErrors };
+  const { valid, suggestion, checked, reason } = result;
+  if (learned.length === 0) return { valid, errors: schemaErrors, suggestion, checked, reason };
   // a correction of the names that keeps a value known to fail is no correction
-  const suggestion =
-    result.suggestion && checkLearnedLimits(result.suggestion, input.learnedLimits ?? []).length === 0 ? result.suggestion : null;
-  return { ...result, valid: false, errors: [...schemaErrors, ...learned], suggestion };
+  const kept = suggestion && checkLearnedLimits(suggestion, input.learnedLimits ?? []).length === 0 ? suggestion : null;
+  return { valid: false, errors: [...schemaErrors, ...learned], suggestion: kept, checked, reason };
 }
 
 function checkSchema(input: ArgumentCheckInput): Omit<ArgumentCheck, 'errors'> & { errors: ArgumentError[] } {
@@ -191,14 +191,14 @@ function describeError(
   renames: ReadonlyMap<string, string>,
 ): ArgumentError {
   const subtype = ownValue(SUBTYPE_BY_SCHEMA_KEYWORD, error.keyword)!;
-  const base = { category: categoryOfSubtype(subtype), subtype };
+  const category = categoryOfSubtype(subtype);
   const at = error.instancePath;
 
   if (subtype === 'missing_argument') {
     const name = stringParam(error, 'missingProperty') ?? stringParam(error, 'property') ?? '';
     const sentAs = at === '' ? [...renames].find(([, intended]) => intended === name)?.[0] : undefined;
     const message = `'${name}' is required${sentAs ? `; it was sent as '${sentAs}'` : ''}`;
-    return { ...base, path: `${at}/${escape(name)}`, message };
+    return { category, subtype, path: `${at}/${escape(name)}`, message };
   }
   if (subtype === 'unknown_argument') {
     const name = stringParam(error, 'additionalProperty') ?? stringParam(error, 'unevaluatedProperty') ?? '';
@@ -218,10 +218,10 @@ function describeError(
     const expected = typesOfParam(error.params.type);
     if (Array.isArray(value) && isScalarTypeList(expected)) {
       const noun = expected.join(' or ');
-      return { ...base, path: at, message: withName(at, `must be ${noun}, not an array${arrayAdvice(value, noun)}`) };
+      return { category, subtype, path: at, message: withName(at, `must be ${noun}, not an array${arrayAdvice(value, noun)}`) };
     }
   }
-  return { ...base, path: at, message: withName(at, error.message ?? 'is invalid') };
+  return { category, subtype, path: at, message: withName(at, error.message ?? 'is invalid') };
 }
 
 function unknownArgumentError(
@@ -266,11 +266,13 @@ export function suggestCorrection(
   renames: ReadonlyMap<string, string>,
   budgetMs: number = ARGUMENT_VALIDATION_BUDGET_MS,
 ): Record<string, unknown> | null {
-  const corrected: Record<string, unknown> = { ...args };
+  // built key by key, not cloned then deleted from: a clone that then changes shape costs V8 an old-space allocation
+  // (docs/perf.md), and a deleted key turns the object into a dictionary
+  const corrected: Record<string, unknown> = {};
+  for (const name of Object.keys(args)) if (!renames.has(name)) setOwn(corrected, name, args[name]);
   let isChanged = false;
   for (const [wrong, intended] of renames) {
-    setOwn(corrected, intended, corrected[wrong]);
-    delete corrected[wrong];
+    setOwn(corrected, intended, args[wrong]);
     isChanged = true;
   }
   for (const name of declaredProperties(schema.json)) {
