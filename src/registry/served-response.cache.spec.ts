@@ -37,4 +37,16 @@ describe('ServedResponseCache', () => {
     expect(cache.get('a')).toEqual(entry('a'));
     expect(cache.size).toBe(2);
   });
+
+  it('never evicts an entry read at least once every half of its bound, however many others come', () => {
+    const cache = new ServedResponseCache(8);
+    cache.set('hot', entry('hot'), 0);
+    for (let index = 0; index < 200; index++) {
+      cache.set(`cold-${index}`, entry(`cold-${index}`), 0);
+      if (index % 2 === 0) expect(cache.get('hot')).toEqual(entry('hot'));
+    }
+    expect(cache.size).toBe(8);
+    expect(cache.get('cold-0')).toBeUndefined();
+    expect(cache.get('cold-199')).toEqual(entry('cold-199'));
+  });
 });

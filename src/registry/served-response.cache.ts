@@ -1,6 +1,6 @@
 // The in-process cache of serialized GET answers (body + strong ETag), keyed by project, tool, served version(s) and
 // format.
-// Bounded (least recently used entries go first) and invalidated per tool; a project's list answers drop with any
+// Bounded (entries not read lately go first) and invalidated per tool; a project's list answers drop with any
 // of its tools. Pure data structure: the owner wires it to the registry change channel.
 
 export interface CachedResponse {
@@ -13,11 +13,16 @@ export const LIST_KEY = '\u0000list';
 export const NOTES_CHANGE = '\u0000notes';
 
 export class ServedResponseCache<T = CachedResponse> {
-  private readonly entries = new Map<string, T>();
+  private readonly entries = new Map<string, { value: T; touchedAt: number }>();
   /** Bumped on every invalidation: a load that began before one must not store what it read. */
   private generation = 0;
+  /** Counts reads and writes; an entry is moved to the recent end only when it was last moved this many ago. */
+  private operations = 0;
+  private readonly refreshAfter: number;
 
-  constructor(private readonly maxEntries: number) {}
+  constructor(private readonly maxEntries: number) {
+    this.refreshAfter = Math.floor(maxEntries / 2);
+  }
 
   get size(): number {
     return this.entries.size;
@@ -27,20 +32,28 @@ export class ServedResponseCache<T = CachedResponse> {
     return this.generation;
   }
 
+  /**
+   * An entry read at least once every maxEntries/2 reads and writes is never evicted. A read moves its entry only
+   * when it was last moved longer ago than that: a delete and set on every read, as strict LRU does, made the served
+   * routes' hot reads rebuild the Map's table and fill V8's old space (issue 18).
+   */
   get(key: string): T | undefined {
-    const value = this.entries.get(key);
-    if (value !== undefined) {
+    const entry = this.entries.get(key);
+    this.operations++;
+    if (entry !== undefined && this.operations - entry.touchedAt > this.refreshAfter) {
       this.entries.delete(key);
-      this.entries.set(key, value);
+      entry.touchedAt = this.operations;
+      this.entries.set(key, entry);
     }
-    return value;
+    return entry?.value;
   }
 
   /** Stores unless an invalidation happened since `loadedAtGeneration` (the value may already be stale). */
   set(key: string, value: T, loadedAtGeneration: number): void {
     if (loadedAtGeneration !== this.generation) return;
+    this.operations++;
     this.entries.delete(key);
-    this.entries.set(key, value);
+    this.entries.set(key, { value, touchedAt: this.operations });
     while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
   }
 
