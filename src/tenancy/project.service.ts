@@ -13,12 +13,23 @@ export const PROJECT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 
 export class ProjectExistsError extends Error {}
 
+interface VerifiedKey {
+  project: AuthenticatedProject;
+  /** From then on, a read starts a lookup in the background. */
+  refreshAt: number;
+  expiresAt: number;
+}
+
 @Injectable()
 export class ProjectService {
   // Verified keys, so ingest keeps accepting while Postgres is briefly unreachable. Revocations clear entries at once.
-  private readonly verified = new Map<string, { project: AuthenticatedProject; expiresAt: number }>();
+  private readonly verified = new Map<string, VerifiedKey>();
   // Unknown or revoked keys, so a client repeating a wrong key does not cost a query per request.
   private readonly unknown = new Map<string, number>();
+  // One database lookup per key at a time: the requests that arrive meanwhile wait for it rather than each asking.
+  private readonly lookups = new Map<string, Promise<AuthenticatedProject | null>>();
+  // Bumped by every revocation: a lookup that began before one must not put the key back in the cache.
+  private revocationGeneration = 0;
   private readonly cacheTtlMs: number;
 
   constructor(
@@ -27,29 +38,64 @@ export class ProjectService {
     @Optional() private readonly revocations?: ApiKeyRevocationsChannel,
   ) {
     this.cacheTtlMs = config?.authCacheTtlMs ?? 0;
-    revocations?.onRevocation((keyHash) => (keyHash === null ? this.verified.clear() : this.verified.delete(keyHash)));
+    revocations?.onRevocation((keyHash) => {
+      this.revocationGeneration++;
+      if (keyHash === null) this.verified.clear();
+      else this.verified.delete(keyHash);
+    });
   }
 
   /** The key's project, or null for an unknown or revoked key. Throws when the database cannot be asked. */
   async authenticate(key: string): Promise<AuthenticatedProject | null> {
     const keyHash = hashApiKey(key);
-    const cached = this.verified.get(keyHash);
-    if (cached && cached.expiresAt > Date.now()) return cached.project;
+    const cached = this.fromCache(keyHash);
+    if (cached) return cached;
     if ((this.unknown.get(keyHash) ?? 0) > Date.now()) return null;
+    return this.lookUp(keyHash);
+  }
+
+  /**
+   * The key's project when this replica verified it recently, without asking the database; else undefined. In the
+   * last quarter of its time in the cache an entry is looked up again in the background, so a key in steady use never
+   * makes requests wait for the database when its entry would have expired (before, every request arriving during that
+   * lookup made its own, with a "last used" update each: a few hundred queries at a few thousand requests a second).
+   */
+  recentlyVerified(key: string): AuthenticatedProject | undefined {
+    return this.fromCache(hashApiKey(key));
+  }
+
+  private fromCache(keyHash: string): AuthenticatedProject | undefined {
+    const cached = this.verified.get(keyHash);
+    if (!cached) return undefined;
+    const now = Date.now();
+    if (cached.expiresAt <= now) return undefined;
+    // a refresh that fails leaves the entry to expire at its time; the next request then asks and gets the error
+    if (cached.refreshAt <= now) this.lookUp(keyHash).catch(() => undefined);
+    return cached.project;
+  }
+
+  private lookUp(keyHash: string): Promise<AuthenticatedProject | null> {
+    const pending = this.lookups.get(keyHash);
+    if (pending) return pending;
+    const lookup = this.queryKey(keyHash).finally(() => this.lookups.delete(keyHash));
+    this.lookups.set(keyHash, lookup);
+    return lookup;
+  }
+
+  private async queryKey(keyHash: string): Promise<AuthenticatedProject | null> {
+    const generation = this.revocationGeneration;
     const project = await this.projects.findProjectByKeyHash(keyHash);
     // "last used" for key:list; best effort, never in the way of the request
     if (project) void this.projects.recordKeyUse(project.apiKeyId).catch(() => undefined);
-    if (this.cacheTtlMs > 0) {
-      if (project) remember(this.verified, keyHash, { project, expiresAt: Date.now() + this.cacheTtlMs });
-      else remember(this.unknown, keyHash, Date.now() + Math.min(this.cacheTtlMs, UNKNOWN_KEY_TTL_MS));
+    if (this.cacheTtlMs > 0 && generation === this.revocationGeneration) {
+      const now = Date.now();
+      if (project) remember(this.verified, keyHash, { project, refreshAt: now + this.cacheTtlMs * 0.75, expiresAt: now + this.cacheTtlMs });
+      else {
+        this.verified.delete(keyHash);
+        remember(this.unknown, keyHash, now + Math.min(this.cacheTtlMs, UNKNOWN_KEY_TTL_MS));
+      }
     }
     return project;
-  }
-
-  /** The key's project when this replica verified it recently, without asking the database; else undefined. */
-  recentlyVerified(key: string): AuthenticatedProject | undefined {
-    const cached = this.verified.get(hashApiKey(key));
-    return cached && cached.expiresAt > Date.now() ? cached.project : undefined;
   }
 
   /** Creates a project and its first key; the key is returned once and never stored in clear. */
