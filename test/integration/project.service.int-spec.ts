@@ -1,3 +1,4 @@
+import { hashApiKey } from '../../src/tenancy/api-key';
 import { ApiKeyRevocationsChannel } from '../../src/tenancy/api-key-revocations.channel';
 import { ProjectRepository } from '../../src/tenancy/project.repository';
 import { ProjectService } from '../../src/tenancy/project.service';
@@ -68,14 +69,18 @@ describe('ProjectService: verified keys under concurrent requests', () => {
     const key = await aKey();
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => (release = resolve));
+    let markRead: () => void = () => undefined;
+    const read = new Promise<void>((resolve) => (markRead = resolve));
     const findProjectByKeyHash = repository.findProjectByKeyHash.bind(repository);
     jest.spyOn(repository, 'findProjectByKeyHash').mockImplementation(async (keyHash) => {
       const project = await findProjectByKeyHash(keyHash);
+      markRead();
       await gate;
       return project;
     });
     const lookup = service.authenticate(key);
-    // revoked while the lookup that read it as valid is in flight
+    // revoked after the lookup read the key as valid, before it answered
+    await read;
     await expect(service.revokeApiKey(key)).resolves.toBe(true);
     release();
     await expect(lookup).resolves.not.toBeNull();
@@ -90,7 +95,7 @@ describe('ProjectService: verified keys under concurrent requests', () => {
     const clock = jest.spyOn(Date, 'now').mockReturnValue(startedAt);
     await service.authenticate(key);
     // revoked where no announcement reaches this replica (another deployment's CLI, a lost message)
-    await medium.db.sql.query('UPDATE api_keys SET revoked_at = now() WHERE name = $1 AND revoked_at IS NULL', ['load']);
+    await medium.db.sql.query('UPDATE api_keys SET revoked_at = now() WHERE key_hash = $1', [hashApiKey(key)]);
     const lookups = jest.spyOn(repository, 'findProjectByKeyHash');
     clock.mockReturnValue(startedAt + TTL_MS * 0.9);
     expect(service.recentlyVerified(key)).toBeDefined();
