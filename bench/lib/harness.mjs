@@ -132,9 +132,9 @@ async function assertOwnsPort(handle, port) {
 /**
  * Starts toolcoach (`node dist/src/main.js`) with the given roles against the bench database, on a port the OS gave.
  * The API role is awaited on /readyz and then checked to be the process listening there; a worker-only process is
- * given a moment to connect.
+ * given 3 s to connect, unless `isAwaited` is false (the caller then watches it from the moment it is spawned).
  */
-export async function startToolcoach({ roles, env = {} }) {
+export async function startToolcoach({ roles, env = {}, isAwaited = true }) {
   const port = await freePort();
   // BENCH_PROFILE=1 writes a V8 CPU profile per process to bench/results/profiles (open it in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=bench/results/profiles'] : [];
@@ -170,7 +170,7 @@ export async function startToolcoach({ roles, env = {} }) {
   if (roles.split(',').includes('api')) {
     await waitForHttp(`${url}/readyz`, handle);
     await assertOwnsPort(handle, port);
-  } else await sleep(3000);
+  } else if (isAwaited) await sleep(3000);
   return { ...handle, url };
 }
 
