@@ -146,6 +146,36 @@ describe('normalizeEvent', () => {
     expect(normalizeEvent(event, 0, now)).toEqual({ errors: [{ path, message }] });
   });
 
+  it('refuses a number JSON cannot carry and a nesting too deep also when the body text is known storable', () => {
+    const infinite = { ...valid, result: { n: [1, JSON.parse('1e309')] } };
+    expect(normalizeEvent(infinite, 4, now, true)).toEqual({
+      errors: [{ path: '/events/4/result/n/1', message: expect.stringMatching(/^must be a finite number/) }],
+    });
+    const nested = (levels: number) => {
+      let value: unknown = 'leaf';
+      for (let i = 0; i < levels; i++) value = i % 2 === 0 ? [value] : { k: value };
+      return value;
+    };
+    for (const isTextStorable of [false, true]) {
+      expect('event' in normalizeEvent({ ...valid, arguments: nested(MAX_JSON_DEPTH) }, 0, now, isTextStorable)).toBe(true);
+      expect(normalizeEvent({ ...valid, metadata: { m: nested(MAX_JSON_DEPTH) } }, 1, now, isTextStorable)).toEqual({
+        errors: [{ path: '/events/1/metadata', message: `is nested deeper than ${MAX_JSON_DEPTH} levels` }],
+      });
+    }
+  });
+
+  it('queues only the fields an event has: absent ones leave no key in the job', () => {
+    const result = normalizeEvent({ ...valid, id: 'a', error: { message: 'm' }, status: 'error' }, 0, now);
+    if (!('event' in result)) throw new Error('expected an event');
+    expect(JSON.parse(JSON.stringify(result.event))).toStrictEqual({
+      id: 'a',
+      tool: 't',
+      status: 'error',
+      occurredAt: now.toISOString(),
+      error: { message: 'm' },
+    });
+  });
+
   it('accepts the outermost instants it stores', () => {
     for (const occurredAt of ['1970-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z', '9999-12-31T23:59:59+01:00']) {
       expect('event' in normalizeEvent({ ...valid, occurredAt }, 0, now)).toBe(true);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AcceptedEvent } from '../infra/queue/queue.payloads';
 import { FieldError } from '../infra/http/api-error';
-import { firstUnstorableValue, INSTANT_RANGE_TEXT, isStorableInstant, truncateText } from '../infra/http/storable-values';
+import { firstUnstorableValue, INSTANT_RANGE_TEXT, isStorableInstant, isStorableText, truncateText } from '../infra/http/storable-values';
 import { MAX_METADATA_BYTES } from './event.schemas';
 import { redactSecrets, redactSecretsInText } from './secret-redaction';
 import { firstUnstorableInJsonText } from './storable-json';
@@ -21,16 +21,22 @@ export type NormalizeResult = { event: AcceptedEvent } | { errors: FieldError[] 
  * surrogates, numbers that are not finite, instants outside what we keep) refuses this event, naming the field, here
  * at the edge: a batch can never fail in the worker because of one odd value, and nothing is changed without a word.
  */
-export function normalizeEvent(raw: RawEvent, index: number, now: Date): NormalizeResult {
+export function normalizeEvent(raw: RawEvent, index: number, now: Date, isTextStorable = false): NormalizeResult {
   const path = `/events/${index}`;
-  // fields named one by one, not looped over by key: raw events come in many shapes, and a property read by a computed
-  // key from so many shapes is V8's slowest kind (issue 18 measured this function at 4 µs per event)
-  const tooDeep = isTooDeep(raw.arguments) ? 'arguments' : isTooDeep(raw.result) ? 'result' : isTooDeep(raw.metadata) ? 'metadata' : null;
-  if (tooDeep) return { errors: [{ path: `${path}/${tooDeep}`, message: `is nested deeper than ${MAX_JSON_DEPTH} levels` }] };
-  const unstorable =
-    firstUnstorableValue(raw, path) ??
-    (typeof raw.arguments === 'string' ? firstUnstorableInJsonText(raw.arguments, `${path}/arguments`) : null);
-  if (unstorable) return { errors: [unstorable] };
+  // One walk tells, for nearly every event, that no check below can refuse it; only an event it is unsure of pays for
+  // the checks that name the field at fault.
+  if (!isSurelyStorable(raw, isTextStorable)) {
+    // fields named one by one, not looped over by key: raw events come in many shapes, and a property read by a
+    // computed key from so many shapes is V8's slowest kind (issue 18 measured this function at 4 µs per event)
+    const tooDeep = isTooDeep(raw.arguments) ? 'arguments' : isTooDeep(raw.result) ? 'result' : isTooDeep(raw.metadata) ? 'metadata' : null;
+    if (tooDeep) return { errors: [{ path: `${path}/${tooDeep}`, message: `is nested deeper than ${MAX_JSON_DEPTH} levels` }] };
+    const unstorable = firstUnstorableValue(raw, path);
+    if (unstorable) return { errors: [unstorable] };
+  }
+  if (typeof raw.arguments === 'string') {
+    const unstorable = firstUnstorableInJsonText(raw.arguments, `${path}/arguments`);
+    if (unstorable) return { errors: [unstorable] };
+  }
   const metadata = raw.metadata === undefined ? undefined : redactSecrets(raw.metadata);
   if (metadata !== undefined && Buffer.byteLength(JSON.stringify(metadata)) > MAX_METADATA_BYTES) {
     return { errors: [{ path: `${path}/metadata`, message: `must be at most ${MAX_METADATA_BYTES} bytes as JSON` }] };
@@ -42,38 +48,89 @@ export function normalizeEvent(raw: RawEvent, index: number, now: Date): Normali
   if (!isStorableInstant(occurredAt)) {
     return { errors: [{ path: `${path}/occurredAt`, message: `must be ${INSTANT_RANGE_TEXT} once converted to UTC` }] };
   }
-  const event: AcceptedEvent = {
-    id: raw.id ?? randomUUID(),
-    tool: raw.tool,
-    status: raw.status,
-    occurredAt: occurredAt === now ? isoTextOf(now) : occurredAt.toISOString(),
+  // Every field in one literal, absent ones as undefined (JSON.stringify leaves them out of the queued job): events
+  // that carry different fields then still share one object shape, where adding them one by one made each event's
+  // shape from its own chain of transitions (issue 18).
+  return {
+    event: {
+      id: raw.id ?? randomUUID(),
+      tool: raw.tool,
+      status: raw.status,
+      occurredAt: occurredAt === now ? isoTextOf(now) : occurredAt.toISOString(),
+      arguments:
+        raw.arguments === undefined
+          ? undefined
+          : typeof raw.arguments === 'string'
+            ? redactSecretsInText(raw.arguments)
+            : redactSecrets(raw.arguments),
+      result: raw.result === undefined ? undefined : truncateJson(redactSecrets(raw.result), MAX_RESULT_BYTES),
+      error: raw.error ? errorOf(raw.error) : undefined,
+      durationMs: raw.durationMs,
+      agent: raw.agent,
+      model: raw.model,
+      framework: raw.framework,
+      sessionId: raw.sessionId,
+      traceId: raw.traceId,
+      runId: raw.runId,
+      toolCallId: raw.toolCallId,
+      descriptionVersion: raw.descriptionVersion,
+      prompt: raw.prompt === undefined ? undefined : truncateText(raw.prompt, MAX_PROMPT_CHARS),
+      metadata: metadata as Record<string, unknown> | undefined,
+      correction: raw.correction === undefined ? undefined : correctionOf(raw.correction),
+      prevented: raw.prevented === true ? true : undefined,
+    },
   };
-  if (raw.arguments !== undefined) {
-    event.arguments = typeof raw.arguments === 'string' ? redactSecretsInText(raw.arguments) : redactSecrets(raw.arguments);
+}
+
+function errorOf(error: NonNullable<RawEvent['error']>): NonNullable<AcceptedEvent['error']> {
+  return {
+    type: error.type,
+    message: truncateText(error.message, MAX_ERROR_MESSAGE_CHARS),
+    stack: error.stack === undefined ? undefined : truncateText(error.stack, MAX_STACK_CHARS),
+  };
+}
+
+function correctionOf({ original, corrected, kinds }: NonNullable<RawEvent['correction']>): AcceptedEvent['correction'] {
+  return { original: redactSecrets(original), corrected: redactSecrets(corrected), kinds: [...new Set(kinds)] };
+}
+
+/**
+ * Whether no value in `event` can be refused as unstorable and no container in it nests deeper than MAX_JSON_DEPTH
+ * (counted from the event's fields, which is where the depth limit applies); false when unsure. `isTextStorable`:
+ * the body's text already showed that no string or key in it holds NUL or a lone surrogate. Level by level, so a depth
+ * costs no bookkeeping per value.
+ */
+function isSurelyStorable(event: object, isTextStorable: boolean): boolean {
+  let level: object[] = [event];
+  for (let depth = 0; level.length > 0; depth++) {
+    if (depth > MAX_JSON_DEPTH) return false;
+    const next: object[] = [];
+    for (let at = 0; at < level.length; at++) {
+      const node = level[at];
+      if (Array.isArray(node)) {
+        for (let index = 0; index < node.length; index++) {
+          const child: unknown = node[index];
+          if (typeof child === 'object' && child !== null) next.push(child);
+          else if (!isSurelyStorableScalar(child, isTextStorable)) return false;
+        }
+      } else {
+        const keys = Object.keys(node);
+        for (let index = 0; index < keys.length; index++) {
+          if (!isTextStorable && !isStorableText(keys[index])) return false;
+          const child: unknown = (node as Record<string, unknown>)[keys[index]];
+          if (typeof child === 'object' && child !== null) next.push(child);
+          else if (!isSurelyStorableScalar(child, isTextStorable)) return false;
+        }
+      }
+    }
+    level = next;
   }
-  if (raw.result !== undefined) event.result = truncateJson(redactSecrets(raw.result), MAX_RESULT_BYTES);
-  if (raw.error) {
-    event.error = { message: truncateText(raw.error.message, MAX_ERROR_MESSAGE_CHARS) };
-    if (raw.error.type !== undefined) event.error.type = raw.error.type;
-    if (raw.error.stack !== undefined) event.error.stack = truncateText(raw.error.stack, MAX_STACK_CHARS);
-  }
-  if (raw.durationMs !== undefined) event.durationMs = raw.durationMs;
-  if (raw.agent !== undefined) event.agent = raw.agent;
-  if (raw.model !== undefined) event.model = raw.model;
-  if (raw.framework !== undefined) event.framework = raw.framework;
-  if (raw.sessionId !== undefined) event.sessionId = raw.sessionId;
-  if (raw.traceId !== undefined) event.traceId = raw.traceId;
-  if (raw.runId !== undefined) event.runId = raw.runId;
-  if (raw.toolCallId !== undefined) event.toolCallId = raw.toolCallId;
-  if (raw.descriptionVersion !== undefined) event.descriptionVersion = raw.descriptionVersion;
-  if (raw.prompt !== undefined) event.prompt = truncateText(raw.prompt, MAX_PROMPT_CHARS);
-  if (metadata !== undefined) event.metadata = metadata as Record<string, unknown>;
-  if (raw.correction !== undefined) {
-    const { original, corrected, kinds } = raw.correction;
-    event.correction = { original: redactSecrets(original), corrected: redactSecrets(corrected), kinds: [...new Set(kinds)] };
-  }
-  if (raw.prevented === true) event.prevented = true;
-  return { event };
+  return true;
+}
+
+function isSurelyStorableScalar(value: unknown, isTextStorable: boolean): boolean {
+  if (typeof value === 'number') return Number.isFinite(value);
+  return isTextStorable || typeof value !== 'string' || isStorableText(value);
 }
 
 /** A result over the limit is kept as a marked preview, so readers can tell it was cut. */

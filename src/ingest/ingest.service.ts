@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import { ApiError, FieldError } from '../infra/http/api-error';
+import { isBodyTextStorable } from '../infra/http/json-body-parser';
 import { AcceptedEvent } from '../infra/queue/queue.payloads';
 import { ROOT_LOGGER } from '../infra/logging/logging.module';
 import { JobName } from '../infra/queue/queue.names';
@@ -41,7 +42,7 @@ export class IngestService {
 
   /** Validates a request body, then queues all valid events as ONE job. Resolves only once Redis holds that job. */
   async ingest(projectId: string, body: unknown, now: Date = new Date()): Promise<IngestResult> {
-    const { accepted, rejected } = this.validateEvents(this.eventsOf(body), now);
+    const { accepted, rejected } = this.validateEvents(this.eventsOf(body), now, isBodyTextStorable(body));
     if (accepted.length === 0) {
       throw new ApiError(400, 'invalid_events', 'No event in the request is valid', {
         details: rejected.flatMap((r) => r.errors),
@@ -65,12 +66,17 @@ export class IngestService {
    * not an error here, the caller reports it in its own protocol.
    */
   async ingestMapped(projectId: string, rawEvents: unknown[], now: Date = new Date()): Promise<IngestResult> {
-    const { accepted, rejected } = this.validateEvents(rawEvents, now);
+    const { accepted, rejected } = this.validateEvents(rawEvents, now, false);
     if (accepted.length > 0) await this.enqueue(projectId, accepted, now);
     return { accepted: accepted.length, ids: accepted.map((e) => e.id), rejected };
   }
 
-  private validateEvents(rawEvents: unknown[], now: Date): Pick<IngestResult, 'rejected'> & { accepted: AcceptedEvent[] } {
+  /** `isTextStorable`: the events come verbatim from a body whose text held no NUL or lone surrogate (json-body-parser). */
+  private validateEvents(
+    rawEvents: unknown[],
+    now: Date,
+    isTextStorable: boolean,
+  ): Pick<IngestResult, 'rejected'> & { accepted: AcceptedEvent[] } {
     const accepted: AcceptedEvent[] = [];
     const rejected: IngestResult['rejected'] = [];
     rawEvents.forEach((given, index) => {
@@ -79,7 +85,8 @@ export class IngestService {
       const raw = mapped.event;
       const errors = eventErrors(raw, index);
       if (errors.length > 0) return rejected.push({ index, errors });
-      const normalized = normalizeEvent(raw as Parameters<typeof normalizeEvent>[0], index, now);
+      // a provider shape's derived fields are new text (a JSON.parse message can hold half a surrogate pair): judged anew
+      const normalized = normalizeEvent(raw as Parameters<typeof normalizeEvent>[0], index, now, isTextStorable && raw === given);
       if ('errors' in normalized) return rejected.push({ index, errors: normalized.errors });
       accepted.push(normalized.event);
     });

@@ -214,8 +214,9 @@ function parseJsonArguments(text: string | Record<string, unknown>): { value: un
   try {
     return { value: JSON.parse(text) };
   } catch (error) {
-    // The text stays as the model wrote it; the JSON.parse message is what the categorizer reads.
-    return { value: text, parseError: (error as Error).message };
+    // The text stays as the model wrote it; the JSON.parse message is what the categorizer reads. V8 quotes the
+    // unexpected UTF-16 unit, which can be half of a surrogate pair: such a message could not be stored as it is.
+    return { value: text, parseError: (error as Error).message.toWellFormed() };
   }
 }
 

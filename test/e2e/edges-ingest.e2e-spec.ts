@@ -137,6 +137,41 @@ describe('ingest edges', () => {
     });
   });
 
+  describe('text judged by the body it came in (issue 18: a body without \\u escapes skips the per-string checks)', () => {
+    it('stores raw non-BMP text in keys and values as sent, next to an event refused for an escaped lone surrogate', async () => {
+      const id = `raw-${Date.now()}`;
+      const rawBody =
+        `{"events":[{"id":"${id}","tool":"calc","status":"success","arguments":{"😀key":"value 😀","n":[1,{"é":"\\u00e9"}]}},` +
+        `{"id":"${id}-bad","tool":"calc","status":"success","arguments":{"a":"\\ud83d"}}]}`;
+      const response = await t.request('POST', '/v1/events', { rawBody, headers: { 'content-type': 'application/json' } });
+      expect(response.status).toBe(202);
+      expect(response.body.ids).toEqual([id]);
+      expect(rejectedPaths(response.body)).toEqual(['/events/1/arguments/a']);
+      expect((await t.storedEvent(id)).arguments).toEqual({ '😀key': 'value 😀', n: [1, { é: 'é' }] });
+    });
+
+    it('stores an OpenAI call whose arguments text is a lone emoji: the parse message quoting half of it is made storable', async () => {
+      const id = `emoji-${Date.now()}`;
+      const rawBody = `{"events":[{"id":"${id}","openai":{"toolCall":{"type":"function","function":{"name":"calc","arguments":"😀"}},"result":1}}]}`;
+      expect(rawBody.includes('\\u')).toBe(false);
+      const response = await t.request('POST', '/v1/events', { rawBody, headers: { 'content-type': 'application/json' } });
+      expect(response.status).toBe(202);
+      expect(response.body.rejected).toEqual([]);
+      const stored = await t.storedEvent(id);
+      expect(stored.status).toBe('error');
+      expect(stored.error.message.isWellFormed()).toBe(true);
+      expect(stored.error.message).toContain('is not valid JSON');
+      expect(stored.arguments).toBe('😀');
+    });
+
+    it('refuses a number JSON cannot carry in a body without escapes', async () => {
+      const rawBody = `{"events":[{"tool":"calc","status":"success","arguments":{"n":1e309}}]}`;
+      const response = await t.request('POST', '/v1/events', { rawBody, headers: { 'content-type': 'application/json' } });
+      expect(response.status).toBe(400);
+      expect(response.body.rejected[0].errors[0].path).toBe('/events/0/arguments/n');
+    });
+  });
+
   describe('finding 9: a __proto__ key never costs the whole request', () => {
     it('stores an event whose arguments hold a __proto__ key, as plain data, beside the others', async () => {
       const [good, odd] = [anEvent(), anEvent()];

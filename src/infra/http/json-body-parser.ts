@@ -21,11 +21,28 @@ export function parseJsonBodies(app: NestFastifyApplication, bodyLimitBytes: num
   const refusing = fastify.getDefaultJsonParser('error', 'error');
   const keeping = fastify.getDefaultJsonParser('ignore', 'ignore');
   app.useBodyParser<RawServerDefault>(['application/json', 'text/plain'], { bodyLimit: bodyLimitBytes }, (request, body, done) => {
-    if (routeFlagsOf(request).judgesItemsItself) return keeping(request, body.toString('utf8'), done);
-    void refusing(request, body.toString('utf8'), (error, parsed) => {
+    const text = body.toString('utf8');
+    if (routeFlagsOf(request).judgesItemsItself) {
+      return keeping(request, text, (error, parsed) => {
+        if (!error && typeof parsed === 'object' && parsed !== null && !text.includes('\\u')) storableTextBodies.add(parsed);
+        done(error, parsed);
+      });
+    }
+    void refusing(request, text, (error, parsed) => {
       const problem = error ? null : firstUnstorableValue(parsed, '');
       if (!problem) return done(error, parsed);
       done(new ApiError(400, 'invalid_body', `Invalid field ${problem.path}`, { details: [problem] }), undefined);
     });
   });
 }
+
+/**
+ * Whether no string or key in this parsed ingest body can hold NUL or a lone UTF-16 surrogate, known from its text:
+ * JSON text carries either only as a `\u` escape (a raw NUL is not valid JSON, and decoding UTF-8 never yields a
+ * lone surrogate). Such a body's events skip the per-string checks (issue 18).
+ */
+export function isBodyTextStorable(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && storableTextBodies.has(body);
+}
+
+const storableTextBodies = new WeakSet<object>();

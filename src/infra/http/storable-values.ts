@@ -76,7 +76,8 @@ function isStorableScalar(value: unknown): boolean {
   return typeof value !== 'number' || Number.isFinite(value);
 }
 
-const isStorableText = (text: string) => !text.includes('\u0000') && text.isWellFormed();
+/** Whether Postgres stores `text` as it is (see unstorableTextReason), without saying why not. */
+export const isStorableText = (text: string) => !text.includes('\u0000') && text.isWellFormed();
 
 function locateUnstorableValue(value: unknown, path: string): FieldError | null {
   const pending: Array<[unknown, string]> = [[value, path]];
