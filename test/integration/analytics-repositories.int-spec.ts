@@ -9,6 +9,8 @@ import { aggregateBatch } from '../../src/categorize/batch-aggregates';
 import { CategorizeRepository } from '../../src/categorize/categorize.repository';
 import { toRow } from '../../src/categorize/categorize.service';
 import { LATENCY_BUCKET_COUNT, latencyBucketIndex } from '../../src/diagnosis';
+import { StatsQueries } from '../../src/dashboard/stats.queries';
+import { ReadPrismaService } from '../../src/infra/prisma/read-prisma.service';
 import { AcceptedEvent } from '../../src/infra/queue/queue.payloads';
 import { anErrorEvent, anEvent } from '../factories/event.factory';
 import { MediumModule, startMediumModule } from '../support/medium-module';
@@ -35,6 +37,7 @@ describe('analytics repositories', () => {
   let evidence: MistakeEvidenceRepository;
   let recommendations: RecommendationRepository;
   let jobRuns: JobRunRepository;
+  let statsQueries: StatsQueries;
   const aProject = () => medium.aProject();
 
   beforeAll(async () => {
@@ -44,12 +47,15 @@ describe('analytics repositories', () => {
       MistakeEvidenceRepository,
       RecommendationRepository,
       JobRunRepository,
+      ReadPrismaService,
+      StatsQueries,
     ]);
     categorize = medium.module.get(CategorizeRepository);
     dailyStats = medium.module.get(DailyStatsRepository);
     evidence = medium.module.get(MistakeEvidenceRepository);
     recommendations = medium.module.get(RecommendationRepository);
     jobRuns = medium.module.get(JobRunRepository);
+    statsQueries = medium.module.get(StatsQueries);
   });
   afterAll(() => medium?.close());
 
@@ -407,6 +413,68 @@ describe('analytics repositories', () => {
       await recommendations.upsertPolicy(projectId, second);
       expect(await recommendations.findPolicy(projectId)).toEqual(second);
       expect(await recommendations.findPolicy(other)).toBeNull();
+    });
+  });
+
+  describe('StatsQueries.findUsage (day buckets)', () => {
+    it('takes a day from daily_tool_stats only when the nightly computed it after it ended, else from the hourly rollups', async () => {
+      const projectId = await aProject();
+      const other = await aProject();
+      await store(projectId, [
+        factorial(3, at(0, '08:00:00'), { durationMs: 2 }),
+        factorial(25, at(0, '09:00:00'), { durationMs: 1 }),
+        factorial(4, at(1, '10:00:00'), { durationMs: 3 }),
+        timeout('get_weather', at(1, '11:00:00'), { durationMs: 30_000 }),
+        anEvent({ tool: 'get_time', occurredAt: at(2, '12:00:00') }),
+      ]);
+      await store(other, [factorial(5, at(0, '08:00:00'))]);
+      for (const [project, offsetDays] of [
+        [projectId, 0],
+        [projectId, 1],
+        [other, 0],
+      ] as const) {
+        const stats = (await dailyStats.sumToolDays(project, midnight(offsetDays))).map(computeDailyToolStat);
+        await dailyStats.replaceDailyToolStats(project, midnight(offsetDays), stats);
+      }
+      // the stored days say 1000 more calls than the rollups, so each read shows where its numbers came from; day 1 was
+      // computed at noon, before it was over: its row must not be used
+      await medium.db.sql.query(`UPDATE daily_tool_stats SET calls = calls + 1000 WHERE project_id = ANY($1::uuid[])`, [
+        [projectId, other],
+      ]);
+      await medium.db.sql.query(`UPDATE daily_tool_stats SET computed_at = $2 WHERE project_id = $1 AND day = $3`, [
+        projectId,
+        at(1, '12:00:00'),
+        dayAt(1),
+      ]);
+
+      const range = { from: midnight(0), to: midnight(3), bucket: 'day' as const };
+      const usage = (await statsQueries.findUsage(projectId, range)).map((row) => ({
+        ...row,
+        start: row.start.toISOString().slice(0, 10),
+      }));
+      expect(byTool(usage).sort((a, b) => a.start.localeCompare(b.start))).toEqual([
+        {
+          tool: 'factorial',
+          start: dayAt(0),
+          calls: 1002,
+          errors: 1,
+          latencyBuckets: bucketsOf([2, 1]),
+          errorsByCategory: { overflow: 1 },
+        },
+        { tool: 'factorial', start: dayAt(1), calls: 1, errors: 0, latencyBuckets: bucketsOf([3]), errorsByCategory: {} },
+        {
+          tool: 'get_weather',
+          start: dayAt(1),
+          calls: 1,
+          errors: 1,
+          latencyBuckets: bucketsOf([30_000]),
+          errorsByCategory: { timeout: 1 },
+        },
+        { tool: 'get_time', start: dayAt(2), calls: 1, errors: 0, latencyBuckets: expect.any(Array), errorsByCategory: {} },
+      ]);
+      const oneTool = await statsQueries.findUsage(projectId, { ...range, to: midnight(1) }, 'factorial');
+      expect(oneTool.map((row) => [row.start.toISOString(), row.calls])).toEqual([[midnight(0).toISOString(), 1002]]);
+      expect(await statsQueries.findUsage(projectId, { ...range, from: midnight(-5), to: midnight(-4) })).toEqual([]);
     });
   });
 
