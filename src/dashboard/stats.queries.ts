@@ -39,7 +39,9 @@ export class StatsQueries {
   async findUsage(projectId: string, range: StatsRange, tool?: string, only?: DimensionFilter): Promise<UsageRow[]> {
     if (only) return this.findDimensionUsage(projectId, range, only, tool);
     if (range.bucket === 'hour') return this.findHourlyUsage(projectId, [range], 'hour', tool);
-    const rows = await this.db.read((prisma) => prisma.$queryRaw<Array<{ rows: string | null }>>(selectCompleteDays(projectId, range, tool)));
+    const rows = await this.db.read((prisma) =>
+      prisma.$queryRaw<Array<{ rows: string | null }>>(selectCompleteDays(projectId, range, tool)),
+    );
     const complete = JSON.parse(rows[0]?.rows ?? '[]') as CompleteDayRow[];
     const covered = new Set<number>();
     const usage: UsageRow[] = [];
@@ -153,7 +155,14 @@ function dimensionSlice(projectId: string, dimension: Dimension, range: { from: 
 }
 
 /** A daily_tool_stats row as selectCompleteDays writes it: tool, day (ms since the epoch), calls, errors, histogram, mix. */
-type CompleteDayRow = [tool: string, dayMs: number, calls: number, errors: number, latencyBuckets: number[] | null, errorsByCategory: Record<string, number>];
+type CompleteDayRow = [
+  tool: string,
+  dayMs: number,
+  calls: number,
+  errors: number,
+  latencyBuckets: number[] | null,
+  errorsByCategory: Record<string, number>,
+];
 
 /**
  * The range's daily_tool_stats rows of the days the nightly job computed after they ended, as one JSON document: a
