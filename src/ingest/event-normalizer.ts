@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AcceptedEvent } from '../infra/queue/queue.payloads';
 import { FieldError } from '../infra/http/api-error';
-import { firstUnstorableValue, INSTANT_RANGE_TEXT, isStorableInstant, isStorableText, truncateText } from '../infra/http/storable-values';
+import { firstUnstorableValue, INSTANT_RANGE_TEXT, isStorableInstant, isSurelyStorable, truncateText } from '../infra/http/storable-values';
 import { MAX_METADATA_BYTES } from './event.schemas';
 import { redactSecrets, redactSecretsInText } from './secret-redaction';
 import { firstUnstorableInJsonText } from './storable-json';
@@ -24,8 +24,8 @@ export type NormalizeResult = { event: AcceptedEvent } | { errors: FieldError[] 
 export function normalizeEvent(raw: RawEvent, index: number, now: Date, isTextStorable = false): NormalizeResult {
   const path = `/events/${index}`;
   // One walk tells, for nearly every event, that no check below can refuse it; only an event it is unsure of pays for
-  // the checks that name the field at fault.
-  if (!isSurelyStorable(raw, isTextStorable)) {
+  // the checks that name the field at fault. Depth counts from the event's fields, where the limit applies.
+  if (!isSurelyStorable(raw, MAX_JSON_DEPTH, isTextStorable)) {
     // fields named one by one, not looped over by key: raw events come in many shapes, and a property read by a
     // computed key from so many shapes is V8's slowest kind (issue 18 measured this function at 4 µs per event)
     const tooDeep = isTooDeep(raw.arguments) ? 'arguments' : isTooDeep(raw.result) ? 'result' : isTooDeep(raw.metadata) ? 'metadata' : null;
@@ -92,45 +92,6 @@ function errorOf(error: NonNullable<RawEvent['error']>): NonNullable<AcceptedEve
 
 function correctionOf({ original, corrected, kinds }: NonNullable<RawEvent['correction']>): AcceptedEvent['correction'] {
   return { original: redactSecrets(original), corrected: redactSecrets(corrected), kinds: [...new Set(kinds)] };
-}
-
-/**
- * Whether no value in `event` can be refused as unstorable and no container in it nests deeper than MAX_JSON_DEPTH
- * (counted from the event's fields, which is where the depth limit applies); false when unsure. `isTextStorable`:
- * the body's text already showed that no string or key in it holds NUL or a lone surrogate. Level by level, so a depth
- * costs no bookkeeping per value.
- */
-function isSurelyStorable(event: object, isTextStorable: boolean): boolean {
-  let level: object[] = [event];
-  for (let depth = 0; level.length > 0; depth++) {
-    if (depth > MAX_JSON_DEPTH) return false;
-    const next: object[] = [];
-    for (let at = 0; at < level.length; at++) {
-      const node = level[at];
-      if (Array.isArray(node)) {
-        for (let index = 0; index < node.length; index++) {
-          const child: unknown = node[index];
-          if (typeof child === 'object' && child !== null) next.push(child);
-          else if (!isSurelyStorableScalar(child, isTextStorable)) return false;
-        }
-      } else {
-        const keys = Object.keys(node);
-        for (let index = 0; index < keys.length; index++) {
-          if (!isTextStorable && !isStorableText(keys[index])) return false;
-          const child: unknown = (node as Record<string, unknown>)[keys[index]];
-          if (typeof child === 'object' && child !== null) next.push(child);
-          else if (!isSurelyStorableScalar(child, isTextStorable)) return false;
-        }
-      }
-    }
-    level = next;
-  }
-  return true;
-}
-
-function isSurelyStorableScalar(value: unknown, isTextStorable: boolean): boolean {
-  if (typeof value === 'number') return Number.isFinite(value);
-  return isTextStorable || typeof value !== 'string' || isStorableText(value);
 }
 
 /** A result over the limit is kept as a marked preview, so readers can tell it was cut. */

@@ -41,43 +41,51 @@ const NOT_FINITE = 'must be a finite number (1e309 and larger overflow to Infini
  */
 export function firstUnstorableValue(value: unknown, path: string): FieldError | null {
   // Nearly every value is storable: a walk that builds no paths says so; only a refusal pays for finding where.
-  return isStorableValue(value) ? null : locateUnstorableValue(value, path);
+  return isSurelyStorable(value, Infinity, false) ? null : locateUnstorableValue(value, path);
 }
 
 /**
- * Iterative, with a stack of our own: a body may nest deeper than the call stack would allow. Every value of every
- * event passes here (issue 18): scalars are judged where they are found, only containers go on the stack.
+ * Whether every value in `value` is storable as it is and no array or object in it lies more than `maxDepth` levels
+ * below it; false when unsure. `isTextStorable`: the JSON text it was parsed from already showed that no string or key
+ * holds NUL or a lone surrogate (json-body-parser), so only numbers are judged. Every value of every event passes here
+ * (issue 18): iterative, level by level, so a body may nest deeper than the call stack allows and a depth costs no
+ * bookkeeping per value; scalars are judged where they are found, only containers are kept for the next level.
  */
-function isStorableValue(value: unknown): boolean {
-  const pending: unknown[] = [value];
-  while (pending.length > 0) {
-    const node = pending.pop();
-    if (Array.isArray(node)) {
-      for (let index = 0; index < node.length; index++) {
-        const child: unknown = node[index];
-        if (typeof child === 'object' && child !== null) pending.push(child);
-        else if (!isStorableScalar(child)) return false;
+export function isSurelyStorable(value: unknown, maxDepth: number, isTextStorable: boolean): boolean {
+  if (typeof value !== 'object' || value === null) return isSurelyStorableScalar(value, isTextStorable);
+  let level: object[] = [value];
+  for (let depth = 0; level.length > 0; depth++) {
+    if (depth > maxDepth) return false;
+    const next: object[] = [];
+    for (let at = 0; at < level.length; at++) {
+      const node = level[at];
+      if (Array.isArray(node)) {
+        for (let index = 0; index < node.length; index++) {
+          const child: unknown = node[index];
+          if (typeof child === 'object' && child !== null) next.push(child);
+          else if (!isSurelyStorableScalar(child, isTextStorable)) return false;
+        }
+      } else {
+        const keys = Object.keys(node);
+        for (let index = 0; index < keys.length; index++) {
+          if (!isTextStorable && !isStorableText(keys[index])) return false;
+          const child: unknown = (node as Record<string, unknown>)[keys[index]];
+          if (typeof child === 'object' && child !== null) next.push(child);
+          else if (!isSurelyStorableScalar(child, isTextStorable)) return false;
+        }
       }
-    } else if (typeof node === 'object' && node !== null) {
-      const keys = Object.keys(node);
-      for (let index = 0; index < keys.length; index++) {
-        if (!isStorableText(keys[index])) return false;
-        const child: unknown = (node as Record<string, unknown>)[keys[index]];
-        if (typeof child === 'object' && child !== null) pending.push(child);
-        else if (!isStorableScalar(child)) return false;
-      }
-    } else if (!isStorableScalar(node)) return false;
+    }
+    level = next;
   }
   return true;
 }
 
-function isStorableScalar(value: unknown): boolean {
-  if (typeof value === 'string') return isStorableText(value);
-  return typeof value !== 'number' || Number.isFinite(value);
+function isSurelyStorableScalar(value: unknown, isTextStorable: boolean): boolean {
+  if (typeof value === 'number') return Number.isFinite(value);
+  return isTextStorable || typeof value !== 'string' || isStorableText(value);
 }
 
-/** Whether Postgres stores `text` as it is (see unstorableTextReason), without saying why not. */
-export const isStorableText = (text: string) => !text.includes('\u0000') && text.isWellFormed();
+const isStorableText = (text: string) => !text.includes('\u0000') && text.isWellFormed();
 
 function locateUnstorableValue(value: unknown, path: string): FieldError | null {
   const pending: Array<[unknown, string]> = [[value, path]];
