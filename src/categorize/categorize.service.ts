@@ -63,6 +63,8 @@ export class CategorizeService {
         weightOf: (batch) => batch.byId.size,
         maxWaitMs: config.workerGroupWaitMs,
         maxConcurrentWrites: config.workerConcurrency,
+        // a project's flood held by this worker cannot make another project's batch wait for more than the next group
+        ownerOf: (batch) => batch.payload.projectId,
       },
       (batches) => this.writeGroup(batches),
     );

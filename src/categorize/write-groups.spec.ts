@@ -129,4 +129,21 @@ describe('WriteGroups', () => {
       [5, 6],
     ]);
   });
+
+  it("takes each owner's oldest entry in turn, so a lone entry is in the next group however many another has waiting", async () => {
+    const recorder = recordingWrite();
+    const groups = new WriteGroups(
+      { maxEntries: 3, maxWaitMs: 10, maxConcurrentWrites: 1, ownerOf: (n: number) => (n >= 100 ? 'quiet' : n >= 10 ? 'second' : 'flood') },
+      recorder.write,
+    );
+    recorder.hold();
+    const busy = [1, 2, 3].map((n) => groups.submit(n));
+    await jest.advanceTimersByTimeAsync(0);
+    const waiting = [4, 5, 6, 7, 8, 10, 11, 100].map((n) => groups.submit(n));
+    recorder.release();
+    await jest.advanceTimersByTimeAsync(10);
+    await expect(Promise.all([...busy, ...waiting])).resolves.toEqual([1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 100].map((n) => n * 2));
+    // the quiet owner's entry came last, behind five of the flood's, and is written in the first group after the busy one
+    expect(recorder.groups).toEqual([[1, 2, 3], [4, 10, 100], [5, 11, 6], [7, 8]]);
+  });
 });
