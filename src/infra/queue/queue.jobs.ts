@@ -9,11 +9,13 @@ import { JobPayloads } from './queue.payloads';
 // payload in Redis may have been written by another version of the code (or by hand) and a payload that can never
 // succeed must fail at once (UnrecoverableError -> dead letter) instead of retrying.
 
-export interface JobDefinition {
+export interface JobDefinition<P = unknown> {
   queue: QueueName;
   /** Checks the envelope a processor relies on; the events inside a batch were validated in full at ingest. */
   payloadSchema: Record<string, unknown>;
-  options: (config: AppConfig) => Omit<JobsOptions, 'jobId'>;
+  options: (config: AppConfig) => Omit<JobsOptions, 'jobId' | 'priority'>;
+  /** Whose job it is and how much work it carries, for jobs whose queue is shared fairly between owners (FairPriority). */
+  fairShareOf?: (payload: P) => { owner: string; events: number };
 }
 
 const DAY_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
@@ -41,7 +43,7 @@ const CATEGORIZE_BATCH_SCHEMA = {
   },
 };
 
-export const JOBS: { [N in JobName]: JobDefinition } = {
+export const JOBS: { [N in JobName]: JobDefinition<JobPayloads[N]> } = {
   [JobName.CategorizeBatch]: {
     queue: QueueName.Events,
     payloadSchema: CATEGORIZE_BATCH_SCHEMA,
@@ -52,6 +54,8 @@ export const JOBS: { [N in JobName]: JobDefinition } = {
       removeOnComplete: { age: 3600, count: 10000 },
       removeOnFail: false,
     }),
+    // one project's flood must not hold another's batches behind it (issue 33)
+    fairShareOf: (payload) => ({ owner: payload.projectId, events: payload.events.length }),
   },
   [JobName.NightlyRun]: {
     queue: QueueName.Analytics,

@@ -6,7 +6,8 @@ import { APP_CONFIG } from '../../config/config.module';
 import { ApiError } from '../http/api-error';
 import { createProducerConnection, isCluster, RedisConnection } from '../redis/redis-connections';
 import { JobName, QueueName } from './queue.names';
-import { JOBS } from './queue.jobs';
+import { FairPriority } from './fair-priority';
+import { JobDefinition, JOBS } from './queue.jobs';
 import { JobPayloads } from './queue.payloads';
 
 export class QueueUnavailableError extends Error {
@@ -48,6 +49,7 @@ const READINESS_TIMEOUT_MS = 1000;
 export class QueueProducer implements OnModuleDestroy {
   private readonly connection: RedisConnection;
   private readonly queues: Record<QueueName, Queue>;
+  private readonly fairPriority: FairPriority;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.connection = createProducerConnection(config.redis);
@@ -61,6 +63,7 @@ export class QueueProducer implements OnModuleDestroy {
       [QueueName.Alerts]: new Queue(QueueName.Alerts, options),
     };
     for (const queue of Object.values(this.queues)) queue.on('error', () => undefined);
+    this.fairPriority = new FairPriority(this.connection, `${config.queueKeyPrefix}:${QueueName.Events}`);
   }
 
   /**
@@ -70,9 +73,16 @@ export class QueueProducer implements OnModuleDestroy {
    */
   async enqueue<N extends JobName>(name: N, payload: JobPayloads[N], jobId: string): Promise<void> {
     if (this.connection.status !== 'ready') throw new QueueUnavailableError(`redis is ${this.connection.status}`, false);
-    const job = JOBS[name];
+    await this.withTimeout(this.add(name, payload, jobId));
+  }
+
+  /** The job's fair share, when its queue has one, is counted in Redis first: its priority is part of the job. */
+  private async add<N extends JobName>(name: N, payload: JobPayloads[N], jobId: string): Promise<unknown> {
+    const job = JOBS[name] as JobDefinition<JobPayloads[N]>;
+    const share = job.fairShareOf?.(payload);
+    const identity = share ? { jobId, priority: await this.fairPriority.priorityFor(share.owner, share.events, Date.now()) } : { jobId };
     // options() builds a fresh object; `{ ...options, jobId }` would cost an old-space allocation a request (docs/perf.md)
-    await this.withTimeout(this.queues[job.queue].add(name, payload, Object.assign(job.options(this.config), { jobId })));
+    return this.queues[job.queue].add(name, payload, Object.assign(job.options(this.config), identity));
   }
 
   get events(): Queue {

@@ -4,6 +4,8 @@ import { Logger } from 'pino';
 /** How the processor is asked to run a job: alone means nothing else of this process is in flight beside it. */
 export interface JobRun {
   isAlone: boolean;
+  /** The worker's lock token of the job, for a processor that moves the job back itself. */
+  token: string | undefined;
 }
 
 /** What the isolation needs of the worker: to stop taking jobs while a suspect runs, and to take them again after. */
@@ -37,24 +39,24 @@ export class StalledJobIsolation<T> {
       await job.moveToDelayed(Date.now() + PUT_ASIDE_MS, token);
       throw new DelayedError();
     }
-    if (job.stalledCounter > 0) return this.runAlone(job, process);
+    if (job.stalledCounter > 0) return this.runAlone(job, token, process);
     this.inFlight += 1;
     try {
-      return await process(job, { isAlone: false });
+      return await process(job, { isAlone: false, token });
     } finally {
       this.inFlight -= 1;
       if (this.inFlight === 0) for (const resolve of this.whenIdle.splice(0)) resolve();
     }
   }
 
-  private async runAlone(job: Job<T>, process: (job: Job<T>, run: JobRun) => Promise<unknown>): Promise<unknown> {
+  private async runAlone(job: Job<T>, token: string | undefined, process: (job: Job<T>, run: JobRun) => Promise<unknown>): Promise<unknown> {
     this.isSuspectRunning = true;
     const worker = this.worker();
     try {
       await worker.pause(true);
       if (this.inFlight > 0) await new Promise<void>((resolve) => this.whenIdle.push(resolve));
       this.logger.warn({ jobId: job.id, stalls: job.stalledCounter }, 'a job whose worker died runs alone');
-      return await process(job, { isAlone: true });
+      return await process(job, { isAlone: true, token });
     } finally {
       this.isSuspectRunning = false;
       await worker.resume();
