@@ -65,6 +65,8 @@ export class CategorizeService {
         maxConcurrentWrites: config.workerConcurrency,
         // a project's flood held by this worker cannot make another project's batch wait for more than the next group
         ownerOf: (batch) => batch.payload.projectId,
+        // and one write slot is always left to the other projects, so their batch never waits for a flood's group
+        maxWritesPerOwner: Math.max(1, config.workerConcurrency - 1),
       },
       (batches) => this.writeGroup(batches),
     );

@@ -146,4 +146,24 @@ describe('WriteGroups', () => {
     // the quiet owner's entry came last, behind five of the flood's, and is written in the first group after the busy one
     expect(recorder.groups).toEqual([[1, 2, 3], [4, 10, 100], [5, 11, 6], [7, 8]]);
   });
+
+  it('keeps a write slot from an owner at maxWritesPerOwner, so another owner is written while its groups are in flight', async () => {
+    const recorder = recordingWrite();
+    const groups = new WriteGroups(
+      { maxEntries: 2, maxWaitMs: 10, maxConcurrentWrites: 2, maxWritesPerOwner: 1, ownerOf: (n: number) => (n >= 100 ? 'quiet' : 'flood') },
+      recorder.write,
+    );
+    recorder.hold();
+    const flood = [1, 2, 3, 4, 5, 6].map((n) => groups.submit(n));
+    await jest.advanceTimersByTimeAsync(50);
+    // the flood has one write in flight and waits for it; the second slot stays free
+    expect(recorder.groups).toEqual([[1, 2]]);
+    const quiet = groups.submit(100);
+    await jest.advanceTimersByTimeAsync(10);
+    expect(recorder.groups).toEqual([[1, 2], [100]]);
+    recorder.release();
+    await jest.advanceTimersByTimeAsync(10);
+    await expect(Promise.all([...flood, quiet])).resolves.toEqual([2, 4, 6, 8, 10, 12, 200]);
+    expect(recorder.groups).toEqual([[1, 2], [100], [3, 4], [5, 6]]);
+  });
 });

@@ -17,9 +17,15 @@ export interface WriteGroupOptions<E = unknown> {
    * an owner with one entry waiting is in the next group written, however many entries another owner has waiting.
    */
   ownerOf?: (entry: E) => string;
+  /**
+   * Writes in flight that may hold entries of one owner (default: all). Fewer than maxConcurrentWrites keeps a slot
+   * for the other owners: their entries are written as soon as they are due, not after one of the flood's groups.
+   */
+  maxWritesPerOwner?: number;
 }
 
 interface Waiting<E, R> {
+  owner: string;
   entry: E;
   weight: number;
   sinceMs: number;
@@ -36,8 +42,8 @@ interface Waiting<E, R> {
 export class WriteGroups<E, R> {
   /** Waiting entries per owner, oldest first; the map's order is the turn: the owner served least recently first. */
   private readonly waiting = new Map<string, Waiting<E, R>[]>();
-  private waitingCount = 0;
-  private waitingWeight = 0;
+  /** Writes in flight that hold entries of the owner. */
+  private readonly writingByOwner = new Map<string, number>();
   private writing = 0;
   private timer?: NodeJS.Timeout;
 
@@ -51,10 +57,8 @@ export class WriteGroups<E, R> {
       const owner = this.options.ownerOf?.(entry) ?? '';
       const weight = this.options.weightOf?.(entry) ?? 1;
       const queue = this.waiting.get(owner) ?? [];
-      queue.push({ entry, weight, sinceMs: Date.now(), resolve, reject });
+      queue.push({ owner, entry, weight, sinceMs: Date.now(), resolve, reject });
       this.waiting.set(owner, queue);
-      this.waitingCount += 1;
-      this.waitingWeight += weight;
       this.startWrites();
     });
   }
@@ -69,51 +73,70 @@ export class WriteGroups<E, R> {
   private startWrites(): void {
     while (this.writing < this.options.maxConcurrentWrites && this.isGroupDue()) {
       const group = this.takeGroup();
+      const owners = new Set(group.map((waiting) => waiting.owner));
       this.writing += 1;
+      for (const owner of owners) this.writingByOwner.set(owner, (this.writingByOwner.get(owner) ?? 0) + 1);
       void this.writeGroup(group).finally(() => {
         this.writing -= 1;
+        for (const owner of owners) {
+          const writes = this.writingByOwner.get(owner)! - 1;
+          if (writes > 0) this.writingByOwner.set(owner, writes);
+          else this.writingByOwner.delete(owner);
+        }
         this.startWrites();
       });
     }
     this.wakeWhenOldestIsDue();
   }
 
+  /** Owners that may join a new write now, each with its waiting entries (oldest first), in turn order. */
+  private *eligibleQueues(): Generator<[string, Waiting<E, R>[]]> {
+    const maxWrites = this.options.maxWritesPerOwner ?? Infinity;
+    for (const [owner, queue] of this.waiting) if ((this.writingByOwner.get(owner) ?? 0) < maxWrites) yield [owner, queue];
+  }
+
   private isGroupDue(): boolean {
-    if (this.waitingCount === 0) return false;
-    if (this.waitingCount >= this.options.maxEntries || this.waitingWeight >= (this.options.maxWeight ?? Infinity)) return true;
-    return Date.now() - this.oldestSinceMs() >= this.options.maxWaitMs;
+    let count = 0;
+    let weight = 0;
+    let oldestSinceMs = Infinity;
+    for (const [, queue] of this.eligibleQueues()) {
+      count += queue.length;
+      for (const waiting of queue) weight += waiting.weight;
+      oldestSinceMs = Math.min(oldestSinceMs, queue[0].sinceMs);
+    }
+    if (count === 0) return false;
+    if (count >= this.options.maxEntries || weight >= (this.options.maxWeight ?? Infinity)) return true;
+    return Date.now() - oldestSinceMs >= this.options.maxWaitMs;
   }
 
-  /** Each owner's queue is oldest first, so the oldest entry is the oldest of their heads. */
-  private oldestSinceMs(): number {
-    let oldest = Infinity;
-    for (const queue of this.waiting.values()) oldest = Math.min(oldest, queue[0].sinceMs);
-    return oldest;
-  }
-
+  /** Only while a slot is free: a write that ends starts the next group itself. */
   private wakeWhenOldestIsDue(): void {
-    if (this.timer || this.waitingCount === 0) return;
-    const dueInMs = Math.max(0, this.oldestSinceMs() + this.options.maxWaitMs - Date.now());
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.startWrites();
-    }, dueInMs);
+    if (this.timer || this.writing >= this.options.maxConcurrentWrites) return;
+    let oldestSinceMs = Infinity;
+    // each owner's queue is oldest first, so the oldest entry is the oldest of their heads
+    for (const [, queue] of this.eligibleQueues()) oldestSinceMs = Math.min(oldestSinceMs, queue[0].sinceMs);
+    if (oldestSinceMs === Infinity) return;
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.startWrites();
+      },
+      Math.max(0, oldestSinceMs + this.options.maxWaitMs - Date.now()),
+    );
   }
 
-  /** One entry per owner in turn, oldest first, until the group is full; an owner served goes to the end of the turn. */
+  /** One entry per eligible owner in turn, oldest first, until the group is full; an owner served goes to the end. */
   private takeGroup(): Waiting<E, R>[] {
     const group: Waiting<E, R>[] = [];
     let weight = 0;
     const maxWeight = this.options.maxWeight ?? Infinity;
     while (group.length < this.options.maxEntries && weight < maxWeight) {
-      const next = this.waiting.entries().next();
+      const next = this.eligibleQueues().next();
       if (next.done) break;
       const [owner, queue] = next.value;
       const taken = queue.shift()!;
       group.push(taken);
       weight += taken.weight;
-      this.waitingCount -= 1;
-      this.waitingWeight -= taken.weight;
       this.waiting.delete(owner);
       if (queue.length > 0) this.waiting.set(owner, queue);
     }
