@@ -144,13 +144,24 @@ describe('WriteGroups', () => {
     await jest.advanceTimersByTimeAsync(10);
     await expect(Promise.all([...busy, ...waiting])).resolves.toEqual([1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 100].map((n) => n * 2));
     // the quiet owner's entry came last, behind five of the flood's, and is written in the first group after the busy one
-    expect(recorder.groups).toEqual([[1, 2, 3], [4, 10, 100], [5, 11, 6], [7, 8]]);
+    expect(recorder.groups).toEqual([
+      [1, 2, 3],
+      [4, 10, 100],
+      [5, 11, 6],
+      [7, 8],
+    ]);
   });
 
   it('keeps a write slot from an owner at maxWritesPerOwner, so another owner is written while its groups are in flight', async () => {
     const recorder = recordingWrite();
     const groups = new WriteGroups(
-      { maxEntries: 2, maxWaitMs: 10, maxConcurrentWrites: 2, maxWritesPerOwner: 1, ownerOf: (n: number) => (n >= 100 ? 'quiet' : 'flood') },
+      {
+        maxEntries: 2,
+        maxWaitMs: 10,
+        maxConcurrentWrites: 2,
+        maxWritesPerOwner: 1,
+        ownerOf: (n: number) => (n >= 100 ? 'quiet' : 'flood'),
+      },
       recorder.write,
     );
     recorder.hold();

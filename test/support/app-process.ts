@@ -40,25 +40,36 @@ export async function freePort(): Promise<number> {
  * The compiled app as its own process (API and worker) on `t`'s database, queue prefix and project, listening on a
  * free port; resolves once /healthz answers, and fails with what the app printed when it never does.
  */
-export async function startAppProcess(t: Pick<TestApp, 'db' | 'config'>): Promise<{ app: AppProcess; url: string }> {
-  return startListeningAppProcess({
-    DATABASE_URL: t.db.url,
-    REDIS_URL: t.config.redisUrl,
-    QUEUE_PREFIX: t.config.queuePrefix,
-    ROLES: 'api,worker',
-    MIGRATE_ON_START: 'false',
-    RATE_LIMIT_REQUESTS: '0',
-  });
+export async function startAppProcess(
+  t: Pick<TestApp, 'db' | 'config'>,
+  startupTimeoutMs?: number,
+): Promise<{ app: AppProcess; url: string }> {
+  return startListeningAppProcess(
+    {
+      DATABASE_URL: t.db.url,
+      REDIS_URL: t.config.redisUrl,
+      QUEUE_PREFIX: t.config.queuePrefix,
+      ROLES: 'api,worker',
+      MIGRATE_ON_START: 'false',
+      RATE_LIMIT_REQUESTS: '0',
+    },
+    startupTimeoutMs,
+  );
 }
 
 /** The compiled app as its own process with exactly `env` (a role list with api), on a free port, once /healthz answers. */
-export async function startListeningAppProcess(env: Record<string, string>): Promise<{ app: AppProcess; url: string }> {
+export async function startListeningAppProcess(
+  env: Record<string, string>,
+  startupTimeoutMs = 20_000,
+): Promise<{ app: AppProcess; url: string }> {
   const port = await freePort();
   const app = spawnApp({ ...env, PORT: String(port), HOST: '127.0.0.1' });
   const url = `http://127.0.0.1:${port}`;
-  await eventually(async () => ((await fetch(`${url}/healthz`).catch(() => null))?.ok ? true : undefined), 20_000).catch((error) => {
-    app.child.kill('SIGKILL');
-    throw new Error(`${error.message}; the app printed:\n${app.output().slice(-2000)}`);
-  });
+  await eventually(async () => ((await fetch(`${url}/healthz`).catch(() => null))?.ok ? true : undefined), startupTimeoutMs).catch(
+    (error) => {
+      app.child.kill('SIGKILL');
+      throw new Error(`${error.message}; the app printed:\n${app.output().slice(-2000)}`);
+    },
+  );
   return { app, url };
 }

@@ -49,7 +49,11 @@ export class StalledJobIsolation<T> {
     }
   }
 
-  private async runAlone(job: Job<T>, token: string | undefined, process: (job: Job<T>, run: JobRun) => Promise<unknown>): Promise<unknown> {
+  private async runAlone(
+    job: Job<T>,
+    token: string | undefined,
+    process: (job: Job<T>, run: JobRun) => Promise<unknown>,
+  ): Promise<unknown> {
     this.isSuspectRunning = true;
     const worker = this.worker();
     try {
