@@ -27,7 +27,9 @@ export interface ArgumentSchemaOptions {
 }
 
 type Prepared =
-  { status: 'ready'; validate: ValidateFunction; cost: SchemaCost | null } | { status: 'too_expensive' } | { status: 'unusable' };
+  | { status: 'ready'; validate: ValidateFunction; cost: SchemaCost | null; patterns: LinearPatterns }
+  | { status: 'too_expensive' }
+  | { status: 'unusable' };
 
 /** Compiles a tool's argument schema once (within SCHEMA_COMPILE_BUDGET_MS); `validate` never throws. */
 export function compileArgumentSchema(json: Record<string, unknown>, options: ArgumentSchemaOptions = {}): ArgumentSchema {
@@ -36,6 +38,7 @@ export function compileArgumentSchema(json: Record<string, unknown>, options: Ar
   let expensiveUntilMs = -Infinity;
   return {
     json,
+    patternBytes: prepared.status === 'ready' ? prepared.patterns.memoryBytes : 0,
     validate: (args: unknown, budgetMs = ARGUMENT_VALIDATION_BUDGET_MS): SchemaCheck => {
       if (prepared.status !== 'ready') return { status: prepared.status };
       if (nowMs() < expensiveUntilMs) return { status: 'too_expensive' };
@@ -61,7 +64,7 @@ function prepare(json: Record<string, unknown>): Prepared {
   if (compiled.status === 'too_expensive') return { status: 'too_expensive' };
   // An uncompilable schema gives no schema evidence; the categorizer falls back to the error message.
   if (compiled.status === 'refused') return { status: 'unusable' };
-  return { status: 'ready', validate: compiled.validate, cost: measured.value };
+  return { status: 'ready', validate: compiled.validate, cost: measured.value, patterns };
 }
 
 function measureSchemaCostSafely(schema: Record<string, unknown>, patterns: LinearPatterns): SchemaCost | null {

@@ -34,8 +34,19 @@ export const MAX_PATTERN_COMPILE_UNITS = 2 * MAX_PATTERN_PROGRAM_SIZE;
 // A Unicode property class (\p{L}) is built from RE2's tables, about 0.15 ms each (measured): weighed like 30
 // instructions, so 199 of them in one pattern (35 ms to compile, 201 instructions) count for what they cost.
 const UNICODE_CLASS_UNITS = 30;
-// Lazy-DFA memory per pattern (RE2's own accounting, close to the heap it takes) instead of re2js' 8 MB.
+// Lazy-DFA memory per pattern (RE2's own accounting, close to the heap it takes) instead of re2js' 8 MB, and per
+// schema: a schema may hold thousands of tiny patterns, and past its share they match without a DFA (RE2's NFA, still
+// linear, slower per character).
 const DFA_BYTES_PER_PATTERN = 128 * 1024;
+const DFA_BYTES_PER_SCHEMA = 1024 * 1024;
+/**
+ * What a cache of compiled schemas may keep in compiled patterns (LinearPatterns.memoryBytes): one schema holds at most
+ * ~5 MB (20,000 instructions and its DFA share), most a few KB. A schema evicted for room is compiled again on its next
+ * use, before its validation's budget starts: eviction costs time once, never the outcome.
+ */
+export const MAX_CACHED_PATTERN_BYTES = 128 * 1024 * 1024;
+/** Heap per compiled RE2 instruction, measured: 85 to 186 bytes. */
+const BYTES_PER_INSTRUCTION = 200;
 
 // JavaScript's \s, and the line terminators `.` does not match.
 const JS_SPACE_MEMBERS = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
@@ -47,6 +58,7 @@ export type PatternCheck = { ok: true; programSize: number; units: number } | { 
 interface CompiledPattern {
   regex: RE2JS;
   programSize: number;
+  dfaBytes: number;
 }
 
 /** The pattern whose match is running; still set after a watchdog cut the match short. */
@@ -58,6 +70,8 @@ let runningPattern: CompiledPattern | null = null;
  */
 export class LinearPatterns {
   private readonly outcomes = new Map<string, CompiledPattern | UnsupportedPatternError>();
+  private dfaBytes = 0;
+  private programSize = 0;
 
   /** Ajv's `code.regExp` for this schema: throws for a pattern the linear engine refuses, so Ajv's compile fails with the reason. */
   readonly engine: RegExpEngine = Object.assign(
@@ -76,6 +90,11 @@ export class LinearPatterns {
     }
   }
 
+  /** What the compiled patterns may hold in memory at most, for caches of compiled schemas bounded by memory. */
+  get memoryBytes(): number {
+    return this.programSize * BYTES_PER_INSTRUCTION + this.dfaBytes;
+  }
+
   /** Whether `pattern` was compiled or refused already, so using it again costs nothing. */
   has(pattern: string, flags = 'u'): boolean {
     return this.outcomes.has(cacheKey(pattern, flags));
@@ -86,7 +105,9 @@ export class LinearPatterns {
     let outcome = this.outcomes.get(key);
     if (!outcome) {
       try {
-        outcome = compileUncached(pattern, flags);
+        outcome = compileUncached(pattern, flags, Math.min(DFA_BYTES_PER_PATTERN, DFA_BYTES_PER_SCHEMA - this.dfaBytes));
+        this.dfaBytes += outcome.dfaBytes;
+        this.programSize += outcome.programSize;
       } catch (error) {
         if (!(error instanceof UnsupportedPatternError)) throw error;
         outcome = error;
@@ -156,7 +177,7 @@ class LinearRegExp implements RegExpLike {
   }
 }
 
-function compileUncached(pattern: string, flags: string): CompiledPattern {
+function compileUncached(pattern: string, flags: string, dfaBytes: number): CompiledPattern {
   if (flags !== 'u' && flags !== '') throw new UnsupportedPatternError(`uses flags "${flags}", which are not supported`);
   if (pattern.length > MAX_PATTERN_LENGTH) throw new UnsupportedPatternError(`is longer than ${MAX_PATTERN_LENGTH} characters`);
   try {
@@ -181,9 +202,9 @@ function compileUncached(pattern: string, flags: string): CompiledPattern {
   const programSize = regex.re2().numberOfInstructions();
   if (programSize > MAX_PATTERN_PROGRAM_SIZE) return tooBig();
   const dfa = regex.re2().dfa;
-  dfa.stateBudget = DFA_BYTES_PER_PATTERN;
-  dfa.memBudget = DFA_BYTES_PER_PATTERN;
-  return { regex, programSize };
+  dfa.stateBudget = dfaBytes;
+  dfa.memBudget = dfaBytes;
+  return { regex, programSize, dfaBytes };
 }
 
 function unsupported(message: string): never {

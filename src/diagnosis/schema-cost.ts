@@ -21,6 +21,7 @@ import { LinearPatterns } from './linear-regex';
 export const MAX_SCHEMA_BRANCHES = 1000;
 /** Regex instructions of all patterns of one schema together. */
 export const MAX_SCHEMA_PROGRAM_SIZE = 20_000;
+export const TOO_MANY_PATTERN_INSTRUCTIONS = `brings the schema's patterns to more than ${MAX_SCHEMA_PROGRAM_SIZE} regex instructions together: too expensive to run`;
 /** Arguments deeper than this are refused at ingest (MAX_JSON_DEPTH): no need to count further down. */
 export const MAX_COUNTED_DEPTH = 64;
 // Bounds the measurement itself; real schemas take a few thousand steps.
@@ -185,7 +186,7 @@ class CostMeasure {
       this.report(
         'pattern',
         pointer,
-        `brings the schema's patterns to more than ${MAX_SCHEMA_PROGRAM_SIZE} regex instructions together: too expensive to run`,
+        TOO_MANY_PATTERN_INSTRUCTIONS,
       );
     }
     return check.ok ? check.programSize : 0;

@@ -41,8 +41,15 @@ export function compileUserSchema(
   {
     isStrict,
     budgetMs = SCHEMA_COMPILE_BUDGET_MS,
+    starvedRetries = SCHEMA_COMPILE_STARVED_RETRIES,
     patterns = new LinearPatterns(),
-  }: { isStrict: boolean; budgetMs?: number; /** Patterns compiled already for this schema (by its cost measure). */ patterns?: LinearPatterns },
+  }: {
+    isStrict: boolean;
+    budgetMs?: number;
+    starvedRetries?: number;
+    /** Patterns compiled already for this schema (by its cost measure); the validate function keeps them. */
+    patterns?: LinearPatterns;
+  },
 ): UserSchemaCompilation {
   const options: Options = {
     allErrors: true,
@@ -59,7 +66,7 @@ export function compileUserSchema(
   };
   try {
     const compiled = runWithinBudget(() => addFormats(new AJV_BY_DRAFT[draft](options)).compile(schema), budgetMs, {
-      starvedRetries: SCHEMA_COMPILE_STARVED_RETRIES,
+      starvedRetries,
     });
     return compiled.timedOut ? { status: 'too_expensive' } : { status: 'compiled', validate: compiled.value };
   } catch (error) {
