@@ -26,14 +26,18 @@ export const MAX_PATTERN_LENGTH = 1000;
 /** RE2 instructions one pattern may compile to: `^[a-z0-9_]{1,64}$` needs 131, `[A-Za-z0-9+/]{0,1000}` about 2,000. */
 export const MAX_PATTERN_PROGRAM_SIZE = 5000;
 /**
- * Estimated compile work (units, see estimatePatternUnits) past which a pattern is refused without compiling. The
- * estimate counts each alternative in full where RE2 factors shared prefixes (`(?:abc|abd|abe){300}`: 3,302 estimated,
- * 902 compiled), so twice the program cap; one compile, accepted or refused, then takes at most ~50 ms here.
+ * Estimated compile work (units, see estimatePatternUnits) past which a pattern is refused without compiling, so that
+ * one compile, accepted or refused, holds the event loop ~40 ms at most here. Above the program cap: the estimate
+ * counts each alternative in full where RE2 factors shared prefixes (`(?:abc|abd|abe){300}`: 3,302 estimated, 902
+ * compiled).
  */
-export const MAX_PATTERN_COMPILE_UNITS = 2 * MAX_PATTERN_PROGRAM_SIZE;
-// A Unicode property class (\p{L}) is built from RE2's tables, about 0.15 ms each (measured): weighed like 30
-// instructions, so 199 of them in one pattern (35 ms to compile, 201 instructions) count for what they cost.
-const UNICODE_CLASS_UNITS = 30;
+export const MAX_PATTERN_COMPILE_UNITS = 8000;
+// A Unicode property class (\p{L}) is read from RE2's tables, about 0.15 ms each (measured): 30 units per escape
+// written, so 199 of them in one pattern (35 ms, 201 instructions) count for what they cost.
+const UNICODE_CLASS_PARSE_UNITS = 30;
+// Each compiled copy of such a class carries hundreds of ranges that the matcher's tables index at compile time:
+// `\p{L}{0,40}` written 60 times (4,802 instructions) took 160 ms where as many plain instructions take ~25 ms.
+const UNICODE_CLASS_COPY_UNITS = 8;
 // Lazy-DFA memory per pattern (RE2's own accounting, close to the heap it takes) instead of re2js' 8 MB, and per
 // schema: a schema may hold thousands of tiny patterns, and past its share they match without a DFA (RE2's NFA, still
 // linear, slower per character).
@@ -139,8 +143,9 @@ export function estimatePatternUnits(pattern: string): number {
   if (pattern.length > MAX_PATTERN_LENGTH) return MAX_PATTERN_LENGTH;
   try {
     new RegExp(pattern, 'u');
-    const { estimatedSize } = rewriteForRe2(pattern);
-    return estimatedSize + UNICODE_CLASS_UNITS * countUnicodeClasses(pattern);
+    // every copy of a Unicode property class weighs more than one plain instruction
+    const { estimatedSize } = rewriteForRe2(pattern, 1 + UNICODE_CLASS_COPY_UNITS);
+    return estimatedSize + UNICODE_CLASS_PARSE_UNITS * countUnicodeClasses(pattern);
   } catch {
     return pattern.length;
   }
@@ -185,8 +190,13 @@ function compileUncached(pattern: string, flags: string, dfaBytes: number): Comp
   } catch {
     return unsupported('is not a valid regular expression');
   }
-  const { rewritten } = rewriteForRe2(pattern);
-  if (estimatePatternUnits(pattern) > MAX_PATTERN_COMPILE_UNITS) return tooBig();
+  const { rewritten, estimatedSize } = rewriteForRe2(pattern);
+  if (estimatedSize > MAX_PATTERN_COMPILE_UNITS) return tooBig();
+  if (estimatePatternUnits(pattern) > MAX_PATTERN_COMPILE_UNITS) {
+    return unsupported(
+      `would take too long to compile (about ${estimatePatternUnits(pattern)} work units, at most ${MAX_PATTERN_COMPILE_UNITS}): repeat \\p{...} classes fewer times`,
+    );
+  }
   let regex: RE2JS;
   try {
     regex = RE2JS.compile(RE2JS.translateRegExp(rewritten));
@@ -243,9 +253,10 @@ interface Group {
 
 /**
  * One pass over a valid `u`-mode JavaScript pattern: rewrites what RE2 reads differently, refuses what it cannot run
- * with a reason a person understands, and estimates the compiled program size.
+ * with a reason a person understands, and estimates the compiled program size (each Unicode property class counted
+ * as `unicodeClassSize` instructions: 1 for the size, more for the compile work).
  */
-function rewriteForRe2(pattern: string): { rewritten: string; estimatedSize: number } {
+function rewriteForRe2(pattern: string, unicodeClassSize = 1): { rewritten: string; estimatedSize: number } {
   let out = '';
   const groups: Group[] = [{ alternatives: 0, current: 0, last: 0, isCapturing: false }];
   const top = () => groups[groups.length - 1];
@@ -259,11 +270,12 @@ function rewriteForRe2(pattern: string): { rewritten: string; estimatedSize: num
     const char = pattern[i];
     if (char === '\\') {
       const escape = readEscape(pattern, i, false);
-      atom(escape.text);
+      atom(escape.text, countUnicodeClasses(escape.text) > 0 ? unicodeClassSize : 1);
       i = escape.end;
     } else if (char === '[') {
       const end = endOfClass(pattern, i);
-      atom(rewriteClass(pattern.slice(i, end + 1)));
+      const cls = pattern.slice(i, end + 1);
+      atom(rewriteClass(cls), countUnicodeClasses(cls) > 0 ? unicodeClassSize : 1);
       i = end;
     } else if (char === '(') {
       if (/^\(\?<?[=!]/.test(pattern.slice(i, i + 4)))
