@@ -35,7 +35,12 @@ const metaValidatorByDraft: Record<UserSchemaDraft, Ajv> = {
 /** Problems with `schema`, each at a JSON Pointer under `path` (e.g. /parameters/properties/n/type); empty when fine. */
 export function checkParametersSchema(schema: unknown, path: string): FieldError[] {
   const shapeProblems = checkSchemaShape(schema, path);
-  return shapeProblems.length > 0 ? shapeProblems : checkSchemaCompiles(schema as JsonObject, path, new LinearPatterns());
+  if (shapeProblems.length > 0) return shapeProblems;
+  for (const step of schemaCompileSteps(schema as JsonObject, path, new LinearPatterns())) {
+    const problems = step();
+    if (problems.length > 0) return problems;
+  }
+  return [];
 }
 
 /** What can be judged without compiling anything (linear in the schema's size): an object, its size, depth and references. */
@@ -54,28 +59,31 @@ export function checkSchemaShape(schema: unknown, path: string): FieldError[] {
 
 /**
  * The rest, for a schema whose shape is fine: what validating with it costs, its meta-schema, Ajv's strict compile.
- * `patterns`: its patterns compiled so far (the caller may compile them one by one beforehand, between turns of the
- * event loop); any other is compiled here.
+ * Steps, each a piece of synchronous work, run in order until one finds problems: the caller may let the event loop
+ * turn between them. `patterns`: its patterns compiled so far (the caller may compile them one by one beforehand);
+ * any other is compiled here.
  */
-export function checkSchemaCompiles(schema: JsonObject, path: string, patterns: LinearPatterns): FieldError[] {
-  const tooExpensive = measureSchemaCost(schema, patterns).problems.map((problem) => ({
-    path: `${path}${problem.pointer}`,
-    message: problem.message,
-  }));
-  if (tooExpensive.length > 0) return tooExpensive.slice(0, MAX_REPORTED_PROBLEMS);
-
-  const json = schema;
-  // Every provider sends tool arguments as one JSON object, so the schema must describe one.
-  if (json.type !== 'object') {
-    return [{ path: `${path}/type`, message: 'must be "object": a tool takes its arguments as one JSON object' }];
-  }
-  const draft = draftOf(json.$schema);
-  if (!draft) {
-    return [{ path: `${path}/$schema`, message: 'must be JSON Schema draft-07, 2019-09 or 2020-12 (or absent, meaning draft-07)' }];
-  }
-  const metaValidator = metaValidatorByDraft[draft];
-  if (!metaValidator.validateSchema(json)) return fromMetaSchemaErrors(metaValidator.errors ?? [], path);
-  return strictModeProblems(draft, json, path, patterns);
+export function schemaCompileSteps(schema: JsonObject, path: string, patterns: LinearPatterns): Array<() => FieldError[]> {
+  let draft: UserSchemaDraft | null = null;
+  return [
+    () =>
+      measureSchemaCost(schema, patterns)
+        .problems.map((problem) => ({ path: `${path}${problem.pointer}`, message: problem.message }))
+        .slice(0, MAX_REPORTED_PROBLEMS),
+    () => {
+      // Every provider sends tool arguments as one JSON object, so the schema must describe one.
+      if (schema.type !== 'object') {
+        return [{ path: `${path}/type`, message: 'must be "object": a tool takes its arguments as one JSON object' }];
+      }
+      draft = draftOf(schema.$schema);
+      if (!draft) {
+        return [{ path: `${path}/$schema`, message: 'must be JSON Schema draft-07, 2019-09 or 2020-12 (or absent, meaning draft-07)' }];
+      }
+      const metaValidator = metaValidatorByDraft[draft];
+      return metaValidator.validateSchema(schema) ? [] : fromMetaSchemaErrors(metaValidator.errors ?? [], path);
+    },
+    () => strictModeProblems(draft!, schema, path, patterns),
+  ];
 }
 
 function draftOf(metaSchema: unknown): UserSchemaDraft | null {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { estimatePatternUnits, LinearPatterns, MAX_SCHEMA_PROGRAM_SIZE, TOO_MANY_PATTERN_INSTRUCTIONS } from '../diagnosis';
 import { SharedTimeSlice } from '../infra/event-loop/shared-time-slice';
 import { ApiError, FieldError } from '../infra/http/api-error';
-import { checkSchemaCompiles, checkSchemaShape } from './parameters-schema';
+import { checkSchemaShape, schemaCompileSteps } from './parameters-schema';
 import { patternsOf, RegistrationBudget, schemaCompileUnits, shapeCheckUnits, Spent } from './registration-budget';
 import { RegistrationTurns } from './registration-turns';
 import type { JsonObject, RegistrationCandidate } from './registry.types';
@@ -64,6 +64,7 @@ export class SchemaAdmissionService {
 
     // Each pattern compiled in a piece of its own, charged before it runs; refused ones count toward the schema's total.
     const patterns = new LinearPatterns();
+    const refused: FieldError[] = [];
     let programSize = 0;
     for (const { pattern, path } of patternsOf(schema, parametersPath)) {
       if (patterns.has(pattern)) continue;
@@ -71,12 +72,18 @@ export class SchemaAdmissionService {
       if (spent) return { spent };
       const check = patterns.check(pattern);
       programSize += check.ok ? check.programSize : check.units;
+      if (!check.ok) refused.push({ path, message: check.problem });
       // the cost measure would stop here too, but in its own order: it must not compile what was not charged
-      if (programSize > MAX_SCHEMA_PROGRAM_SIZE) return { problems: [{ path, message: TOO_MANY_PATTERN_INSTRUCTIONS }] };
+      if (programSize > MAX_SCHEMA_PROGRAM_SIZE) return { problems: [...refused, { path, message: TOO_MANY_PATTERN_INSTRUCTIONS }] };
       await this.timeSlice.yieldIfDue();
     }
-    // every pattern of the schema is compiled or refused by now: the measure and Ajv's compile only look them up
-    return { problems: checkSchemaCompiles(schema as JsonObject, parametersPath, patterns) };
+    // Every pattern of the schema is compiled or refused by now: the measure and Ajv's compile only look them up.
+    for (const step of schemaCompileSteps(schema as JsonObject, parametersPath, patterns)) {
+      await this.timeSlice.yieldIfDue();
+      const problems = step();
+      if (problems.length > 0) return { problems };
+    }
+    return { problems: [] };
   }
 }
 
