@@ -12,10 +12,10 @@ import { escapePointer } from '../diagnosis';
 
 /** What a unit stands for, measured on the reference machine. */
 const MICROSECONDS_PER_UNIT = 5;
-/** Units one request may spend: 500 tools of ~20 schema nodes each (an agent's whole tool list) fit, ~10 s of CPU. */
-export const REGISTRATION_WORK_UNITS = 2_000_000;
+/** Units one request may spend, ~20 s of CPU: an agent's whole tool list (500 tools of 20 patterned properties, ~3 M) fits. */
+export const REGISTRATION_WORK_UNITS = 4_000_000;
 /** How long one request may check schemas, yields to other requests included; past it the rest is refused. */
-export const REGISTRATION_DEADLINE_MS = 20_000;
+export const REGISTRATION_DEADLINE_MS = 30_000;
 /** A fresh Ajv with formats and its code generation for an empty schema: ~7 ms measured. */
 export const SCHEMA_BASE_UNITS = 1_400;
 /** Ajv generates code per subschema, ~0.5 ms each with allErrors (1,500 properties took 825 ms). */

@@ -144,7 +144,7 @@ describe('registration work is bounded per request (issue 33, finding 2)', () =>
   }, 120_000);
 
   it('answers a request past its budget with 422 registration_too_expensive naming every tool not checked, and registers none', async () => {
-    // 200 tools of four ~7,700-unit patterns: ~2.6 KB each, 6.5 million units in all, three times the request's budget
+    // 200 tools of four ~7,700-unit patterns: ~2.6 KB each, 6.6 million units in all, past the request's budget of 4 million
     const tools = Array.from({ length: 200 }, (_, i) =>
       tool(`costly_${i}`, Object.fromEntries([0, 1, 2, 3].map((k) => [`p${k}`, stringWith(letters(i * 4 + k))]))),
     );
