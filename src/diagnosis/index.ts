@@ -15,7 +15,15 @@ export {
   checkLinearPattern,
   estimatePatternUnits,
 } from './linear-regex';
-export { MAX_COUNTED_DEPTH, MAX_SCHEMA_BRANCHES, MAX_SCHEMA_PROGRAM_SIZE, TOO_MANY_PATTERN_INSTRUCTIONS, escapePointer, measureSchemaCost, type SchemaCostProblem } from './schema-cost';
+export {
+  MAX_COUNTED_DEPTH,
+  MAX_SCHEMA_BRANCHES,
+  MAX_SCHEMA_PROGRAM_SIZE,
+  TOO_MANY_PATTERN_INSTRUCTIONS,
+  escapePointer,
+  measureSchemaCost,
+  type SchemaCostProblem,
+} from './schema-cost';
 export { SCHEMA_COMPILE_BUDGET_MS, SCHEMA_COMPILE_STARVED_RETRIES, compileUserSchema, type UserSchemaDraft } from './user-schema-compiler';
 export { diagnose } from './categorizer';
 export { matchArgumentName } from './argument-name-matcher';

@@ -86,7 +86,10 @@ describe('checkLinearPattern', () => {
   ])('refuses %s, whose program would be too big, within milliseconds', (_, pattern) => {
     let check: ReturnType<typeof checkLinearPattern> | undefined;
     expect(timeMs(() => (check = checkLinearPattern(pattern)))).toBeLessThan(100);
-    expect(check).toMatchObject({ ok: false, problem: expect.stringContaining(`more than ${MAX_PATTERN_PROGRAM_SIZE} regex instructions`) });
+    expect(check).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining(`more than ${MAX_PATTERN_PROGRAM_SIZE} regex instructions`),
+    });
   });
 
   it('refuses a program just over the cap after compiling it', () => {

@@ -183,11 +183,7 @@ class CostMeasure {
     if (!check.ok) this.report('pattern', pointer, check.problem);
     if (this.programSize > MAX_SCHEMA_PROGRAM_SIZE) {
       this.isProgramBudgetSpent = true;
-      this.report(
-        'pattern',
-        pointer,
-        TOO_MANY_PATTERN_INSTRUCTIONS,
-      );
+      this.report('pattern', pointer, TOO_MANY_PATTERN_INSTRUCTIONS);
     }
     return check.ok ? check.programSize : 0;
   }
@@ -401,7 +397,6 @@ function itemWildcards(node: Record<string, unknown>, index: number | null): unk
   const rest = Array.isArray(node.items) ? node.additionalItems : node.items;
   return [isPastTuple ? rest : undefined, node.contains, node.unevaluatedItems];
 }
-
 
 function tupleOf(node: Record<string, unknown>): unknown[] {
   if (Array.isArray(node.prefixItems)) return node.prefixItems;

@@ -14,6 +14,13 @@ import { ToolsController } from './tools.controller';
 @Module({
   imports: [RegistryModule],
   controllers: [ToolsController, ToolWarningsController, GuardController],
-  providers: [DescriptionService, ToolValidationService, SchemaAdmissionService, LearnedRenameRepository, GuardPolicyRepository, GuardService],
+  providers: [
+    DescriptionService,
+    ToolValidationService,
+    SchemaAdmissionService,
+    LearnedRenameRepository,
+    GuardPolicyRepository,
+    GuardService,
+  ],
 })
 export class RegistryApiModule {}

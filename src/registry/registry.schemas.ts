@@ -225,4 +225,3 @@ export const readDescriptionQuery = compileQueryValidator<{ version?: number } &
 function invalidBody(details: FieldError[]): ApiError {
   return new ApiError(400, 'invalid_body', `Invalid field ${details[0].path || 'body'}: ${details[0].message}`, { details });
 }
-

@@ -29,7 +29,11 @@ export class SchemaAdmissionService {
    * `registration_too_expensive` naming each tool not checked when the budget ran out, or 429 when too many of the
    * project's registrations wait already.
    */
-  async admit(projectId: string, candidates: readonly RegistrationCandidate[], nowMs: () => number = () => performance.now()): Promise<void> {
+  async admit(
+    projectId: string,
+    candidates: readonly RegistrationCandidate[],
+    nowMs: () => number = () => performance.now(),
+  ): Promise<void> {
     const turn = await this.turns.run(projectId, () => this.checkAll(candidates, new RegistrationBudget(nowMs)));
     if (!turn) {
       throw new ApiError(429, 'too_many_registrations', 'Too many registrations of this project are being checked; retry shortly', {

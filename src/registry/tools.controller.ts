@@ -83,7 +83,12 @@ export class ToolsController {
   async registerMany(@CurrentProject() project: AuthenticatedProject, @Body() body: unknown) {
     const candidates = readBulkBody(body);
     await this.admission.admit(project.projectId, candidates);
-    return { tools: await this.toolChanges.registerTools(project.projectId, candidates.map(({ definition }) => definition)) };
+    return {
+      tools: await this.toolChanges.registerTools(
+        project.projectId,
+        candidates.map(({ definition }) => definition),
+      ),
+    };
   }
 
   @Get('tools')
