@@ -1,8 +1,8 @@
 import { REGISTRATION_DEADLINE_MS } from '../../src/registry/registration-budget';
 import { MAX_WAITING_REGISTRATIONS_PER_PROJECT } from '../../src/registry/registration-turns';
-import { AppProcess, startAppProcess } from '../support/app-process';
+import { AppProcess, freePort, spawnApp } from '../support/app-process';
 import { probeLatencies } from '../support/probe-latencies';
-import { startTestApp, TestApp } from '../support/test-app';
+import { eventually, startTestApp, TestApp } from '../support/test-app';
 
 // Issue 33, finding 2: a registration request compiled every pattern and schema synchronously, outside any budget (a
 // 66 KB tools:bulk held the process 12.6 s, a 7 KB one 2.4 s, refused schemas cost the same). Now every piece of the
@@ -15,6 +15,7 @@ const ANSWER_BOUND_MS = REGISTRATION_DEADLINE_MS + 10_000;
 // polled this often while an attack runs: each sample waits for whatever holds the event loop
 const HEALTHZ_POLL_INTERVAL_MS = 10;
 const HEALTHZ_BOUND_MS = 100;
+const APP_START_TIMEOUT_MS = 60_000;
 
 // Patterns the linear engine accepts that are slow to compile: 195 Unicode property classes (980 characters, ~20-35
 // ms), and counted repetitions (~4,900 instructions in 36 characters, ~10-30 ms). Each tool's differ, so no cache of
@@ -51,8 +52,21 @@ describe('registration work is bounded per request (issue 33, finding 2)', () =>
 
   beforeAll(async () => {
     t = await startTestApp();
-    ({ app, url } = await startAppProcess(t));
-  }, 60_000);
+    const port = await freePort();
+    url = `http://127.0.0.1:${port}`;
+    app = spawnApp({
+      DATABASE_URL: t.db.url,
+      REDIS_URL: t.config.redisUrl,
+      QUEUE_PREFIX: t.config.queuePrefix,
+      ROLES: 'api,worker',
+      MIGRATE_ON_START: 'false',
+      RATE_LIMIT_REQUESTS: '0',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    });
+    // startAppProcess waits 20 s: on this shared machine under load a start-up took longer
+    await eventually(async () => ((await fetch(`${url}/healthz`).catch(() => null))?.ok ? true : undefined), APP_START_TIMEOUT_MS);
+  }, 2 * APP_START_TIMEOUT_MS);
 
   afterAll(async () => {
     app?.child.kill('SIGTERM');
