@@ -1,6 +1,6 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { AjvLikeError, ArgumentSchema, SchemaCheck } from './diagnosis.types';
-import { discardInterruptedPattern, isPatternCompiled } from './linear-regex';
+import { discardInterruptedPattern, LinearPatterns } from './linear-regex';
 import { MAX_COUNTED_DEPTH, measureSchemaCost, type SchemaCost } from './schema-cost';
 import { runWithinBudget } from './time-budget';
 import { compileUserSchema, SCHEMA_COMPILE_BUDGET_MS, SCHEMA_COMPILE_STARVED_RETRIES } from './user-schema-compiler';
@@ -27,7 +27,9 @@ export interface ArgumentSchemaOptions {
 }
 
 type Prepared =
-  { status: 'ready'; validate: ValidateFunction; cost: SchemaCost | null } | { status: 'too_expensive' } | { status: 'unusable' };
+  | { status: 'ready'; validate: ValidateFunction; cost: SchemaCost | null; patterns: LinearPatterns }
+  | { status: 'too_expensive' }
+  | { status: 'unusable' };
 
 /** Compiles a tool's argument schema once (within SCHEMA_COMPILE_BUDGET_MS); `validate` never throws. */
 export function compileArgumentSchema(json: Record<string, unknown>, options: ArgumentSchemaOptions = {}): ArgumentSchema {
@@ -36,6 +38,7 @@ export function compileArgumentSchema(json: Record<string, unknown>, options: Ar
   let expensiveUntilMs = -Infinity;
   return {
     json,
+    patternBytes: prepared.status === 'ready' ? prepared.patterns.memoryBytes : 0,
     validate: (args: unknown, budgetMs = ARGUMENT_VALIDATION_BUDGET_MS): SchemaCheck => {
       if (prepared.status !== 'ready') return { status: prepared.status };
       if (nowMs() < expensiveUntilMs) return { status: 'too_expensive' };
@@ -50,21 +53,23 @@ function prepare(json: Record<string, unknown>): Prepared {
   // Ajv registers a schema under its $id; an id-less copy keeps two versions of one tool independent.
   const { $id: _ignoredId, ...schema } = json;
   // Schemas stored before the registration checks existed are measured here too, within the same budget.
-  const measured = runWithinBudget(() => measureSchemaCostSafely(schema), SCHEMA_COMPILE_BUDGET_MS, {
+  // One set of compiled patterns for the measure and the compile, kept by the validate function (never recompiled).
+  const patterns = new LinearPatterns();
+  const measured = runWithinBudget(() => measureSchemaCostSafely(schema, patterns), SCHEMA_COMPILE_BUDGET_MS, {
     starvedRetries: SCHEMA_COMPILE_STARVED_RETRIES,
   });
   // What registration now refuses as explosive is never run: no event pays the budget to learn it again.
   if (measured.timedOut || measured.value?.problems.some((problem) => problem.kind === 'explodes')) return { status: 'too_expensive' };
-  const compiled = compileUserSchema(schema, 'draft7', { isStrict: false });
+  const compiled = compileUserSchema(schema, 'draft7', { isStrict: false, patterns });
   if (compiled.status === 'too_expensive') return { status: 'too_expensive' };
   // An uncompilable schema gives no schema evidence; the categorizer falls back to the error message.
   if (compiled.status === 'refused') return { status: 'unusable' };
-  return { status: 'ready', validate: compiled.validate, cost: measured.value };
+  return { status: 'ready', validate: compiled.validate, cost: measured.value, patterns };
 }
 
-function measureSchemaCostSafely(schema: Record<string, unknown>): SchemaCost | null {
+function measureSchemaCostSafely(schema: Record<string, unknown>, patterns: LinearPatterns): SchemaCost | null {
   try {
-    return measureSchemaCost(schema);
+    return measureSchemaCost(schema, patterns);
   } catch {
     // too deep to walk: not known to be cheap
     return null;
@@ -94,12 +99,11 @@ function reportedErrors(errors: readonly ErrorObject[] | null | undefined): AjvL
 }
 
 /**
- * Runs without the watchdog only what the measured schema and the size of these arguments prove small. Patterns
- * must be compiled already (an evicted one would be compiled again inside the match); uniqueItems is quadratic.
+ * Runs without the watchdog only what the measured schema and the size of these arguments prove small (its patterns
+ * were compiled with it); uniqueItems is quadratic.
  */
 function isCheap(cost: SchemaCost | null, args: unknown): boolean {
   if (!cost || cost.problems.length > 0 || cost.hasUniqueItems) return false;
-  if (!cost.patterns.every((pattern) => isPatternCompiled(pattern))) return false;
   const weight = Math.max(1, cost.maxWeight);
   return argumentUnits(args, Math.floor(CHEAP_WORK_UNITS / weight), 0) * weight <= CHEAP_WORK_UNITS;
 }

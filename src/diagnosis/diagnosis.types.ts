@@ -42,6 +42,8 @@ export interface ArgumentSchema {
   readonly json: Record<string, unknown>;
   /** Validates arguments within `budgetMs` (by default ARGUMENT_VALIDATION_BUDGET_MS); never throws. */
   readonly validate: (args: unknown, budgetMs?: number) => SchemaCheck;
+  /** Memory its compiled patterns hold at most (they live as long as it does), for caches bounded by memory. */
+  readonly patternBytes?: number;
 }
 
 export type SchemaCheck =

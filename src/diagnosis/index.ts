@@ -6,9 +6,25 @@ export {
   MAX_REPORTED_SCHEMA_ERRORS,
   compileArgumentSchema,
 } from './argument-schema';
-export { MAX_PATTERN_LENGTH, MAX_PATTERN_PROGRAM_SIZE, checkLinearPattern } from './linear-regex';
-export { MAX_COUNTED_DEPTH, MAX_SCHEMA_BRANCHES, MAX_SCHEMA_PROGRAM_SIZE, measureSchemaCost, type SchemaCostProblem } from './schema-cost';
-export { SCHEMA_COMPILE_BUDGET_MS, compileUserSchema, type UserSchemaDraft } from './user-schema-compiler';
+export {
+  MAX_CACHED_PATTERN_BYTES,
+  MAX_PATTERN_COMPILE_UNITS,
+  MAX_PATTERN_LENGTH,
+  MAX_PATTERN_PROGRAM_SIZE,
+  LinearPatterns,
+  checkLinearPattern,
+  estimatePatternUnits,
+} from './linear-regex';
+export {
+  MAX_COUNTED_DEPTH,
+  MAX_SCHEMA_BRANCHES,
+  MAX_SCHEMA_PROGRAM_SIZE,
+  TOO_MANY_PATTERN_INSTRUCTIONS,
+  escapePointer,
+  measureSchemaCost,
+  type SchemaCostProblem,
+} from './schema-cost';
+export { SCHEMA_COMPILE_BUDGET_MS, SCHEMA_COMPILE_STARVED_RETRIES, compileUserSchema, type UserSchemaDraft } from './user-schema-compiler';
 export { diagnose } from './categorizer';
 export { matchArgumentName } from './argument-name-matcher';
 export { ownValue } from './own-value';

@@ -13,67 +13,151 @@ import { RE2JS } from 're2js';
  * ASCII in RE2, so `[\S]` also matches a no-break space.
  *
  * Linear is not yet cheap: the cost per input character grows with the compiled program, and `x{1000}` copies x a
- * thousand times. The program size is capped per pattern (estimated from the text first, so a pattern far over the
- * cap is refused without compiling it). Compiled programs live in one cache bounded by their total size, each with
- * a small lazy-DFA memory, so memory stays bounded however many schemas and patterns the process has seen.
+ * thousand times. The program size is capped per pattern, and compiling is bounded before it starts: the program size
+ * is estimated from the text first, and a pattern whose estimate is far over the cap is refused without compiling it.
+ *
+ * Compiled patterns belong to the schema that uses them (a LinearPatterns per schema compile), never to a cache shared
+ * by every project: a process-wide cache let one project's registrations evict another's patterns, which then had to
+ * be compiled again inside a 25 ms validation and never fit. They are freed with their schema, so memory is bounded
+ * by the compiled-schema caches, each pattern with a small lazy-DFA memory.
  */
 
 export const MAX_PATTERN_LENGTH = 1000;
 /** RE2 instructions one pattern may compile to: `^[a-z0-9_]{1,64}$` needs 131, `[A-Za-z0-9+/]{0,1000}` about 2,000. */
 export const MAX_PATTERN_PROGRAM_SIZE = 5000;
-// What stays compiled: at most this many patterns and instructions (about 170 bytes each, measured), each with at
-// most this much lazy-DFA memory (RE2's own accounting, close to the heap it takes) instead of re2js' 8 MB: at
-// worst about 40 + 64 MB, however many schemas and patterns the process has seen.
-const MAX_CACHED_PATTERNS = 512;
-const MAX_CACHED_PROGRAM_SIZE = 250_000;
+/**
+ * Estimated compile work (units, see estimatePatternUnits) past which a pattern is refused without compiling, so that
+ * one compile, accepted or refused, holds the event loop ~40 ms at most here. Above the program cap: the estimate
+ * counts each alternative in full where RE2 factors shared prefixes (`(?:abc|abd|abe){300}`: 3,302 estimated, 902
+ * compiled).
+ */
+export const MAX_PATTERN_COMPILE_UNITS = 8000;
+// A Unicode property class (\p{L}) is read from RE2's tables, about 0.15 ms each (measured): 30 units per escape
+// written, so 199 of them in one pattern (35 ms, 201 instructions) count for what they cost.
+const UNICODE_CLASS_PARSE_UNITS = 30;
+// Each compiled copy of such a class carries hundreds of ranges that the matcher's tables index at compile time:
+// `\p{L}{0,40}` written 60 times (4,802 instructions) took 160 ms where as many plain instructions take ~25 ms.
+const UNICODE_CLASS_COPY_UNITS = 8;
+// Lazy-DFA memory per pattern (RE2's own accounting, close to the heap it takes) instead of re2js' 8 MB, and per
+// schema: a schema may hold thousands of tiny patterns, and past its share they match without a DFA (RE2's NFA, still
+// linear, slower per character).
 const DFA_BYTES_PER_PATTERN = 128 * 1024;
+const DFA_BYTES_PER_SCHEMA = 1024 * 1024;
+/**
+ * What a cache of compiled schemas may keep in compiled patterns (LinearPatterns.memoryBytes): one schema holds at most
+ * ~5 MB (20,000 instructions and its DFA share), most a few KB. A schema evicted for room is compiled again on its next
+ * use, before its validation's budget starts: eviction costs time once, never the outcome.
+ */
+export const MAX_CACHED_PATTERN_BYTES = 128 * 1024 * 1024;
+/** Heap per compiled RE2 instruction, measured: 85 to 186 bytes. */
+const BYTES_PER_INSTRUCTION = 200;
 
 // JavaScript's \s, and the line terminators `.` does not match.
 const JS_SPACE_MEMBERS = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
 const JS_DOT = '[^\\n\\r\\u2028\\u2029]';
 
-export type PatternCheck = { ok: true; programSize: number } | { ok: false; problem: string };
+/** `units`: the compile work counted for the pattern before compiling it, accepted or refused (see estimatePatternUnits). */
+export type PatternCheck = { ok: true; programSize: number; units: number } | { ok: false; problem: string; units: number };
 
 interface CompiledPattern {
   regex: RE2JS;
   programSize: number;
+  dfaBytes: number;
 }
 
-const compiled = new Map<string, CompiledPattern>();
-let cachedProgramSize = 0;
 /** The pattern whose match is running; still set after a watchdog cut the match short. */
-let runningKey: string | null = null;
+let runningPattern: CompiledPattern | null = null;
 
-/** Whether `pattern` can run on the linear engine within the caps, and how big its program is. Never throws. */
-export function checkLinearPattern(pattern: string): PatternCheck {
-  try {
-    return { ok: true, programSize: compilePattern(pattern, 'u').programSize };
-  } catch (error) {
-    return { ok: false, problem: error instanceof UnsupportedPatternError ? error.message : `cannot be compiled: ${String(error)}` };
+/**
+ * The patterns of one schema, each compiled once, refusals remembered: registration's cost measure, its strict
+ * compile and the schema's validate function share them, and the validate function keeps them for its lifetime.
+ */
+export class LinearPatterns {
+  private readonly outcomes = new Map<string, CompiledPattern | UnsupportedPatternError>();
+  private dfaBytes = 0;
+  private programSize = 0;
+
+  /** Ajv's `code.regExp` for this schema: throws for a pattern the linear engine refuses, so Ajv's compile fails with the reason. */
+  readonly engine: RegExpEngine = Object.assign(
+    (pattern: string, flags: string): RegExpLike => new LinearRegExp(pattern, flags, this.compile(pattern, flags)),
+    { code: 'linearRegExp' },
+  );
+
+  /** Whether `pattern` can run on the linear engine within the caps, and how big its program is. Never throws. */
+  check(pattern: string): PatternCheck {
+    const units = estimatePatternUnits(pattern);
+    try {
+      return { ok: true, programSize: this.compile(pattern, 'u').programSize, units };
+    } catch (error) {
+      const problem = error instanceof UnsupportedPatternError ? error.message : `cannot be compiled: ${String(error)}`;
+      return { ok: false, problem, units };
+    }
+  }
+
+  /** What the compiled patterns may hold in memory at most, for caches of compiled schemas bounded by memory. */
+  get memoryBytes(): number {
+    return this.programSize * BYTES_PER_INSTRUCTION + this.dfaBytes;
+  }
+
+  /** Whether `pattern` was compiled or refused already, so using it again costs nothing. */
+  has(pattern: string, flags = 'u'): boolean {
+    return this.outcomes.has(cacheKey(pattern, flags));
+  }
+
+  private compile(pattern: string, flags: string): CompiledPattern {
+    const key = cacheKey(pattern, flags);
+    let outcome = this.outcomes.get(key);
+    if (!outcome) {
+      try {
+        outcome = compileUncached(pattern, flags, Math.min(DFA_BYTES_PER_PATTERN, DFA_BYTES_PER_SCHEMA - this.dfaBytes));
+        this.dfaBytes += outcome.dfaBytes;
+        this.programSize += outcome.programSize;
+      } catch (error) {
+        if (!(error instanceof UnsupportedPatternError)) throw error;
+        outcome = error;
+      }
+      this.outcomes.set(key, outcome);
+    }
+    if (outcome instanceof UnsupportedPatternError) throw outcome;
+    return outcome;
   }
 }
 
-/** Ajv's `code.regExp`: throws for a pattern the linear engine refuses, so Ajv's compile fails with the reason. */
+/** Whether `pattern` can run on the linear engine within the caps (compiled for this answer alone). Never throws. */
+export function checkLinearPattern(pattern: string): PatternCheck {
+  return new LinearPatterns().check(pattern);
+}
+
+/** A regex engine for Ajv that compiles each pattern for its one use (tests; schemas use their own LinearPatterns). */
 export const linearRegExp: RegExpEngine = Object.assign(
-  (pattern: string, flags: string): RegExpLike => {
-    compilePattern(pattern, flags);
-    return new LinearRegExp(pattern, flags);
-  },
+  (pattern: string, flags: string): RegExpLike => new LinearPatterns().engine(pattern, flags),
   { code: 'linearRegExp' },
 );
 
-/** Whether `pattern` is compiled and cached now, so matching it cannot include compiling it. */
-export function isPatternCompiled(pattern: string, flags = 'u'): boolean {
-  return compiled.has(cacheKey(pattern, flags));
+/**
+ * The compile work a pattern is charged before it is compiled, in units of about one RE2 instruction (~5 µs of
+ * compile here): its estimated program size, plus its Unicode property classes; a pattern refused from its text alone
+ * (too long, lookaround, invalid) costs its length. Linear in the pattern's length.
+ */
+export function estimatePatternUnits(pattern: string): number {
+  if (pattern.length > MAX_PATTERN_LENGTH) return MAX_PATTERN_LENGTH;
+  try {
+    new RegExp(pattern, 'u');
+    // every copy of a Unicode property class weighs more than one plain instruction
+    const { estimatedSize } = rewriteForRe2(pattern, 1 + UNICODE_CLASS_COPY_UNITS);
+    return estimatedSize + UNICODE_CLASS_PARSE_UNITS * countUnicodeClasses(pattern);
+  } catch {
+    return pattern.length;
+  }
 }
 
 /**
- * After a watchdog terminated a validation mid-match, the pattern it was running may have half-updated caches:
- * drop it (it is compiled again on next use).
+ * After a watchdog terminated a validation mid-match, the pattern it was running may have a half-updated DFA cache:
+ * empty it (the program itself is never written during a match, so the pattern stays compiled).
  */
 export function discardInterruptedPattern(): void {
-  if (runningKey !== null) evict(runningKey);
-  runningKey = null;
+  runningPattern?.regex.re2().dfa.clearCache();
+  runningPattern = null;
 }
 
 class UnsupportedPatternError extends Error {}
@@ -82,14 +166,13 @@ class LinearRegExp implements RegExpLike {
   constructor(
     private readonly source: string,
     private readonly flags: string,
+    private readonly compiled: CompiledPattern,
   ) {}
 
   test(text: string): boolean {
-    const key = cacheKey(this.source, this.flags);
-    const { regex } = compilePattern(this.source, this.flags);
-    runningKey = key;
-    const isMatch = regex.test(text);
-    runningKey = null;
+    runningPattern = this.compiled;
+    const isMatch = this.compiled.regex.test(text);
+    runningPattern = null;
     return isMatch;
   }
 
@@ -99,25 +182,7 @@ class LinearRegExp implements RegExpLike {
   }
 }
 
-function compilePattern(pattern: string, flags: string): CompiledPattern {
-  const key = cacheKey(pattern, flags);
-  const hit = compiled.get(key);
-  if (hit) {
-    // least recently used first: re-insert at the end
-    compiled.delete(key);
-    compiled.set(key, hit);
-    return hit;
-  }
-  const entry = compileUncached(pattern, flags);
-  compiled.set(key, entry);
-  cachedProgramSize += entry.programSize;
-  while ((cachedProgramSize > MAX_CACHED_PROGRAM_SIZE || compiled.size > MAX_CACHED_PATTERNS) && compiled.size > 1) {
-    evict(compiled.keys().next().value!);
-  }
-  return entry;
-}
-
-function compileUncached(pattern: string, flags: string): CompiledPattern {
+function compileUncached(pattern: string, flags: string, dfaBytes: number): CompiledPattern {
   if (flags !== 'u' && flags !== '') throw new UnsupportedPatternError(`uses flags "${flags}", which are not supported`);
   if (pattern.length > MAX_PATTERN_LENGTH) throw new UnsupportedPatternError(`is longer than ${MAX_PATTERN_LENGTH} characters`);
   try {
@@ -126,8 +191,12 @@ function compileUncached(pattern: string, flags: string): CompiledPattern {
     return unsupported('is not a valid regular expression');
   }
   const { rewritten, estimatedSize } = rewriteForRe2(pattern);
-  // The estimate counts each alternative in full, where RE2 factors shared prefixes: it may be up to ~4x too high.
-  if (estimatedSize > 4 * MAX_PATTERN_PROGRAM_SIZE) return tooBig();
+  if (estimatedSize > MAX_PATTERN_COMPILE_UNITS) return tooBig();
+  if (estimatePatternUnits(pattern) > MAX_PATTERN_COMPILE_UNITS) {
+    return unsupported(
+      `would take too long to compile (about ${estimatePatternUnits(pattern)} work units, at most ${MAX_PATTERN_COMPILE_UNITS}): repeat \\p{...} classes fewer times`,
+    );
+  }
   let regex: RE2JS;
   try {
     regex = RE2JS.compile(RE2JS.translateRegExp(rewritten));
@@ -143,9 +212,9 @@ function compileUncached(pattern: string, flags: string): CompiledPattern {
   const programSize = regex.re2().numberOfInstructions();
   if (programSize > MAX_PATTERN_PROGRAM_SIZE) return tooBig();
   const dfa = regex.re2().dfa;
-  dfa.stateBudget = DFA_BYTES_PER_PATTERN;
-  dfa.memBudget = DFA_BYTES_PER_PATTERN;
-  return { regex, programSize };
+  dfa.stateBudget = dfaBytes;
+  dfa.memBudget = dfaBytes;
+  return { regex, programSize, dfaBytes };
 }
 
 function unsupported(message: string): never {
@@ -158,11 +227,15 @@ function tooBig(): never {
   );
 }
 
-function evict(key: string): void {
-  const entry = compiled.get(key);
-  if (!entry) return;
-  compiled.delete(key);
-  cachedProgramSize -= entry.programSize;
+/** `\p{...}` and `\P{...}` escapes, in or out of classes; an escaped backslash is not one. */
+function countUnicodeClasses(pattern: string): number {
+  let count = 0;
+  for (let i = 0; i < pattern.length - 1; i++) {
+    if (pattern[i] !== '\\') continue;
+    if (pattern[i + 1] === 'p' || pattern[i + 1] === 'P') count++;
+    i++;
+  }
+  return count;
 }
 
 function cacheKey(pattern: string, flags: string): string {
@@ -180,9 +253,10 @@ interface Group {
 
 /**
  * One pass over a valid `u`-mode JavaScript pattern: rewrites what RE2 reads differently, refuses what it cannot run
- * with a reason a person understands, and estimates the compiled program size.
+ * with a reason a person understands, and estimates the compiled program size (each Unicode property class counted
+ * as `unicodeClassSize` instructions: 1 for the size, more for the compile work).
  */
-function rewriteForRe2(pattern: string): { rewritten: string; estimatedSize: number } {
+function rewriteForRe2(pattern: string, unicodeClassSize = 1): { rewritten: string; estimatedSize: number } {
   let out = '';
   const groups: Group[] = [{ alternatives: 0, current: 0, last: 0, isCapturing: false }];
   const top = () => groups[groups.length - 1];
@@ -196,11 +270,12 @@ function rewriteForRe2(pattern: string): { rewritten: string; estimatedSize: num
     const char = pattern[i];
     if (char === '\\') {
       const escape = readEscape(pattern, i, false);
-      atom(escape.text);
+      atom(escape.text, countUnicodeClasses(escape.text) > 0 ? unicodeClassSize : 1);
       i = escape.end;
     } else if (char === '[') {
       const end = endOfClass(pattern, i);
-      atom(rewriteClass(pattern.slice(i, end + 1)));
+      const cls = pattern.slice(i, end + 1);
+      atom(rewriteClass(cls), countUnicodeClasses(cls) > 0 ? unicodeClassSize : 1);
       i = end;
     } else if (char === '(') {
       if (/^\(\?<?[=!]/.test(pattern.slice(i, i + 4)))

@@ -1,4 +1,4 @@
-import { checkLinearPattern, linearRegExp } from './linear-regex';
+import { LinearPatterns } from './linear-regex';
 
 /**
  * How much validating against a user schema can cost, measured on the schema alone.
@@ -21,6 +21,7 @@ import { checkLinearPattern, linearRegExp } from './linear-regex';
 export const MAX_SCHEMA_BRANCHES = 1000;
 /** Regex instructions of all patterns of one schema together. */
 export const MAX_SCHEMA_PROGRAM_SIZE = 20_000;
+export const TOO_MANY_PATTERN_INSTRUCTIONS = `brings the schema's patterns to more than ${MAX_SCHEMA_PROGRAM_SIZE} regex instructions together: too expensive to run`;
 /** Arguments deeper than this are refused at ingest (MAX_JSON_DEPTH): no need to count further down. */
 export const MAX_COUNTED_DEPTH = 64;
 // Bounds the measurement itself; real schemas take a few thousand steps.
@@ -82,8 +83,9 @@ class TooComplex extends Error {}
 /** One schema that expands too much is enough to refuse: measuring its ancestors would only repeat it. */
 class Exploded extends Error {}
 
-export function measureSchemaCost(schema: unknown): SchemaCost {
-  return new CostMeasure(schema).measure();
+/** `patterns`: the schema's compiled patterns, shared with its compile (each pattern is compiled once). */
+export function measureSchemaCost(schema: unknown, patterns: LinearPatterns = new LinearPatterns()): SchemaCost {
+  return new CostMeasure(schema, patterns).measure();
 }
 
 class CostMeasure {
@@ -103,7 +105,10 @@ class CostMeasure {
   private readonly patterns = new Set<string>();
   private hasUniqueItems = false;
 
-  constructor(private readonly root: unknown) {}
+  constructor(
+    private readonly root: unknown,
+    private readonly linearPatterns: LinearPatterns,
+  ) {}
 
   measure(): SchemaCost {
     if (!isSchema(this.root)) return this.result();
@@ -165,25 +170,22 @@ class CostMeasure {
     return weight;
   }
 
-  /** The pattern's program size; problems are reported. Stops compiling once the schema's patterns are too big. */
+  /**
+   * The pattern's program size; problems are reported. Stops compiling once the schema's patterns are too big; a
+   * refused pattern counts toward that total with the compile work it was charged, so a schema of many patterns
+   * refused for size cannot make registration compile them all.
+   */
   private checkPattern(pattern: string, pointer: string): number {
     this.patterns.add(pattern);
     if (this.isProgramBudgetSpent) return 0;
-    const check = checkLinearPattern(pattern);
-    if (!check.ok) {
-      this.report('pattern', pointer, check.problem);
-      return 0;
-    }
-    this.programSize += check.programSize;
+    const check = this.linearPatterns.check(pattern);
+    this.programSize += check.ok ? check.programSize : check.units;
+    if (!check.ok) this.report('pattern', pointer, check.problem);
     if (this.programSize > MAX_SCHEMA_PROGRAM_SIZE) {
       this.isProgramBudgetSpent = true;
-      this.report(
-        'pattern',
-        pointer,
-        `brings the schema's patterns to more than ${MAX_SCHEMA_PROGRAM_SIZE} regex instructions together: too expensive to run`,
-      );
+      this.report('pattern', pointer, TOO_MANY_PATTERN_INSTRUCTIONS);
     }
-    return check.programSize;
+    return check.ok ? check.programSize : 0;
   }
 
   /**
@@ -255,8 +257,8 @@ class CostMeasure {
       for (const [node, count] of objects) for (const schema of schemasOf(node)) addSchema(children, schema, count, () => this.step());
       if (children.size > 0) places.push(children);
     };
-    for (const name of names) place((node) => [ownValue(node.properties, name), ...propertyWildcards(node, name)]);
-    place((node) => propertyWildcards(node, null));
+    for (const name of names) place((node) => [ownValue(node.properties, name), ...propertyWildcards(node, name, this.matchesName)]);
+    place((node) => propertyWildcards(node, null, this.matchesName));
     for (const index of indexes) place((node) => [tupleOf(node)[index], ...itemWildcards(node, index)]);
     place((node) => itemWildcards(node, null));
     place((node) => [node.propertyNames]);
@@ -289,6 +291,17 @@ class CostMeasure {
     this.closures.set(node, closure);
     return closure;
   }
+
+  /** Only a pattern compiled while indexing is run: one skipped for the schema's total is counted as matching, the cautious side. */
+  private readonly matchesName = (pattern: string, name: string): boolean => {
+    if (!this.linearPatterns.has(pattern)) return true;
+    try {
+      return this.linearPatterns.engine(pattern, 'u').test(name);
+    } catch {
+      // a pattern the engine refuses is reported elsewhere; counting it is the cautious side
+      return true;
+    }
+  };
 
   private samePlaceTargets(node: Record<string, unknown>): Array<[SchemaNode, string]> {
     const pointer = this.pointerOf(node);
@@ -365,7 +378,11 @@ function descends(node: Record<string, unknown>): boolean {
 }
 
 /** What applies to a property of `name` (null: a name no schema here declares) besides `properties`. */
-function propertyWildcards(node: Record<string, unknown>, name: string | null): unknown[] {
+function propertyWildcards(
+  node: Record<string, unknown>,
+  name: string | null,
+  matchesName: (pattern: string, name: string) => boolean,
+): unknown[] {
   const declared = name !== null && ownValue(node.properties, name) !== undefined;
   const patterns = isObject(node.patternProperties) ? Object.entries(node.patternProperties) : [];
   const patterned = patterns.filter(([pattern]) => name === null || matchesName(pattern, name)).map(([, schema]) => schema);
@@ -379,15 +396,6 @@ function itemWildcards(node: Record<string, unknown>, index: number | null): unk
   // draft-07: items is the tuple and additionalItems the rest; 2020-12: prefixItems and items
   const rest = Array.isArray(node.items) ? node.additionalItems : node.items;
   return [isPastTuple ? rest : undefined, node.contains, node.unevaluatedItems];
-}
-
-function matchesName(pattern: string, name: string): boolean {
-  try {
-    return linearRegExp(pattern, 'u').test(name);
-  } catch {
-    // a pattern the engine refuses is reported elsewhere; counting it is the cautious side
-    return true;
-  }
 }
 
 function tupleOf(node: Record<string, unknown>): unknown[] {

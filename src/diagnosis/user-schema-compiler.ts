@@ -2,13 +2,14 @@ import Ajv, { type Options, type ValidateFunction } from 'ajv';
 import Ajv2019 from 'ajv/dist/2019';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { linearRegExp } from './linear-regex';
+import { LinearPatterns } from './linear-regex';
 import { runWithinBudget } from './time-budget';
 
 /**
  * Compiles a user's JSON Schema the one way both registration and validation do, so registration refuses exactly
  * what validation could not run:
- * - patterns on the linear-time engine (linear-regex.ts);
+ * - patterns on the linear-time engine (linear-regex.ts), compiled into the schema's own LinearPatterns, which the
+ *   validate function keeps: a validation never compiles a pattern;
  * - `inlineRefs: false`: Ajv otherwise copies a referenced schema into every place that refers to it, and a 46 KB
  *   schema (1,000 references to one 400-property definition) grew to gigabytes of code and crashed the process;
  * - `allowMatchingProperties`: Ajv's strict check behind it runs each `patternProperties` key on JavaScript's
@@ -37,7 +38,18 @@ const AJV_BY_DRAFT = { draft7: Ajv, draft2019: Ajv2019, draft2020: Ajv2020 };
 export function compileUserSchema(
   schema: Record<string, unknown>,
   draft: UserSchemaDraft,
-  { isStrict, budgetMs = SCHEMA_COMPILE_BUDGET_MS }: { isStrict: boolean; budgetMs?: number },
+  {
+    isStrict,
+    budgetMs = SCHEMA_COMPILE_BUDGET_MS,
+    starvedRetries = SCHEMA_COMPILE_STARVED_RETRIES,
+    patterns = new LinearPatterns(),
+  }: {
+    isStrict: boolean;
+    budgetMs?: number;
+    starvedRetries?: number;
+    /** Patterns compiled already for this schema (by its cost measure); the validate function keeps them. */
+    patterns?: LinearPatterns;
+  },
 ): UserSchemaCompilation {
   const options: Options = {
     allErrors: true,
@@ -50,11 +62,11 @@ export function compileUserSchema(
     ownProperties: true,
     // the schema was checked against its meta-schema by the caller, once
     validateSchema: false,
-    code: { regExp: linearRegExp },
+    code: { regExp: patterns.engine },
   };
   try {
     const compiled = runWithinBudget(() => addFormats(new AJV_BY_DRAFT[draft](options)).compile(schema), budgetMs, {
-      starvedRetries: SCHEMA_COMPILE_STARVED_RETRIES,
+      starvedRetries,
     });
     return compiled.timedOut ? { status: 'too_expensive' } : { status: 'compiled', validate: compiled.value };
   } catch (error) {

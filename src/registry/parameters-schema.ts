@@ -2,7 +2,7 @@ import Ajv, { type ErrorObject } from 'ajv';
 import Ajv2019 from 'ajv/dist/2019';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { compileUserSchema, measureSchemaCost, SCHEMA_COMPILE_BUDGET_MS, type UserSchemaDraft } from '../diagnosis';
+import { compileUserSchema, LinearPatterns, measureSchemaCost, SCHEMA_COMPILE_STARVED_RETRIES, type UserSchemaDraft } from '../diagnosis';
 import type { FieldError } from '../infra/http/api-error';
 import { toFieldError } from '../infra/validation/ajv-factory';
 import type { JsonObject } from './registry.types';
@@ -14,6 +14,12 @@ import type { JsonObject } from './registry.types';
 // worker could not afford to run, is refused with the problem named. Pure apart from Ajv's own caches.
 
 export const MAX_SCHEMA_BYTES = 64 * 1024;
+/**
+ * How long registration lets Ajv generate one schema's code, in one piece the event loop cannot interrupt: ~100
+ * properties here. A tighter bound than validation's own (SCHEMA_COMPILE_BUDGET_MS, for schemas stored before it), so
+ * what registration accepts always compiles later, and no registration holds every other request for longer.
+ */
+export const REGISTRATION_COMPILE_BUDGET_MS = 50;
 export const MAX_SCHEMA_DEPTH = 32;
 const MAX_REPORTED_PROBLEMS = 20;
 
@@ -28,6 +34,17 @@ const metaValidatorByDraft: Record<UserSchemaDraft, Ajv> = {
 
 /** Problems with `schema`, each at a JSON Pointer under `path` (e.g. /parameters/properties/n/type); empty when fine. */
 export function checkParametersSchema(schema: unknown, path: string): FieldError[] {
+  const shapeProblems = checkSchemaShape(schema, path);
+  if (shapeProblems.length > 0) return shapeProblems;
+  for (const step of schemaCompileSteps(schema as JsonObject, path, new LinearPatterns())) {
+    const problems = step();
+    if (problems.length > 0) return problems;
+  }
+  return [];
+}
+
+/** What can be judged without compiling anything (linear in the schema's size): an object, its size, depth and references. */
+export function checkSchemaShape(schema: unknown, path: string): FieldError[] {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
     return [{ path, message: 'must be a JSON Schema object' }];
   }
@@ -37,25 +54,36 @@ export function checkParametersSchema(schema: unknown, path: string): FieldError
   const tooDeep = findTooDeep(schema, path, 0);
   if (tooDeep) return [{ path: tooDeep, message: `nests deeper than ${MAX_SCHEMA_DEPTH} levels` }];
   const remoteRefs = findRemoteRefs(schema, path);
-  if (remoteRefs.length > 0) return remoteRefs.slice(0, MAX_REPORTED_PROBLEMS);
-  const tooExpensive = measureSchemaCost(schema).problems.map((problem) => ({
-    path: `${path}${problem.pointer}`,
-    message: problem.message,
-  }));
-  if (tooExpensive.length > 0) return tooExpensive.slice(0, MAX_REPORTED_PROBLEMS);
+  return remoteRefs.slice(0, MAX_REPORTED_PROBLEMS);
+}
 
-  const json = schema as JsonObject;
-  // Every provider sends tool arguments as one JSON object, so the schema must describe one.
-  if (json.type !== 'object') {
-    return [{ path: `${path}/type`, message: 'must be "object": a tool takes its arguments as one JSON object' }];
-  }
-  const draft = draftOf(json.$schema);
-  if (!draft) {
-    return [{ path: `${path}/$schema`, message: 'must be JSON Schema draft-07, 2019-09 or 2020-12 (or absent, meaning draft-07)' }];
-  }
-  const metaValidator = metaValidatorByDraft[draft];
-  if (!metaValidator.validateSchema(json)) return fromMetaSchemaErrors(metaValidator.errors ?? [], path);
-  return strictModeProblems(draft, json, path);
+/**
+ * The rest, for a schema whose shape is fine: what validating with it costs, its meta-schema, Ajv's strict compile.
+ * Steps, each a piece of synchronous work, run in order until one finds problems: the caller may let the event loop
+ * turn between them. `patterns`: its patterns compiled so far (the caller may compile them one by one beforehand);
+ * any other is compiled here.
+ */
+export function schemaCompileSteps(schema: JsonObject, path: string, patterns: LinearPatterns): Array<() => FieldError[]> {
+  let draft: UserSchemaDraft | null = null;
+  return [
+    () =>
+      measureSchemaCost(schema, patterns)
+        .problems.map((problem) => ({ path: `${path}${problem.pointer}`, message: problem.message }))
+        .slice(0, MAX_REPORTED_PROBLEMS),
+    () => {
+      // Every provider sends tool arguments as one JSON object, so the schema must describe one.
+      if (schema.type !== 'object') {
+        return [{ path: `${path}/type`, message: 'must be "object": a tool takes its arguments as one JSON object' }];
+      }
+      draft = draftOf(schema.$schema);
+      if (!draft) {
+        return [{ path: `${path}/$schema`, message: 'must be JSON Schema draft-07, 2019-09 or 2020-12 (or absent, meaning draft-07)' }];
+      }
+      const metaValidator = metaValidatorByDraft[draft];
+      return metaValidator.validateSchema(schema) ? [] : fromMetaSchemaErrors(metaValidator.errors ?? [], path);
+    },
+    () => strictModeProblems(draft!, schema, path, patterns),
+  ];
 }
 
 function draftOf(metaSchema: unknown): UserSchemaDraft | null {
@@ -78,13 +106,18 @@ function fromMetaSchemaErrors(errors: readonly ErrorObject[], path: string): Fie
   return [...byPath.values()].slice(0, MAX_REPORTED_PROBLEMS);
 }
 
-function strictModeProblems(draft: UserSchemaDraft, json: JsonObject, path: string): FieldError[] {
+function strictModeProblems(draft: UserSchemaDraft, json: JsonObject, path: string, patterns: LinearPatterns): FieldError[] {
   // Ajv registers a schema under its $id; an id-less copy keeps two versions of one tool from colliding.
   const { $id: _id, ...schema } = json;
-  const compiled = compileUserSchema(schema, draft, { isStrict: true });
+  const compiled = compileUserSchema(schema, draft, {
+    isStrict: true,
+    budgetMs: REGISTRATION_COMPILE_BUDGET_MS,
+    starvedRetries: SCHEMA_COMPILE_STARVED_RETRIES,
+    patterns,
+  });
   if (compiled.status === 'compiled') return [];
   if (compiled.status === 'too_expensive') {
-    return [{ path, message: `takes more than ${SCHEMA_COMPILE_BUDGET_MS} ms to compile: too expensive to validate with` }];
+    return [{ path, message: `takes more than ${REGISTRATION_COMPILE_BUDGET_MS} ms to compile: too expensive to validate with` }];
   }
   return [{ path: locateStrictProblem(compiled.message, schema, path), message: compiled.message.replace(/^strict mode: /, '') }];
 }

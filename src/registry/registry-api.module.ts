@@ -7,12 +7,20 @@ import { LearnedRenameRepository } from './learned-rename.repository';
 import { RegistryModule } from './registry.module';
 import { ToolValidationService } from './tool-validation.service';
 import { ToolWarningsController } from './tool-warnings.controller';
+import { SchemaAdmissionService } from './schema-admission.service';
 import { ToolsController } from './tools.controller';
 
 /** The api role's registry routes: register, serve (cached in memory), validate, manage warnings and the guard policy. */
 @Module({
   imports: [RegistryModule],
   controllers: [ToolsController, ToolWarningsController, GuardController],
-  providers: [DescriptionService, ToolValidationService, LearnedRenameRepository, GuardPolicyRepository, GuardService],
+  providers: [
+    DescriptionService,
+    ToolValidationService,
+    SchemaAdmissionService,
+    LearnedRenameRepository,
+    GuardPolicyRepository,
+    GuardService,
+  ],
 })
 export class RegistryApiModule {}

@@ -1,8 +1,7 @@
 import { ApiError, FieldError } from '../infra/http/api-error';
 import { compileQueryValidator } from '../infra/http/query-validator';
 import { ajvFor, toFieldErrors } from '../infra/validation/ajv-factory';
-import { checkParametersSchema } from './parameters-schema';
-import { TOOL_FORMATS, type JsonObject, type ToolDefinition, type ToolFormat } from './registry.types';
+import { TOOL_FORMATS, type JsonObject, type RegistrationCandidate, type ToolDefinition, type ToolFormat } from './registry.types';
 import {
   checkDescription,
   checkMetadata,
@@ -31,8 +30,8 @@ export const TOOL_BODY_SCHEMA = {
   },
 } as const;
 
-/** PUT /v1/tools/:name {description, parameters, metadata?} */
-export function readToolBody(name: string, body: unknown): ToolDefinition {
+/** PUT /v1/tools/:name {description, parameters, metadata?}; its schema is checked by SchemaAdmissionService. */
+export function readToolBody(name: string, body: unknown): RegistrationCandidate {
   requireToolName(name);
   if (!isObject(body)) throw invalidBody([{ path: '', message: 'must be an object {description, parameters, metadata?}' }]);
   const errors: FieldError[] = [
@@ -44,11 +43,9 @@ export function readToolBody(name: string, body: unknown): ToolDefinition {
   ];
   if (body.parameters === undefined) errors.push({ path: '/parameters', message: 'is required: the JSON Schema of the arguments' });
   if (errors.length > 0) throw invalidBody(errors);
-  const schemaErrors = checkParametersSchema(body.parameters, '/parameters');
-  if (schemaErrors.length > 0) throw invalidSchema(schemaErrors);
   const definition: ToolDefinition = { name, description: body.description as string, parameters: body.parameters as JsonObject };
   if (body.metadata !== undefined) definition.metadata = body.metadata as JsonObject | null;
-  return definition;
+  return { definition, parametersPath: '/parameters' };
 }
 
 /** The shapes readBulkBody accepts, for the OpenAPI document; each tool is normalized by normalizeToolDefinition. */
@@ -65,8 +62,11 @@ export const BULK_BODY_SCHEMA = {
   ],
 } as const;
 
-/** POST /v1/tools:bulk: an array of tools, or {tools: [...]}, each in any accepted shape. All or nothing. */
-export function readBulkBody(body: unknown): ToolDefinition[] {
+/**
+ * POST /v1/tools:bulk: an array of tools, or {tools: [...]}, each in any accepted shape. All or nothing; the schemas
+ * are checked by SchemaAdmissionService.
+ */
+export function readBulkBody(body: unknown): RegistrationCandidate[] {
   const isEnvelope = isObject(body) && Array.isArray(body.tools);
   const items = Array.isArray(body) ? body : isEnvelope ? (body.tools as unknown[]) : null;
   const base = isEnvelope ? '/tools' : '';
@@ -76,24 +76,21 @@ export function readBulkBody(body: unknown): ToolDefinition[] {
     throw new ApiError(413, 'too_many_tools', `A request may register at most ${MAX_TOOLS_PER_BULK} tools`);
   }
   const fieldErrors: FieldError[] = [];
-  const schemaErrors: FieldError[] = [];
-  const definitions: ToolDefinition[] = [];
+  const candidates: RegistrationCandidate[] = [];
   const seen = new Map<string, number>();
   items.forEach((item, index) => {
     const normalized = normalizeToolDefinition(item, `${base}/${index}`);
     if (!normalized.ok) return fieldErrors.push(...normalized.errors);
-    const { definition, parametersPath } = normalized;
+    const { definition } = normalized;
     const first = seen.get(definition.name);
     if (first !== undefined) {
       return fieldErrors.push({ path: `${base}/${index}`, message: `registers "${definition.name}" again (first at index ${first})` });
     }
     seen.set(definition.name, index);
-    schemaErrors.push(...checkParametersSchema(definition.parameters, parametersPath));
-    definitions.push(definition);
+    candidates.push({ definition, parametersPath: normalized.parametersPath });
   });
   if (fieldErrors.length > 0) throw invalidBody(fieldErrors);
-  if (schemaErrors.length > 0) throw invalidSchema(schemaErrors);
-  return definitions;
+  return candidates;
 }
 
 export interface ManualWarningInput {
@@ -227,8 +224,4 @@ export const readDescriptionQuery = compileQueryValidator<{ version?: number } &
 
 function invalidBody(details: FieldError[]): ApiError {
   return new ApiError(400, 'invalid_body', `Invalid field ${details[0].path || 'body'}: ${details[0].message}`, { details });
-}
-
-function invalidSchema(details: FieldError[]): ApiError {
-  return new ApiError(400, 'invalid_schema', `Invalid JSON Schema at ${details[0].path}: ${details[0].message}`, { details });
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ArgumentSchema, compileArgumentSchema } from '../diagnosis';
+import { ArgumentSchema, compileArgumentSchema, MAX_CACHED_PATTERN_BYTES } from '../diagnosis';
 import { SharedTimeSlice } from '../infra/event-loop/shared-time-slice';
 import { ProjectNote, ProjectNoteRepository } from './project-note.repository';
 import { RegistryChangesChannel } from './registry-changes.channel';
@@ -21,7 +21,9 @@ export const MAX_JUDGED_TOOLS = 1000;
 @Injectable()
 export class RegistryService {
   // Compiling a schema costs far more than validating with it; recompile only when the tool's version changes.
+  // Each schema keeps its compiled patterns: bounded by their memory as well as by count.
   private readonly compiled = new Map<string, { version: number; schema: ArgumentSchema | null }>();
+  private compiledPatternBytes = 0;
 
   constructor(
     private readonly schemas: ToolSchemaRepository,
@@ -40,8 +42,7 @@ export class RegistryService {
       let entry = this.compiled.get(key);
       if (!entry || entry.version !== row.version) {
         entry = { version: row.version, schema: row.parameters ? this.compileOrNull(row.parameters) : null };
-        if (this.compiled.size >= MAX_CACHED_SCHEMAS) this.compiled.delete(this.compiled.keys().next().value!);
-        this.compiled.set(key, entry);
+        this.keepCompiled(key, entry);
         // a compile may take up to SCHEMA_COMPILE_BUDGET_MS: let requests through between two of them
         await this.timeSlice.yieldIfDue();
       }
@@ -93,6 +94,20 @@ export class RegistryService {
   /** Dismisses a warning (a new version without it); it is never re-added automatically for the same evidence. */
   retireWarning(projectId: string, warningId: string, reason: string): Promise<void> {
     return this.toolChanges.retireWarning(projectId, warningId, reason);
+  }
+
+  private keepCompiled(key: string, entry: { version: number; schema: ArgumentSchema | null }): void {
+    const bytesOf = (schema: ArgumentSchema | null) => schema?.patternBytes ?? 0;
+    const previous = this.compiled.get(key);
+    if (previous) this.compiledPatternBytes -= bytesOf(previous.schema);
+    this.compiled.delete(key);
+    this.compiled.set(key, entry);
+    this.compiledPatternBytes += bytesOf(entry.schema);
+    while (this.compiled.size > MAX_CACHED_SCHEMAS || (this.compiledPatternBytes > MAX_CACHED_PATTERN_BYTES && this.compiled.size > 1)) {
+      const oldest = this.compiled.keys().next().value!;
+      this.compiledPatternBytes -= bytesOf(this.compiled.get(oldest)!.schema);
+      this.compiled.delete(oldest);
+    }
   }
 
   private compileOrNull(parameters: Record<string, unknown>): ArgumentSchema | null {

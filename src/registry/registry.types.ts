@@ -105,3 +105,9 @@ export interface CanaryRecord extends RunningCanary {
   decision: Record<string, unknown> | null;
   decidedAt: Date | null;
 }
+
+/** A tool of a registration request, and where its schema is in the request (a JSON Pointer, for error details). */
+export interface RegistrationCandidate {
+  definition: ToolDefinition;
+  parametersPath: string;
+}

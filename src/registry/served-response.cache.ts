@@ -12,15 +12,25 @@ export const LIST_KEY = '\u0000list';
 /** The change published when a project's notes change: no tool has this name, and every list answer drops with it. */
 export const NOTES_CHANGE = '\u0000notes';
 
+/** What an entry weighs against a cache's `maxWeight` (bytes, say); none by default. */
+export interface CacheWeight<T> {
+  maxWeight: number;
+  weigh: (value: T) => number;
+}
+
 export class ServedResponseCache<T = CachedResponse> {
-  private readonly entries = new Map<string, { value: T; touchedAt: number }>();
+  private readonly entries = new Map<string, { value: T; touchedAt: number; weight: number }>();
+  private totalWeight = 0;
   /** Bumped on every invalidation: a load that began before one must not store what it read. */
   private generation = 0;
   /** Counts reads and writes; an entry is moved to the recent end only when it was last moved this many ago. */
   private operations = 0;
   private readonly refreshAfter: number;
 
-  constructor(private readonly maxEntries: number) {
+  constructor(
+    private readonly maxEntries: number,
+    private readonly weight: CacheWeight<T> = { maxWeight: Infinity, weigh: () => 0 },
+  ) {
     this.refreshAfter = Math.floor(maxEntries / 2);
   }
 
@@ -52,9 +62,13 @@ export class ServedResponseCache<T = CachedResponse> {
   set(key: string, value: T, loadedAtGeneration: number): void {
     if (loadedAtGeneration !== this.generation) return;
     this.operations++;
-    this.entries.delete(key);
-    this.entries.set(key, { value, touchedAt: this.operations });
-    while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    this.delete(key);
+    const weight = this.weight.weigh(value);
+    this.entries.set(key, { value, touchedAt: this.operations, weight });
+    this.totalWeight += weight;
+    while (this.entries.size > this.maxEntries || (this.totalWeight > this.weight.maxWeight && this.entries.size > 1)) {
+      this.delete(this.entries.keys().next().value!);
+    }
   }
 
   invalidateTool(projectId: string, tool: string): void {
@@ -62,18 +76,26 @@ export class ServedResponseCache<T = CachedResponse> {
     const toolPrefix = `${projectId}\u0000${tool}\u0000`;
     const listPrefix = `${projectId}\u0000${LIST_KEY}\u0000`;
     for (const key of [...this.entries.keys()]) {
-      if (key.startsWith(toolPrefix) || key.startsWith(listPrefix)) this.entries.delete(key);
+      if (key.startsWith(toolPrefix) || key.startsWith(listPrefix)) this.delete(key);
     }
   }
 
   invalidateProject(projectId: string): void {
     this.generation++;
-    for (const key of [...this.entries.keys()]) if (key.startsWith(`${projectId}\u0000`)) this.entries.delete(key);
+    for (const key of [...this.entries.keys()]) if (key.startsWith(`${projectId}\u0000`)) this.delete(key);
   }
 
   clear(): void {
     this.generation++;
     this.entries.clear();
+    this.totalWeight = 0;
+  }
+
+  private delete(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    this.totalWeight -= entry.weight;
   }
 }
 

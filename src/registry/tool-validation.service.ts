@@ -1,5 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { ArgumentSchema, compileArgumentSchema } from '../diagnosis';
+import { ArgumentSchema, compileArgumentSchema, MAX_CACHED_PATTERN_BYTES } from '../diagnosis';
 import { SharedTimeSlice } from '../infra/event-loop/shared-time-slice';
 import { notFound } from '../infra/http/api-error';
 import { ArgumentCheck, checkArguments, hasUndeclaredArguments, readArguments, ValidationChecks } from './argument-check';
@@ -29,7 +29,11 @@ interface CompiledTool {
  */
 @Injectable()
 export class ToolValidationService implements OnModuleInit, RegistryChangeListener {
-  private readonly schemas = new ServedResponseCache<CompiledTool>(MAX_CACHED_SCHEMAS);
+  // each schema keeps its compiled patterns: bounded by their memory as well as by count
+  private readonly schemas = new ServedResponseCache<CompiledTool>(MAX_CACHED_SCHEMAS, {
+    maxWeight: MAX_CACHED_PATTERN_BYTES,
+    weigh: (tool) => tool.schema.patternBytes ?? 0,
+  });
   private readonly renames = new Map<string, { expiresAtMs: number; renames: Map<string, string> }>();
 
   constructor(

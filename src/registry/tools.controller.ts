@@ -32,6 +32,7 @@ import {
   VALIDATE_QUERY_SCHEMA,
 } from './registry.schemas';
 import { CachedResponse } from './served-response.cache';
+import { SchemaAdmissionService } from './schema-admission.service';
 import { RegistrationResult, ToolChangesService } from './tool-changes.service';
 import { ToolValidationService } from './tool-validation.service';
 
@@ -52,6 +53,7 @@ export class ToolsController {
     private readonly toolChanges: ToolChangesService,
     private readonly descriptions: DescriptionService,
     private readonly validation: ToolValidationService,
+    private readonly admission: SchemaAdmissionService,
   ) {}
 
   @Put('tools/:name')
@@ -67,7 +69,9 @@ export class ToolsController {
     @Body() body: unknown,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<RegistrationResult> {
-    const result = await this.toolChanges.registerTool(project.projectId, readToolBody(name, body));
+    const candidate = readToolBody(name, body);
+    await this.admission.admit(project.projectId, [candidate]);
+    const result = await this.toolChanges.registerTool(project.projectId, candidate.definition);
     reply.status(result.status === 'created' ? 201 : 200);
     return result;
   }
@@ -77,7 +81,14 @@ export class ToolsController {
   @HttpCode(200)
   @ApiRoute({ summary: 'Register many tools, all or nothing', body: BULK_BODY_SCHEMA, response: BULK_REGISTRATION_RESPONSE })
   async registerMany(@CurrentProject() project: AuthenticatedProject, @Body() body: unknown) {
-    return { tools: await this.toolChanges.registerTools(project.projectId, readBulkBody(body)) };
+    const candidates = readBulkBody(body);
+    await this.admission.admit(project.projectId, candidates);
+    return {
+      tools: await this.toolChanges.registerTools(
+        project.projectId,
+        candidates.map(({ definition }) => definition),
+      ),
+    };
   }
 
   @Get('tools')
