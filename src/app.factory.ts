@@ -5,6 +5,7 @@ import { AppModule } from './app.module';
 import { AppConfig } from './config/config';
 import { fastifyTrustProxy } from './config/trust-proxy-setting';
 import { AllExceptionsFilter } from './infra/http/all-exceptions.filter';
+import { markKeyedAnswersPrivate } from './infra/http/cache-control';
 import { setUpOpenApi } from './infra/http/openapi/openapi.document';
 import { parseJsonBodies } from './infra/http/json-body-parser';
 import { parseProtobufBodies } from './infra/http/protobuf-body-parser';
@@ -41,6 +42,7 @@ export async function createApp(config: AppConfig, logger: Logger): Promise<Nest
   decompressRequestBodies(adapter.getInstance(), BODY_LIMIT_BYTES);
   refuseUnstorableRequestText(adapter.getInstance());
   sendSecurityHeaders(adapter.getInstance());
+  markKeyedAnswersPrivate(adapter.getInstance());
   app.useGlobalFilters(new AllExceptionsFilter(logger, routeMethods));
   if (config.roles.has('api')) setUpOpenApi(app);
   return app;

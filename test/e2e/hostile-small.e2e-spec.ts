@@ -1,10 +1,12 @@
 import { encodeCursor } from '../../src/infra/http/cursor';
-import { OpenApiDocument } from '../support/openapi-contract';
+import { OpenApiDocument, registeredRoutes } from '../support/openapi-contract';
 import { startTestApp, TestApp } from '../support/test-app';
 
 // Finding 11 of issue 33, the smaller ones: forged cursors answered 500.
 
 const TOOL = 'cursor_tool';
+/** Served without a key, the same to everyone: the document, its UI, the dashboard's files, probes, the favicon. */
+const NOT_KEYED = [/^\/docs(\/|$)/, /^\/openapi\.(json|yaml)$/, /^\/dashboard(\/|$)/, /^\/$/, /^\/favicon\.ico$/, /^\/(healthz|readyz)$/];
 const AT = '2026-03-01T10:00:00.000Z';
 const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
 
@@ -48,7 +50,12 @@ describe('finding 11: forged cursors', () => {
 
   it('finds every list route that takes a cursor in the API document', () => {
     expect(cursorRoutes).toEqual(
-      expect.arrayContaining(['GET /v1/tools/{name}/error-groups', 'GET /v1/jobs', 'GET /v1/tools/{name}/version-history', 'GET /v1/events']),
+      expect.arrayContaining([
+        'GET /v1/tools/{name}/error-groups',
+        'GET /v1/jobs',
+        'GET /v1/tools/{name}/version-history',
+        'GET /v1/events',
+      ]),
     );
   });
 
@@ -59,7 +66,8 @@ describe('finding 11: forged cursors', () => {
       for (const [label, cursor] of cases) {
         const response = await t.request('GET', `${pathOf(route)}?cursor=${encodeURIComponent(cursor)}`);
         const paths = (response.body?.error?.details ?? []).map((detail: { path: string }) => detail.path);
-        if (response.status !== 400 || !paths.includes('/query/cursor')) wrong.push(`${route} ${label}: ${response.status} ${JSON.stringify(response.body)}`);
+        if (response.status !== 400 || !paths.includes('/query/cursor'))
+          wrong.push(`${route} ${label}: ${response.status} ${JSON.stringify(response.body)}`);
       }
     }
     expect(wrong).toEqual([]);
@@ -74,5 +82,88 @@ describe('finding 11: forged cursors', () => {
         expect([route, next.status]).toEqual([route, 200]);
       }
     }
+  });
+});
+
+describe('finding 11: answers that depend on the key are private', () => {
+  let t: TestApp;
+  let routes: string[];
+  beforeAll(async () => {
+    t = await startTestApp({ ROLES: 'api' });
+    routes = registeredRoutes(t.app).filter((route) => !NOT_KEYED.some((pattern) => pattern.test(route.split(' ')[1])));
+    const tool = { description: 'A tool whose answers are cached.', parameters: { type: 'object' } };
+    expect((await t.request('PUT', `/v1/tools/${TOOL}`, { body: tool })).status).toBe(201);
+  });
+  afterAll(() => t.close());
+
+  it('says Cache-Control private on every answer of every keyed route, successes and refusals alike', async () => {
+    expect(routes.length).toBeGreaterThan(30);
+    const wrong: string[] = [];
+    for (const route of routes) {
+      const [method, template] = route.split(' ');
+      // a tool of no one: the walk must not delete the one the next test reads
+      const path = template.replace(/\{name\}/g, 'no_such_tool').replace(/\{(\w+)\}/g, '00000000-0000-4000-8000-000000000000');
+      for (const key of [undefined, 'tc_wrong_key']) {
+        const response = await t.request(method, path, { key, body: method === 'GET' || method === 'DELETE' ? undefined : {} });
+        const cacheControl = response.headers.get('cache-control') ?? '';
+        if (!/\bprivate\b/.test(cacheControl))
+          wrong.push(`${route} (${response.status}, key ${key ?? 'valid'}): ${cacheControl || 'none'}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('keeps revalidation of the tool list and descriptions: private, with an ETag and 304', async () => {
+    for (const path of ['/v1/tools', `/v1/tools/${TOOL}/description`]) {
+      const first = await t.request('GET', path);
+      expect(first.status).toBe(200);
+      expect(first.headers.get('cache-control')).toBe('private, max-age=60, stale-while-revalidate=300');
+      const etag = first.headers.get('etag')!;
+      const again = await t.request('GET', path, { headers: { 'if-none-match': etag } });
+      expect(again.status).toBe(304);
+      expect(again.headers.get('cache-control')).toMatch(/\bprivate\b/);
+    }
+  });
+
+  it('leaves public pages and probes cacheable as they were', async () => {
+    expect((await t.request('GET', '/favicon.ico', { key: null })).headers.get('cache-control')).toBe('public, max-age=86400');
+    expect((await t.request('GET', '/healthz', { key: null })).headers.get('cache-control')).toBeNull();
+  });
+});
+
+describe('finding 11: alert destinations on a server that does not allow private ones', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ ROLES: 'api' });
+  });
+  afterAll(() => t.close());
+
+  const create = (url: string) => t.request('POST', '/v1/alerts/destinations', { body: { name: 'x', kind: 'webhook', url } });
+
+  it.each([
+    ['IPv4-translated loopback (the probe: ::ffff:0:0:0/96)', 'http://[::ffff:0:7f00:1]:9/hook'],
+    ['local-use NAT64 (the probe: 64:ff9b:1::/48)', 'http://[64:ff9b:1::a9fe:a9fe]/latest/meta-data'],
+    ['Teredo (the probe: 2001::/32) whose client is loopback', 'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]:9/hook'],
+    ['IPv4-translated metadata address', 'http://[::ffff:0:a9fe:a9fe]/latest/meta-data'],
+    ['NAT64 of a private address', 'http://[64:ff9b::a00:8]/hook'],
+    ['6to4 of a private address', 'http://[2002:c0a8:101::1]/hook'],
+    ['documentation 2001:db8::/32', 'http://[2001:db8::1]/hook'],
+    ['TEST-NET-3', 'http://203.0.113.9/hook'],
+    ['benchmarking 198.18.0.0/15', 'http://198.18.0.1/hook'],
+  ])('refuses %s with 400 invalid_destination naming /url', async (_case, url) => {
+    const response = await create(url);
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({
+      code: 'invalid_destination',
+      details: [{ path: '/url', message: expect.stringContaining('private destinations are not allowed') }],
+    });
+  });
+
+  it('refuses a name that resolves to a non-public address without saying which address the server resolved', async () => {
+    const response = await create('http://localhost:9/hook');
+    expect(response.status).toBe(400);
+    const message: string = response.body.error.details[0].message;
+    expect(message).toBe('localhost resolves to a non-public address; private destinations are not allowed on this server');
+    expect(JSON.stringify(response.body)).not.toMatch(/127\.0\.0\.1|::1|loopback/);
   });
 });
