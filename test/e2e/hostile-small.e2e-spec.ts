@@ -1,6 +1,8 @@
+import { join } from 'node:path';
+import { Root } from 'protobufjs';
 import { encodeCursor } from '../../src/infra/http/cursor';
 import { OpenApiDocument, registeredRoutes } from '../support/openapi-contract';
-import { startTestApp, TestApp } from '../support/test-app';
+import { startTestApp, TestApp, untilWorkerIdle } from '../support/test-app';
 
 // Finding 11 of issue 33, the smaller ones: forged cursors answered 500.
 
@@ -165,5 +167,130 @@ describe('finding 11: alert destinations on a server that does not allow private
     const message: string = response.body.error.details[0].message;
     expect(message).toBe('localhost resolves to a non-public address; private destinations are not allowed on this server');
     expect(JSON.stringify(response.body)).not.toMatch(/127\.0\.0\.1|::1|loopback/);
+  });
+});
+
+describe('finding 11: an OTLP protobuf span holding text that is not UTF-8', () => {
+  const protoDir = join(__dirname, '..', '..', 'vendor', 'opentelemetry-proto');
+  const root = new Root();
+  root.resolvePath = (_origin, target) => join(protoDir, target);
+  root.loadSync('opentelemetry/proto/collector/trace/v1/trace_service.proto');
+  const ExportRequest = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
+  const ExportResponse = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse');
+  const TRACE_ID = 'd'.repeat(32);
+  const now = BigInt(Date.now()) * 1_000_000n;
+
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  /** Tool spans, named by their id suffix; `MARK` in any of their text is then overwritten with `bad` bytes. */
+  function exportWith(spans: Array<{ id: string; tool: string; args: string }>, bad: number[], resourceName = 'hostile-agent'): Buffer {
+    const message = ExportRequest.fromObject({
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: resourceName } }] },
+          scopeSpans: [
+            {
+              spans: spans.map(({ id, tool, args }) => ({
+                traceId: Buffer.from(TRACE_ID, 'hex'),
+                spanId: Buffer.from(id.padStart(16, '0'), 'hex'),
+                name: `execute_tool ${tool}`,
+                startTimeUnixNano: String(now),
+                endTimeUnixNano: String(now + 1_000_000n),
+                attributes: [
+                  { key: 'gen_ai.operation.name', value: { stringValue: 'execute_tool' } },
+                  { key: 'gen_ai.tool.name', value: { stringValue: tool } },
+                  { key: 'gen_ai.tool.call.arguments', value: { stringValue: args } },
+                ],
+              })),
+            },
+          ],
+        },
+      ],
+    });
+    const bytes = Buffer.from(ExportRequest.encode(message).finish());
+    for (let at = bytes.indexOf('MARK'); at >= 0; at = bytes.indexOf('MARK', at + 1)) Buffer.from(bad).copy(bytes, at);
+    return bytes;
+  }
+
+  async function post(body: Buffer) {
+    const response = await fetch(`${t.baseUrl}/v1/traces`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/x-protobuf' },
+      body,
+    });
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    return {
+      status: response.status,
+      body: response.status === 200 ? ExportResponse.toObject(ExportResponse.decode(bytes), { longs: Number }) : null,
+    };
+  }
+
+  const storedIds = async () => {
+    await untilWorkerIdle(t);
+    const { rows } = await t.db.sql.query<{ id: string }>('SELECT id FROM events ORDER BY id');
+    return rows.map((row) => row.id);
+  };
+  const eventId = (id: string) => `otel:${TRACE_ID}:${id.padStart(16, '0')}`;
+
+  it('keeps the good spans and reports the bad one as rejected (the probe: a byte 0xff in an argument)', async () => {
+    const spans = [
+      { id: 'a1', tool: 'good_one', args: '{"city":"Oslo"}' },
+      { id: 'a2', tool: 'bad_one', args: '{"city":"MARK"}' },
+      { id: 'a3', tool: 'good_two', args: '{"n":3}' },
+    ];
+    const answer = await post(exportWith(spans, [0x4f, 0xff, 0x73, 0x6c]));
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      partialSuccess: {
+        rejectedSpans: 1,
+        errorMessage: expect.stringContaining('/resourceSpans/0/scopeSpans/0/spans/1: holds text that is not valid UTF-8 at /attributes/2'),
+      },
+    });
+    expect(await storedIds()).toEqual([eventId('a1'), eventId('a3')]);
+  });
+
+  it('does the same for an encoded surrogate in a tool name, and for a sequence cut short', async () => {
+    const surrogate = await post(
+      exportWith(
+        [
+          { id: 'b1', tool: 'tool_MARK', args: '{}' },
+          { id: 'b2', tool: 'fine', args: '{}' },
+        ],
+        [0xed, 0xa0, 0x80, 0x41],
+      ),
+    );
+    expect(surrogate.body?.partialSuccess?.rejectedSpans).toBe(1);
+    const cut = await post(
+      exportWith(
+        [
+          { id: 'c1', tool: 'fine_too', args: '{}' },
+          { id: 'c2', tool: 'cut', args: '"MARK"' },
+        ],
+        [0x41, 0x42, 0x43, 0xe2],
+      ),
+    );
+    expect(cut.body?.partialSuccess?.rejectedSpans).toBe(1);
+    expect(await storedIds()).toEqual(expect.arrayContaining([eventId('b2'), eventId('c1')]));
+    expect(await storedIds()).not.toEqual(expect.arrayContaining([eventId('b1')]));
+    expect(await storedIds()).not.toEqual(expect.arrayContaining([eventId('c2')]));
+  });
+
+  it('rejects every span under a resource whose text is not UTF-8, with 200 and a partial success', async () => {
+    const answer = await post(
+      exportWith(
+        [
+          { id: 'd1', tool: 'x', args: '{}' },
+          { id: 'd2', tool: 'y', args: '{}' },
+        ],
+        [0xc0, 0xaf, 0x41, 0x41],
+        'agent-MARK',
+      ),
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.body?.partialSuccess?.rejectedSpans).toBe(2);
   });
 });
