@@ -3,7 +3,9 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { Logger } from 'pino';
 import { AppModule } from './app.module';
 import { AppConfig } from './config/config';
+import { fastifyTrustProxy } from './config/trust-proxy-setting';
 import { AllExceptionsFilter } from './infra/http/all-exceptions.filter';
+import { markKeyedAnswersPrivate } from './infra/http/cache-control';
 import { setUpOpenApi } from './infra/http/openapi/openapi.document';
 import { parseJsonBodies } from './infra/http/json-body-parser';
 import { parseProtobufBodies } from './infra/http/protobuf-body-parser';
@@ -21,8 +23,8 @@ export const MAX_PATH_PARAM_LENGTH = 1000;
 export async function createApp(config: AppConfig, logger: Logger): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
-    // the client address limits wrong keys, so X-Forwarded-For is believed only from proxies the operator names
-    trustProxy: config.trustProxy,
+    // X-Forwarded-For is believed only from the proxies the operator names, right to left (never its leftmost entry)
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     // tool names may be 200 characters, and URL-encoded they grow; Fastify's default of 100 would refuse them
     routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
     frameworkErrors: answerFrameworkError,
@@ -40,6 +42,7 @@ export async function createApp(config: AppConfig, logger: Logger): Promise<Nest
   decompressRequestBodies(adapter.getInstance(), BODY_LIMIT_BYTES);
   refuseUnstorableRequestText(adapter.getInstance());
   sendSecurityHeaders(adapter.getInstance());
+  markKeyedAnswersPrivate(adapter.getInstance());
   app.useGlobalFilters(new AllExceptionsFilter(logger, routeMethods));
   if (config.roles.has('api')) setUpOpenApi(app);
   return app;

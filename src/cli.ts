@@ -3,7 +3,7 @@ import { loadConfig, redactUrl } from './config/config';
 import { RedisTarget } from './config/redis-settings';
 import { createRootLogger } from './infra/logging/logger';
 import { RedisBroadcast } from './infra/redis/redis-broadcast';
-import { revocationChannelName } from './tenancy/api-key-revocations.channel';
+import { keyChangeMessage, keyChangesChannelName } from './tenancy/api-key-changes.channel';
 import { hashApiKey } from './tenancy/api-key';
 import { PrismaService } from './infra/prisma/prisma.service';
 import { ProjectRepository } from './tenancy/project.repository';
@@ -31,6 +31,7 @@ async function main(argv: string[]): Promise<number> {
       case 'project:create': {
         if (!args[0]) break;
         const { projectId, apiKey } = await projects.createProject(args[0]);
+        await announceCreation(config.redis, config.queuePrefix, apiKey);
         console.log(`project ${args[0]} created (id ${projectId})`);
         console.log(`API key (shown once, store it now): ${apiKey}`);
         // the one name both SDKs, the demo and the OpenTelemetry examples read the key from
@@ -39,7 +40,9 @@ async function main(argv: string[]): Promise<number> {
       }
       case 'key:create': {
         if (!args[0]) break;
-        console.log(await projects.createKeyForProject(args[0], args[1] ?? 'cli'));
+        const apiKey = await projects.createKeyForProject(args[0], args[1] ?? 'cli');
+        await announceCreation(config.redis, config.queuePrefix, apiKey);
+        console.log(apiKey);
         return 0;
       }
       case 'project:list': {
@@ -62,7 +65,11 @@ async function main(argv: string[]): Promise<number> {
         if (!args[0]) break;
         const keyHashes = await revokeKeys(projects, args);
         console.log(keyHashes.length === 0 ? 'no active key matches' : `${keyHashes.length} key${keyHashes.length > 1 ? 's' : ''} revoked`);
-        for (const keyHash of keyHashes) await announceRevocation(config.redis, config.queuePrefix, keyHash);
+        for (const keyHash of keyHashes) {
+          const isAnnounced = await announce(config.redis, config.queuePrefix, keyChangeMessage({ kind: 'revoked', keyHash }));
+          if (!isAnnounced)
+            console.error('warning: Redis unreachable; running replicas refuse the key once their cache expires (AUTH_CACHE_TTL_MS)');
+        }
         return keyHashes.length > 0 ? 0 : 1;
       }
       case 'retention:set': {
@@ -130,13 +137,19 @@ function printTable(header: string[], rows: string[][]) {
     );
 }
 
-/** Running replicas trust verified keys from memory; tell them to forget this one now. */
-async function announceRevocation(redis: RedisTarget, queuePrefix: string, keyHash: string) {
-  const broadcast = new RedisBroadcast(redis, revocationChannelName(queuePrefix), createRootLogger('silent'));
-  if (!(await broadcast.publish(keyHash))) {
-    console.error('warning: Redis unreachable; running replicas refuse the key once their cache expires (AUTH_CACHE_TTL_MS)');
+/** Running replicas refuse keys their index of active keys lacks (beyond a small budget): tell them of this one now. */
+async function announceCreation(redis: RedisTarget, queuePrefix: string, apiKey: string) {
+  if (!(await announce(redis, queuePrefix, keyChangeMessage({ kind: 'created', keyHash: hashApiKey(apiKey) })))) {
+    console.error('warning: Redis unreachable; running replicas know the new key within 30 s (their next reload of active keys)');
   }
+}
+
+/** Running replicas trust verified keys from memory and index active ones: tell them of a change now. */
+async function announce(redis: RedisTarget, queuePrefix: string, message: string): Promise<boolean> {
+  const broadcast = new RedisBroadcast(redis, keyChangesChannelName(queuePrefix), createRootLogger('silent'));
+  const isPublished = await broadcast.publish(message);
   broadcast.close();
+  return isPublished;
 }
 
 // a rejection (a bad environment) stays unhandled on purpose: Node prints it and exits non-zero

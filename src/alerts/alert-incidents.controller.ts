@@ -1,8 +1,6 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
 import { encodeCursor, readInstantCursor } from '../infra/http/cursor';
 import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
-import { invalidQuery } from '../infra/http/query-validator';
-import { isUuid } from '../infra/http/storable-values';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
 import type { AuthenticatedProject } from '../tenancy/project.repository';
@@ -40,8 +38,7 @@ export class AlertIncidentsController {
   })
   async deliveries(@CurrentProject() project: AuthenticatedProject, @Query() rawQuery: unknown) {
     const query = readDeliveriesQuery(rawQuery);
-    const after = query.cursor ? readInstantCursor(query.cursor) : undefined;
-    if (after && !isUuid(after.id)) throw invalidQuery([{ path: '/query/cursor', message: 'is not a cursor this API issued' }]);
+    const after = query.cursor ? readInstantCursor(query.cursor, 'uuid') : undefined;
     const rows = await this.alerts.listDeliveries(project.projectId, {
       destinationId: query.destinationId,
       incidentId: query.incidentId,

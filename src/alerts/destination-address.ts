@@ -1,56 +1,114 @@
 import { BlockList, isIP } from 'node:net';
 
-// Which addresses an alert destination may resolve to. Outbound requests are made by the server on a project's
-// behalf, so anything that reaches the server's own network (loopback, private, link-local, CGNAT, multicast, the
-// unspecified address, and their IPv6 forms) is refused unless the operator allows private destinations.
+// Which addresses an alert destination may resolve to. Outbound requests are made by the server on a project's behalf,
+// so only public unicast addresses are allowed (unless the operator allows private destinations): every block of the
+// IANA IPv4 and IPv6 Special-Purpose Address Registries (RFC 6890 and later, checked 2026-11), multicast, and for IPv6
+// anything outside global unicast 2000::/3. IPv6 forms that carry an IPv4 address (mapped, translated, NAT64, 6to4,
+// Teredo) are judged by the IPv4 address they lead to.
 
-const FORBIDDEN = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8], // "this network", the unspecified address
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10], // carrier-grade NAT
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16], // link-local, cloud metadata services
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15], // benchmarking
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, broadcast
-] as const) {
-  FORBIDDEN.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
-  ['64:ff9b::', 96], // NAT64: embeds an IPv4 address
-  ['2002::', 16], // 6to4: embeds an IPv4 address
-  ['fc00::', 7], // unique local
-  ['fe80::', 10], // link-local
-  ['fec0::', 10], // site-local (deprecated)
-  ['ff00::', 8], // multicast
-] as const) {
-  FORBIDDEN.addSubnet(network, prefix, 'ipv6');
+interface Block {
+  label: string;
+  network: string;
+  prefix: number;
 }
 
-/** Why a literal IP address may not be a destination, or null when it may. */
-export function forbiddenAddressReason(address: string): string | null {
+const IPV4_BLOCKS: Block[] = [
+  { label: '"this network"', network: '0.0.0.0', prefix: 8 },
+  { label: 'private-use', network: '10.0.0.0', prefix: 8 },
+  { label: 'shared address space (carrier-grade NAT)', network: '100.64.0.0', prefix: 10 },
+  { label: 'loopback', network: '127.0.0.0', prefix: 8 },
+  { label: 'link-local (cloud metadata services)', network: '169.254.0.0', prefix: 16 },
+  { label: 'private-use', network: '172.16.0.0', prefix: 12 },
+  { label: 'IETF protocol assignments', network: '192.0.0.0', prefix: 24 },
+  { label: 'documentation', network: '192.0.2.0', prefix: 24 },
+  { label: 'AS112', network: '192.31.196.0', prefix: 24 },
+  { label: 'AMT', network: '192.52.193.0', prefix: 24 },
+  { label: '6to4 relay anycast', network: '192.88.99.0', prefix: 24 },
+  { label: 'private-use', network: '192.168.0.0', prefix: 16 },
+  { label: 'AS112 direct delegation', network: '192.175.48.0', prefix: 24 },
+  { label: 'benchmarking', network: '198.18.0.0', prefix: 15 },
+  { label: 'documentation', network: '198.51.100.0', prefix: 24 },
+  { label: 'documentation', network: '203.0.113.0', prefix: 24 },
+  { label: 'multicast', network: '224.0.0.0', prefix: 4 },
+  { label: 'reserved or broadcast', network: '240.0.0.0', prefix: 4 },
+];
+
+const IPV6_BLOCKS: Block[] = [
+  { label: 'unspecified', network: '::', prefix: 128 },
+  { label: 'loopback', network: '::1', prefix: 128 },
+  { label: 'local-use IPv4/IPv6 translation', network: '64:ff9b:1::', prefix: 48 },
+  { label: 'discard-only', network: '100::', prefix: 64 },
+  { label: 'dummy prefix', network: '100:0:0:1::', prefix: 64 },
+  { label: 'IETF protocol assignments', network: '2001::', prefix: 23 },
+  { label: 'documentation', network: '2001:db8::', prefix: 32 },
+  { label: 'AS112 direct delegation', network: '2620:4f:8000::', prefix: 48 },
+  { label: 'documentation', network: '3fff::', prefix: 20 },
+  { label: 'segment routing (SRv6) SIDs', network: '5f00::', prefix: 16 },
+  { label: 'unique local', network: 'fc00::', prefix: 7 },
+  { label: 'link-local', network: 'fe80::', prefix: 10 },
+  { label: 'site-local', network: 'fec0::', prefix: 10 },
+  { label: 'multicast', network: 'ff00::', prefix: 8 },
+];
+
+const IPV4_CHECKS = IPV4_BLOCKS.map((block) => ({ block, list: blockListOf(block, 'ipv4') }));
+const IPV6_CHECKS = IPV6_BLOCKS.map((block) => ({ block, list: blockListOf(block, 'ipv6') }));
+const GLOBAL_UNICAST = blockListOf({ label: 'global unicast', network: '2000::', prefix: 3 }, 'ipv6');
+
+function blockListOf(block: Block, family: 'ipv4' | 'ipv6'): BlockList {
+  const list = new BlockList();
+  list.addSubnet(block.network, block.prefix, family);
+  return list;
+}
+
+/**
+ * Why a literal IP address may not be a destination (which special-purpose block it is in), or null when it is a
+ * public unicast address. Callers that resolved a name must not show this to the project: it would echo what the
+ * server's DNS answered (see outbound-request.ts).
+ */
+export function nonPublicAddressReason(address: string): string | null {
   const family = isIP(address);
   if (family === 0) return 'is not an IP address';
-  const mapped = family === 6 ? mappedIpv4(address) : null;
-  if (mapped !== null) return forbiddenAddressReason(mapped);
-  return FORBIDDEN.check(address, family === 4 ? 'ipv4' : 'ipv6')
-    ? `${address} is a loopback, private, link-local or reserved address`
-    : null;
+  if (family === 4) return ipv4Reason(address);
+  const embedded = embeddedIpv4(address);
+  if (embedded) {
+    const reasons = embedded.ipv4.map(ipv4Reason).filter((reason): reason is string => reason !== null);
+    return reasons.length > 0 ? `${embedded.form} of an address that ${reasons[0]}` : null;
+  }
+  const match = IPV6_CHECKS.find(({ list }) => list.check(address, 'ipv6'));
+  if (match) return describe(match.block);
+  return GLOBAL_UNICAST.check(address, 'ipv6') ? null : 'is outside global unicast (2000::/3)';
 }
 
-/** The IPv4 address of an IPv4-mapped (::ffff:a.b.c.d) or IPv4-compatible (::a.b.c.d) IPv6 address, else null. */
-export function mappedIpv4(address: string): string | null {
+function ipv4Reason(address: string): string | null {
+  const match = IPV4_CHECKS.find(({ list }) => list.check(address, 'ipv4'));
+  return match ? describe(match.block) : null;
+}
+
+function describe(block: Block): string {
+  return `is ${block.label} (${block.network}/${block.prefix})`;
+}
+
+/**
+ * The IPv4 addresses an IPv6 address leads to, and the form that carries them: IPv4-mapped ::ffff:0:0/96,
+ * IPv4-translated ::ffff:0:0:0/96, IPv4-compatible ::/96 (deprecated), NAT64 64:ff9b::/96, 6to4 2002::/16, and Teredo
+ * 2001::/32 (its server, and its client stored inverted). Null for any other address.
+ */
+export function embeddedIpv4(address: string): { form: string; ipv4: string[] } | null {
   const groups = expandIpv6(address);
   if (groups === null) return null;
-  const isMapped = groups.slice(0, 5).every((g) => g === 0) && (groups[5] === 0xffff || groups[5] === 0);
-  if (!isMapped || (groups[5] === 0 && groups[6] === 0)) return null;
-  return [groups[6] >> 8, groups[6] & 0xff, groups[7] >> 8, groups[7] & 0xff].join('.');
+  const isZero = (from: number, to: number) => groups.slice(from, to).every((group) => group === 0);
+  const ipv4At = (high: number, low: number) => [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
+  const last = ipv4At(groups[6], groups[7]);
+  if (isZero(0, 5) && groups[5] === 0xffff) return { form: 'is IPv4-mapped (::ffff:0:0/96)', ipv4: [last] };
+  if (isZero(0, 4) && groups[4] === 0xffff && groups[5] === 0) return { form: 'is IPv4-translated (::ffff:0:0:0/96)', ipv4: [last] };
+  // :: and ::1 are judged as themselves
+  if (isZero(0, 6) && (groups[6] !== 0 || groups[7] > 1)) return { form: 'is IPv4-compatible (::/96, deprecated)', ipv4: [last] };
+  if (groups[0] === 0x64 && groups[1] === 0xff9b && isZero(2, 6)) return { form: 'is NAT64 (64:ff9b::/96)', ipv4: [last] };
+  if (groups[0] === 0x2002) return { form: 'is 6to4 (2002::/16)', ipv4: [ipv4At(groups[1], groups[2])] };
+  if (groups[0] === 0x2001 && groups[1] === 0) {
+    return { form: 'is Teredo (2001::/32)', ipv4: [ipv4At(groups[2], groups[3]), ipv4At(groups[6] ^ 0xffff, groups[7] ^ 0xffff)] };
+  }
+  return null;
 }
 
 /** The eight 16-bit groups of an IPv6 address (a trailing dotted IPv4 part included), or null if it is not one. */

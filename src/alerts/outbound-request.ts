@@ -2,7 +2,7 @@ import { promises as dns } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import { forbiddenAddressReason } from './destination-address';
+import { nonPublicAddressReason } from './destination-address';
 
 // The one way alerts reach the outside: a POST to a destination URL, resolved once and checked (SSRF), then sent to
 // that very address (a second DNS answer cannot point it elsewhere), no redirect followed, within a deadline, reading
@@ -34,8 +34,9 @@ export function destinationUrlProblem(text: string): string | null {
 
 /**
  * Resolves the URL's host and picks the address to send to. Refuses (RefusedDestinationError) a host any of whose
- * addresses is loopback, private, link-local or reserved, unless `allowPrivate`: a name that resolves to both a
- * public and a private address is refused too.
+ * addresses is not public unicast (destination-address.ts), unless `allowPrivate`: a name that resolves to both a
+ * public and a private address is refused too. A refused name never has its addresses told back: what the server's
+ * DNS answers about internal names is not the project's to learn.
  */
 export async function resolveDestination(text: string, allowPrivate: boolean, timeoutMs = DELIVERY_TIMEOUT_MS): Promise<PinnedTarget> {
   const problem = destinationUrlProblem(text);
@@ -45,9 +46,11 @@ export async function resolveDestination(text: string, allowPrivate: boolean, ti
   const addresses = isIP(host) ? [host] : await lookupAll(host, timeoutMs);
   if (addresses.length === 0) throw new RefusedDestinationError(`${host} has no address`);
   if (!allowPrivate) {
-    for (const address of addresses) {
-      const reason = forbiddenAddressReason(address);
-      if (reason) throw new RefusedDestinationError(`${host} resolves to ${reason}; private destinations are not allowed on this server`);
+    if (isIP(host)) {
+      const reason = nonPublicAddressReason(host);
+      if (reason) throw new RefusedDestinationError(`${host} ${reason}; private destinations are not allowed on this server`);
+    } else if (addresses.some((address) => nonPublicAddressReason(address) !== null)) {
+      throw new RefusedDestinationError(`${host} resolves to a non-public address; private destinations are not allowed on this server`);
     }
   }
   return { url, address: addresses[0] };

@@ -66,7 +66,7 @@ export class JobsController {
   @ApiRoute({ summary: 'Every nightly run of this project, newest first', query: LIST_QUERY_SCHEMA, response: JOB_RUNS_RESPONSE })
   async list(@CurrentProject() project: AuthenticatedProject, @Query() rawQuery: unknown) {
     const query = validateListQuery(rawQuery);
-    const cursor = query.cursor ? readInstantCursor(query.cursor) : undefined;
+    const cursor = query.cursor ? readInstantCursor(query.cursor, 'uuid') : undefined;
     const before = cursor && { startedAt: cursor.at, id: cursor.id };
     const rows = await this.runs.listRuns(project.projectId, query.limit + 1, before);
     const page = rows.slice(0, query.limit);

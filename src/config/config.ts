@@ -1,5 +1,6 @@
 import { ajvFor } from '../infra/validation/ajv-factory';
 import { CLUSTER_URL_PATTERN, readRedisSettings, redactRedisUrl, RedisTarget } from './redis-settings';
+import { readTrustProxy, TRUST_PROXY_HINT, TrustProxySetting } from './trust-proxy-setting';
 
 /** The only place that reads process.env: every variable is checked at boot and all problems are reported at once. */
 
@@ -63,10 +64,10 @@ export interface AppConfig {
   rateLimitWindowSeconds: number;
   /** How long a verified API key is trusted from memory; a revocation reaches every replica at once over Redis. */
   authCacheTtlMs: number;
-  /** Requests with an unknown API key one client address may make per minute before it gets 429; 0 turns it off. */
+  /** Database lookups per minute, per process, of keys its index of active keys lacks (almost all wrong); 0: no cap. */
   authFailuresPerMinute: number;
-  /** Whose X-Forwarded-For to believe for the client address: false (nobody), true (any peer), or proxy addresses. */
-  trustProxy: boolean | string;
+  /** Whose X-Forwarded-For to believe for the client address (right-most untrusted hop). */
+  trustProxy: TrustProxySetting;
   /** Alert destinations may resolve to loopback, private or link-local addresses (off: refused, against SSRF). */
   alertAllowPrivateDestinations: boolean;
   /** How often the worker evaluates alert rules; each window is evaluated once across all workers. */
@@ -154,7 +155,7 @@ const envSchema = {
     RATE_LIMIT_WINDOW_SECONDS: { type: 'string', pattern: '^[1-9][0-9]{0,5}$' },
     AUTH_CACHE_TTL_MS: { type: 'string', pattern: '^[0-9]{1,8}$' },
     AUTH_FAILURES_PER_MINUTE: { type: 'string', pattern: '^[0-9]{1,6}$' },
-    TRUST_PROXY: { type: 'string', pattern: '^[0-9A-Za-z:./]+(\\s*,\\s*[0-9A-Za-z:./]+)*$' },
+    TRUST_PROXY: { type: 'string', maxLength: 4096 },
     ALERT_ALLOW_PRIVATE_DESTINATIONS: { enum: ['true', 'false'] },
     ALERT_EVALUATION_INTERVAL_MS: { type: 'string', pattern: '^[1-9][0-9]{3,7}$' },
     ALERT_DELIVERY_ATTEMPTS: { type: 'string', pattern: '^[1-9][0-9]?$' },
@@ -191,7 +192,7 @@ const HINTS: Record<string, string> = {
   RATE_LIMIT_WINDOW_SECONDS: 'seconds, from 1 to 999999',
   AUTH_CACHE_TTL_MS: 'milliseconds (0 turns the cache off)',
   AUTH_FAILURES_PER_MINUTE: 'a whole number (0 turns the limit off)',
-  TRUST_PROXY: 'true, false, or a comma list of proxy addresses, CIDR ranges, loopback or uniquelocal',
+  TRUST_PROXY: TRUST_PROXY_HINT,
   ALERT_ALLOW_PRIVATE_DESTINATIONS: 'true or false',
   ALERT_EVALUATION_INTERVAL_MS: 'milliseconds, from 1000 to 99999999',
   ALERT_DELIVERY_ATTEMPTS: 'an integer from 1 to 99',
@@ -228,11 +229,15 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   if (!problems.some((p) => p.startsWith('NIGHTLY_TIME_ZONE=')) && !isTimeZone(raw.NIGHTLY_TIME_ZONE)) {
     problems.push(`NIGHTLY_TIME_ZONE=${JSON.stringify(raw.NIGHTLY_TIME_ZONE)} is invalid: expected ${HINTS.NIGHTLY_TIME_ZONE}`);
   }
+  const trustProxy = readTrustProxy(raw.TRUST_PROXY);
+  if (typeof trustProxy === 'string' && !problems.some((p) => p.startsWith('TRUST_PROXY='))) {
+    problems.push(`TRUST_PROXY=${JSON.stringify(raw.TRUST_PROXY)} is invalid: ${trustProxy}`);
+  }
   const redis = problems.some((p) => p.startsWith('REDIS_'))
     ? null
     : readRedisSettings(raw.REDIS_URL, raw.REDIS_CLUSTER_NODES, env.REDIS_URL !== undefined && env.REDIS_URL !== '');
   if (Array.isArray(redis)) problems.push(...redis);
-  if (problems.length > 0 || redis === null || Array.isArray(redis)) throw new ConfigError(problems);
+  if (problems.length > 0 || redis === null || Array.isArray(redis) || typeof trustProxy === 'string') throw new ConfigError(problems);
 
   const nodeEnv = raw.NODE_ENV;
   return {
@@ -268,16 +273,12 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     rateLimitWindowSeconds: Number(raw.RATE_LIMIT_WINDOW_SECONDS),
     authCacheTtlMs: Number(raw.AUTH_CACHE_TTL_MS),
     authFailuresPerMinute: Number(raw.AUTH_FAILURES_PER_MINUTE),
-    trustProxy: parseTrustProxy(raw.TRUST_PROXY),
+    trustProxy,
     alertAllowPrivateDestinations: raw.ALERT_ALLOW_PRIVATE_DESTINATIONS === 'true',
     alertEvaluationIntervalMs: Number(raw.ALERT_EVALUATION_INTERVAL_MS),
     alertDeliveryAttempts: Number(raw.ALERT_DELIVERY_ATTEMPTS),
     alertDeliveryBackoffMs: Number(raw.ALERT_DELIVERY_BACKOFF_MS),
   };
-}
-
-function parseTrustProxy(value: string): boolean | string {
-  return value === 'true' || value === 'false' ? value === 'true' : value;
 }
 
 function isTimeZone(zone: string): boolean {

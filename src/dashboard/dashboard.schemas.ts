@@ -1,6 +1,6 @@
 import { CATEGORIES } from '../diagnosis';
 import { ApiError, FieldError } from '../infra/http/api-error';
-import { cursorProblem, decodeInstantCursor, readCursor } from '../infra/http/cursor';
+import { cursorPositiveInteger, cursorProblem, decodeInstantCursor, readCursor } from '../infra/http/cursor';
 import { compileQueryValidator, invalidQuery } from '../infra/http/query-validator';
 import { INSTANT_RANGE_TEXT, isStorableInstant } from '../infra/http/storable-values';
 import { ajvFor, toFieldErrors } from '../infra/validation/ajv-factory';
@@ -163,7 +163,7 @@ export function readErrorGroupsQuery(raw: unknown) {
   const errors: FieldError[] = [];
   const from = query.from === undefined ? undefined : parseRangeInstant(query.from, '/query/from', errors);
   const to = query.to === undefined ? undefined : parseRangeInstant(query.to, '/query/to', errors);
-  const cursor = query.cursor ? decodeInstantCursor(query.cursor) : undefined;
+  const cursor = query.cursor ? decodeInstantCursor(query.cursor, 'uuid') : undefined;
   if (query.cursor && !cursor) errors.push(cursorProblem());
   if (errors.length > 0) throw invalidQuery(errors);
   const after = cursor && { lastSeen: cursor.at, id: cursor.id };
@@ -177,9 +177,7 @@ export function readErrorGroupQuery(raw: unknown): { agent?: string; model?: str
 export function readVersionsQuery(raw: unknown): { beforeVersion?: number; limit: number } {
   const query = validateVersions(raw);
   if (query.cursor === undefined) return { limit: query.limit };
-  const beforeVersion = readCursor(query.cursor, (value) =>
-    Number.isInteger(value) && (value as number) >= 1 ? (value as number) : undefined,
-  );
+  const beforeVersion = readCursor(query.cursor, cursorPositiveInteger);
   return { beforeVersion, limit: query.limit };
 }
 
@@ -199,7 +197,7 @@ function parseRangeInstant(value: string, path: string, errors: FieldError[]): D
 function decodeOffsetCursor(cursor: string, sort: string): number {
   return readCursor(
     cursor,
-    (value) => (Array.isArray(value) && value[0] === sort && Number.isInteger(value[1]) && value[1] > 0 ? (value[1] as number) : undefined),
+    (value) => (Array.isArray(value) && value.length === 2 && value[0] === sort ? cursorPositiveInteger(value[1]) : undefined),
     'is not a cursor this API issued for this sort',
   );
 }

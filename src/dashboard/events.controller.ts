@@ -50,7 +50,7 @@ export class EventsController {
       .status(200)
       .header('content-type', `${JSON_LINES}; charset=utf-8`)
       .header('content-disposition', `attachment; filename="${exportFileName(filter)}"`)
-      .header('cache-control', 'no-store')
+      .header('cache-control', 'private, no-store')
       .send(Readable.from(this.exporter.exportLines(project.projectId, filter)));
   }
 

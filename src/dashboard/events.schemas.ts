@@ -56,7 +56,7 @@ const validateExport = compileQueryValidator<FilterQuery & { limit: number }>(EX
 export function readListEventsQuery(raw: unknown): EventFilter {
   const query = validateList(raw);
   const filter = filterOf(query);
-  const cursor = query.cursor ? readInstantCursor(query.cursor) : undefined;
+  const cursor = query.cursor ? readInstantCursor(query.cursor, 'text') : undefined;
   return { ...filter, after: cursor && { occurredAt: cursor.at, id: cursor.id }, limit: query.limit };
 }
 

@@ -60,7 +60,7 @@ type DecodedRequest = {
 
 /** A request whose one tool span carries `value` (an AnyValue) as its arguments, encoded apart from the codec. */
 function withArgumentValue(value: Record<string, unknown>): Uint8Array {
-  const body = codec.decodeRequest(ProtobufTraceSerializer.serializeRequest(recordSpans().slice(0, 1))!) as DecodedRequest;
+  const body = codec.decodeRequest(ProtobufTraceSerializer.serializeRequest(recordSpans().slice(0, 1))!).body as DecodedRequest;
   const span = body.resourceSpans[0].scopeSpans[0].spans[0];
   span.attributes = span.attributes.map((a) => (a.key === 'gen_ai.tool.call.arguments' ? { key: a.key, value } : a));
   span.traceId = Buffer.from(span.traceId as string, 'hex');
@@ -74,7 +74,7 @@ describe('OtlpProtobufCodec', () => {
     const protobuf = ProtobufTraceSerializer.serializeRequest(spans)!;
     const json = JSON.parse(new TextDecoder().decode(JsonTraceSerializer.serializeRequest(spans)!));
 
-    const fromProtobuf = mapOtlpTraces(codec.decodeRequest(protobuf));
+    const fromProtobuf = mapOtlpTraces(codec.decodeRequest(protobuf).body);
     expect(fromProtobuf).toEqual(mapOtlpTraces(json));
     expect(fromProtobuf.ignoredSpans).toBe(1);
     const { traceId, spanId } = spans[0].spanContext();
@@ -105,7 +105,7 @@ describe('OtlpProtobufCodec', () => {
 
   it('writes trace and span ids as lowercase hex, as OTLP/JSON does, where protobuf carries them as bytes', () => {
     const [span] = recordSpans();
-    const body = codec.decodeRequest(ProtobufTraceSerializer.serializeRequest([span])!) as {
+    const body = codec.decodeRequest(ProtobufTraceSerializer.serializeRequest([span])!).body as {
       resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<Record<string, unknown>> }> }>;
     };
     const decoded = body.resourceSpans[0].scopeSpans[0].spans[0];
@@ -129,12 +129,12 @@ describe('OtlpProtobufCodec', () => {
       { n: [1, 2.5] },
     ],
   ])('reads an AnyValue holding %s', (_name, value, expected) => {
-    const mapping = mapOtlpTraces(codec.decodeRequest(withArgumentValue(value)));
+    const mapping = mapOtlpTraces(codec.decodeRequest(withArgumentValue(value)).body);
     expect(mapping.events[0].arguments).toEqual(expected);
   });
 
   it('takes an empty body as an export request with no spans', () => {
-    expect(mapOtlpTraces(codec.decodeRequest(new Uint8Array()))).toEqual({ events: [], spanPaths: [], rejected: [], ignoredSpans: 0 });
+    expect(mapOtlpTraces(codec.decodeRequest(new Uint8Array()).body)).toEqual({ events: [], spanPaths: [], rejected: [], ignoredSpans: 0 });
   });
 
   it.each([
@@ -167,6 +167,51 @@ describe('OtlpProtobufCodec', () => {
     const resourceSpans = Buffer.concat([Buffer.from([0x12]), varint(scopeSpans.length), scopeSpans]);
     const request = Buffer.concat([Buffer.from([0x0a]), varint(resourceSpans.length), resourceSpans]);
     expect(() => codec.decodeRequest(request)).toThrow(/max depth exceeded/);
+  });
+
+  describe('a string that is not UTF-8', () => {
+    /** The real exporter's request for recordSpans() with the first bytes of `text` overwritten by `bytes`. */
+    function withBytes(text: string, bytes: number[]): Uint8Array {
+      const request = Buffer.from(ProtobufTraceSerializer.serializeRequest(recordSpans())!);
+      const at = request.indexOf(Buffer.from(text, 'utf8'));
+      expect(at).toBeGreaterThan(0);
+      Buffer.from(bytes).copy(request, at);
+      return request;
+    }
+    const span = (i: number) => `/resourceSpans/0/scopeSpans/0/spans/${i}`;
+
+    it.each([
+      ['a byte that never starts UTF-8', [0x50, 0xff]],
+      ['an encoded surrogate (CESU-8)', [0xed, 0xa0, 0x80]],
+      ['an overlong encoding', [0xc0, 0xaf]],
+      ['a sequence cut short by the end of the string', [0x50, 0x61, 0x72, 0x69, 0xe2]],
+    ])('costs only the span holding it (%s): that span is rejected by path, the others are kept', (_name, bytes) => {
+      const decoded = codec.decodeRequest(withBytes('Paris', bytes));
+      const mapping = mapOtlpTraces(decoded.body, decoded.refusedSpans);
+      expect(mapping.rejected).toEqual([
+        { path: span(0), message: expect.stringMatching(/^holds text that is not valid UTF-8 at \/attributes\/\d+\/value\/stringValue$/) },
+      ]);
+      expect(mapping.events.map((event) => event.tool)).toEqual(['factorial']);
+      expect(mapping.ignoredSpans).toBe(1);
+      expect(JSON.stringify(mapping)).not.toContain('invalid-utf8');
+    });
+
+    it('in a span name rejects that span, even one that is not a tool span', () => {
+      const decoded = codec.decodeRequest(withBytes('chat gpt', [0x63, 0x68, 0xfe]));
+      const mapping = mapOtlpTraces(decoded.body, decoded.refusedSpans);
+      expect(mapping.rejected).toEqual([{ path: span(2), message: 'holds text that is not valid UTF-8 at /name' }]);
+      expect(mapping.events).toHaveLength(2);
+    });
+
+    it('in the resource rejects every span under it, naming where the text is', () => {
+      const decoded = codec.decodeRequest(withBytes('weather-agent', [0x77, 0xff]));
+      const mapping = mapOtlpTraces(decoded.body, decoded.refusedSpans);
+      expect(mapping.events).toEqual([]);
+      expect(mapping.rejected.map((r) => r.path)).toEqual([span(0), span(1), span(2)]);
+      expect(mapping.rejected[0].message).toMatch(
+        /^sits under text that is not valid UTF-8 at \/resourceSpans\/0\/resource\/attributes\/\d+/,
+      );
+    });
   });
 
   it('encodes a partial success as ExportTraceServiceResponse.partial_success, and nothing at all for full success', () => {

@@ -38,8 +38,11 @@ export class OtlpBodyError extends Error {
 
 type Attributes = Map<string, unknown>;
 
-/** Maps an ExportTraceServiceRequest to tool-call events. Throws OtlpBodyError when the body is not one. */
-export function mapOtlpTraces(body: unknown): OtlpMapping {
+/**
+ * Maps an ExportTraceServiceRequest to tool-call events. Throws OtlpBodyError when the body is not one. The spans of
+ * `refusedSpans` (span path -> why; text a protobuf export could not carry) are rejected, whatever their kind.
+ */
+export function mapOtlpTraces(body: unknown, refusedSpans: ReadonlyMap<string, string> = new Map()): OtlpMapping {
   const mapping: OtlpMapping = { events: [], spanPaths: [], rejected: [], ignoredSpans: 0 };
   if (!isObject(body)) throw new OtlpBodyError([{ path: '', message: 'must be an ExportTraceServiceRequest object' }]);
   const resourceSpans = listAt(body, 'resourceSpans', '/resourceSpans');
@@ -54,6 +57,11 @@ export function mapOtlpTraces(body: unknown): OtlpMapping {
       listAt(scopeSpan, 'spans', `${scopePath}/spans`).forEach((span, i) => {
         const spanPath = `${scopePath}/spans/${i}`;
         if (!isObject(span)) throw new OtlpBodyError([{ path: spanPath, message: 'must be an object' }]);
+        const refusal = refusedSpans.get(spanPath);
+        if (refusal) {
+          mapping.rejected.push({ path: spanPath, message: refusal });
+          return;
+        }
         const attributes = attributesOf(span.attributes);
         if (!isToolSpan(attributes)) {
           mapping.ignoredSpans += 1;

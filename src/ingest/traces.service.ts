@@ -63,7 +63,9 @@ export class TracesService {
 
   private mapOrReject(body: unknown) {
     try {
-      return mapOtlpTraces(Buffer.isBuffer(body) ? this.protobuf.decodeRequest(body) : body);
+      if (!Buffer.isBuffer(body)) return mapOtlpTraces(body);
+      const decoded = this.protobuf.decodeRequest(body);
+      return mapOtlpTraces(decoded.body, decoded.refusedSpans);
     } catch (error) {
       if (!(error instanceof OtlpBodyError)) throw error;
       throw new ApiError(400, 'invalid_body', 'Body is not an OTLP ExportTraceServiceRequest', { details: error.details });

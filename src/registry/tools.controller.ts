@@ -36,8 +36,9 @@ import { SchemaAdmissionService } from './schema-admission.service';
 import { RegistrationResult, ToolChangesService } from './tool-changes.service';
 import { ToolValidationService } from './tool-validation.service';
 
-// Clients may reuse an answer for a minute and keep serving it while they revalidate in the background.
-const CACHE_CONTROL = 'max-age=60, stale-while-revalidate=300';
+// Clients may reuse an answer for a minute and keep serving it while they revalidate in the background (ETag); it is
+// the project's own, so no shared cache may keep it.
+const CACHE_CONTROL = 'private, max-age=60, stale-while-revalidate=300';
 /** While a tool has a canary, the answer depends on these (docs/rollout.md); a shared cache must key on them. */
 const VARY = 'X-Toolcoach-Session, X-Toolcoach-Agent';
 

@@ -1,9 +1,8 @@
 import { Body, Controller, Get, Put, Query, UseGuards } from '@nestjs/common';
 import { ApiError } from '../infra/http/api-error';
-import { cursorProblem, encodeCursor, readInstantCursor } from '../infra/http/cursor';
+import { encodeCursor, readInstantCursor } from '../infra/http/cursor';
 import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
-import { compileQueryValidator, invalidQuery } from '../infra/http/query-validator';
-import { isUuid } from '../infra/http/storable-values';
+import { compileQueryValidator } from '../infra/http/query-validator';
 import { ajvFor, toFieldErrors } from '../infra/validation/ajv-factory';
 import type { CanaryRecord, CanaryStatus } from '../registry/registry.types';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
@@ -50,8 +49,7 @@ export class RolloutController {
   })
   async listCanaries(@CurrentProject() project: AuthenticatedProject, @Query() rawQuery: unknown) {
     const query = validateCanariesQuery(rawQuery);
-    const cursor = query.cursor ? readInstantCursor(query.cursor) : undefined;
-    if (cursor && !isUuid(cursor.id)) throw invalidQuery([cursorProblem()]);
+    const cursor = query.cursor ? readInstantCursor(query.cursor, 'uuid') : undefined;
     const rows = await this.rollout.listCanaries(project.projectId, {
       tool: query.tool,
       status: query.status,

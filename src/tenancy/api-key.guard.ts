@@ -1,7 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { FastifyRequest } from 'fastify';
 import { ApiError } from '../infra/http/api-error';
-import { FailedAuthLimiter } from './failed-auth-limiter';
 import { AuthenticatedProject } from './project.repository';
 import { ProjectService } from './project.service';
 import { RateLimiter } from './rate-limiter';
@@ -18,7 +17,6 @@ export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly projects: ProjectService,
     private readonly rateLimiter: RateLimiter,
-    private readonly failedAuth: FailedAuthLimiter,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -26,7 +24,7 @@ export class ApiKeyGuard implements CanActivate {
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!match) throw new ApiError(401, 'unauthorized', describeMissingBearer(header));
-    const project = this.projects.recentlyVerified(match[1]) ?? (await this.verifyKey(match[1], request.ip));
+    const project = this.projects.recentlyVerified(match[1]) ?? (await this.verifyKey(match[1]));
     const limit = await this.rateLimiter.consume(project.apiKeyId);
     if (limit && !limit.isAllowed) {
       throw new ApiError(429, 'rate_limited', `Rate limit of ${limit.limit} requests per window exceeded for this key`, {
@@ -37,14 +35,11 @@ export class ApiKeyGuard implements CanActivate {
     return true;
   }
 
-  /** Asks the database, unless this address has sent too many unknown keys lately: then 429 before any query. */
-  private async verifyKey(key: string, address: string): Promise<AuthenticatedProject> {
-    const retryAfterSeconds = this.failedAuth.retryAfterSeconds(address);
-    if (retryAfterSeconds > 0) {
-      throw new ApiError(429, 'too_many_unknown_keys', 'Too many requests with an unknown API key from this address; check the key', {
-        headers: { 'retry-after': String(retryAfterSeconds) },
-      });
-    }
+  /**
+   * Asks the project service, which refuses a wrong key from memory (see ActiveKeyIndex). Nothing here counts per
+   * client address: wrong keys from anyone must never delay or refuse a valid key sent from the same address.
+   */
+  private async verifyKey(key: string): Promise<AuthenticatedProject> {
     let project;
     try {
       project = await this.projects.authenticate(key);
@@ -53,10 +48,7 @@ export class ApiKeyGuard implements CanActivate {
         headers: { 'retry-after': String(AUTH_RETRY_AFTER_SECONDS) },
       });
     }
-    if (!project) {
-      this.failedAuth.recordFailure(address);
-      throw new ApiError(401, 'unauthorized', 'Unknown or revoked API key');
-    }
+    if (!project) throw new ApiError(401, 'unauthorized', 'Unknown or revoked API key');
     return project;
   }
 }

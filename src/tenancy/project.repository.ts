@@ -40,6 +40,12 @@ export class ProjectRepository {
     return { projectId: key.project.id, projectName: key.project.name, apiKeyId: key.id };
   }
 
+  /** Every active key's hash, for the in-memory index that refuses wrong keys without a query. */
+  async listActiveKeyHashes(): Promise<string[]> {
+    const keys = await this.prisma.apiKey.findMany({ where: { revokedAt: null }, select: { keyHash: true } });
+    return keys.map((key) => key.keyHash);
+  }
+
   async findProjectByName(name: string): Promise<{ id: string } | null> {
     return this.prisma.project.findUnique({ where: { name }, select: { id: true } });
   }

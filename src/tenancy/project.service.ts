@@ -1,7 +1,8 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
-import { ApiKeyRevocationsChannel } from './api-key-revocations.channel';
+import { ActiveKeyIndex } from './active-key-index';
+import { ApiKeyChangesChannel } from './api-key-changes.channel';
 import { ApiKeySummary, AuthenticatedProject, ProjectRepository, ProjectSummary } from './project.repository';
 import { apiKeyPrefix, generateApiKey, hashApiKey } from './api-key';
 
@@ -12,6 +13,9 @@ const UNKNOWN_KEY_TTL_MS = 10_000;
 export const PROJECT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 
 export class ProjectExistsError extends Error {}
+
+/** The key could not be judged: the index was never loaded and the budget for lookups of unknown keys is spent. */
+export class KeyCheckUnavailableError extends Error {}
 
 interface VerifiedKey {
   project: AuthenticatedProject;
@@ -35,22 +39,35 @@ export class ProjectService {
   constructor(
     private readonly projects: ProjectRepository,
     @Optional() @Inject(APP_CONFIG) config?: AppConfig,
-    @Optional() private readonly revocations?: ApiKeyRevocationsChannel,
+    @Optional() private readonly keyChanges?: ApiKeyChangesChannel,
+    // absent in the CLI, which authenticates nobody: every key is then looked up
+    @Optional() private readonly activeKeys?: ActiveKeyIndex,
   ) {
     this.cacheTtlMs = config?.authCacheTtlMs ?? 0;
-    revocations?.onRevocation((keyHash) => {
+    keyChanges?.onChange((change) => {
+      if (change.kind === 'created') {
+        this.unknown.delete(change.keyHash);
+        return;
+      }
       this.revocationGeneration++;
-      if (keyHash === null) this.verified.clear();
-      else this.verified.delete(keyHash);
+      if (change.kind === 'maybe-missed') this.verified.clear();
+      else this.verified.delete(change.keyHash);
     });
   }
 
-  /** The key's project, or null for an unknown or revoked key. Throws when the database cannot be asked. */
+  /**
+   * The key's project, or null for an unknown or revoked key. A key the index of active keys does not hold is refused
+   * without a query once the budget for such lookups is spent; a key it holds is always looked up. Throws when the
+   * database cannot be asked (KeyCheckUnavailableError when the index was never loaded and the budget is spent).
+   */
   async authenticate(key: string): Promise<AuthenticatedProject | null> {
     const keyHash = hashApiKey(key);
     const cached = this.fromCache(keyHash);
     if (cached) return cached;
     if ((this.unknown.get(keyHash) ?? 0) > Date.now()) return null;
+    const admission = this.activeKeys?.admit(keyHash) ?? 'look-up';
+    if (admission === 'refuse') return null;
+    if (admission === 'unavailable') throw new KeyCheckUnavailableError('the index of active keys is not loaded yet');
     return this.lookUp(keyHash);
   }
 
@@ -87,6 +104,7 @@ export class ProjectService {
     const project = await this.projects.findProjectByKeyHash(keyHash);
     // "last used" for key:list; best effort, never in the way of the request
     if (project) void this.projects.recordKeyUse(project.apiKeyId).catch(() => undefined);
+    if (generation === this.revocationGeneration) this.activeKeys?.record(project ? 'created' : 'revoked', keyHash);
     if (this.cacheTtlMs > 0 && generation === this.revocationGeneration) {
       const now = Date.now();
       if (project) remember(this.verified, keyHash, { project, refreshAt: now + this.cacheTtlMs * 0.75, expiresAt: now + this.cacheTtlMs });
@@ -118,7 +136,7 @@ export class ProjectService {
   async revokeApiKey(key: string): Promise<boolean> {
     const keyHash = hashApiKey(key);
     const isRevoked = await this.projects.revokeApiKey(keyHash);
-    if (isRevoked) await this.revocations?.publish(keyHash);
+    if (isRevoked) await this.keyChanges?.publish({ kind: 'revoked', keyHash });
     return isRevoked;
   }
 
@@ -136,15 +154,18 @@ export class ProjectService {
   /** Revokes by id, or by name within a project (a key whose secret is lost); answers the revoked keys' hashes. */
   async revokeApiKeys(where: { id: string } | { projectName: string; name: string }): Promise<string[]> {
     const keyHashes = await this.projects.revokeApiKeys(where);
-    for (const keyHash of keyHashes) await this.revocations?.publish(keyHash);
+    for (const keyHash of keyHashes) await this.keyChanges?.publish({ kind: 'revoked', keyHash });
     return keyHashes;
   }
 
   /** Outside production: make sure project `default` exists and accepts the configured development key. */
   async ensureDevProject(devKey: string): Promise<string> {
     const project = (await this.projects.findProjectByName('default')) ?? (await this.insertDefault());
-    await this.projects.upsertApiKey(project.id, hashApiKey(devKey), apiKeyPrefix(devKey), 'development');
-    this.unknown.delete(hashApiKey(devKey));
+    const keyHash = hashApiKey(devKey);
+    await this.projects.upsertApiKey(project.id, keyHash, apiKeyPrefix(devKey), 'development');
+    // every replica runs this itself: no announcement needed
+    this.unknown.delete(keyHash);
+    this.activeKeys?.record('created', keyHash);
     return project.id;
   }
 
@@ -159,10 +180,13 @@ export class ProjectService {
     }
   }
 
+  /** The key is announced before it is returned, so every replica's index holds it before any client can send it. */
   private async createApiKey(projectId: string, keyName: string): Promise<string> {
     const key = generateApiKey();
-    await this.projects.upsertApiKey(projectId, hashApiKey(key), apiKeyPrefix(key), keyName);
-    this.unknown.delete(hashApiKey(key));
+    const keyHash = hashApiKey(key);
+    await this.projects.upsertApiKey(projectId, keyHash, apiKeyPrefix(key), keyName);
+    this.unknown.delete(keyHash);
+    await this.keyChanges?.publish({ kind: 'created', keyHash });
     return key;
   }
 }

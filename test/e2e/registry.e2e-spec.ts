@@ -243,7 +243,7 @@ describe('tool registry', () => {
       });
       const etag = response.headers.get('etag')!;
       expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
-      expect(response.headers.get('cache-control')).toBe('max-age=60, stale-while-revalidate=300');
+      expect(response.headers.get('cache-control')).toBe('private, max-age=60, stale-while-revalidate=300');
       const notModified = await describeTool('prime_factors_w', '', { 'if-none-match': etag });
       expect(notModified.status).toBe(304);
       expect(notModified.headers.get('etag')).toBe(etag);

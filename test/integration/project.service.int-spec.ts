@@ -1,5 +1,5 @@
 import { hashApiKey } from '../../src/tenancy/api-key';
-import { ApiKeyRevocationsChannel } from '../../src/tenancy/api-key-revocations.channel';
+import { ApiKeyChangesChannel } from '../../src/tenancy/api-key-changes.channel';
 import { ProjectRepository } from '../../src/tenancy/project.repository';
 import { ProjectService } from '../../src/tenancy/project.service';
 import { MediumModule, startMediumModule } from '../support/medium-module';
@@ -13,7 +13,7 @@ describe('ProjectService: verified keys under concurrent requests', () => {
   let repository: ProjectRepository;
 
   beforeAll(async () => {
-    medium = await startMediumModule([ProjectRepository, ApiKeyRevocationsChannel, ProjectService]);
+    medium = await startMediumModule([ProjectRepository, ApiKeyChangesChannel, ProjectService]);
     service = medium.module.get(ProjectService);
     repository = medium.module.get(ProjectRepository);
   });
