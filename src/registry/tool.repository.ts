@@ -356,7 +356,7 @@ export class ToolLimitReachedError extends Error {
  * cannot both take the last place; a project never holds more than `maxTools` tools.
  */
 async function ensureRoomForTool(tx: Transaction, projectId: string, maxTools: number): Promise<void> {
-  await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`tools-of:${projectId}`}, 0))`;
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`tools-of:${projectId}`}, 0))`;
   if ((await tx.tool.count({ where: { projectId } })) >= maxTools) throw new ToolLimitReachedError(maxTools);
 }
 
