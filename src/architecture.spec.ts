@@ -119,6 +119,14 @@ describe('architecture', () => {
     expect(forbiddenImports([{ path, text }])).toHaveLength(1);
   });
 
+  it('makes node-postgres clients and pools in one module only, where each gets its connection-error listener', () => {
+    // an unheard 'error' event of a pg client ends the process (issue 33: a Postgres restart under load did)
+    const makersOfPgConnections = sourceFilesUnder('src')
+      .filter((file) => /^import (?!type )[^;]*from 'pg';/m.test(file.text))
+      .map((file) => file.path);
+    expect(makersOfPgConnections).toEqual(['src/infra/prisma/pg-connections.ts']);
+  });
+
   it('allows what the parts may import: infra, config, diagnosis, a service another feature exports, packages', () => {
     const allowed: SourceFile[] = [
       { path: 'src/diagnosis/categorizer.ts', text: "import { finding } from './finding';\nimport Ajv from 'ajv';" },

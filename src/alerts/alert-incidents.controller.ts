@@ -13,6 +13,7 @@ import {
   readIncidentsQuery,
 } from './alerts.schemas';
 import { AlertsService } from './alerts.service';
+import { boundedPage } from '../infra/http/page-bytes';
 
 /** What alerting did: incidents (the dashboard lists the open ones) and every delivery attempt. */
 @Controller('v1/alerts')
@@ -45,8 +46,6 @@ export class AlertIncidentsController {
       after,
       limit: query.limit + 1,
     });
-    const page = rows.slice(0, query.limit);
-    const last = page[page.length - 1];
-    return { items: page, nextCursor: rows.length > query.limit && last ? encodeCursor([last.createdAt.toISOString(), last.id]) : null };
+    return boundedPage(rows, query.limit, (row) => row, (last) => encodeCursor([last.createdAt.toISOString(), last.id]));
   }
 }

@@ -14,6 +14,7 @@ import { formatDay, parseDay, previousDay } from './analytics-day';
 import { JobRun } from './job-run.repository';
 import { NightlyRunsService } from './nightly-runs.service';
 import { NightlyAlreadyRunningError } from './nightly.service';
+import { boundedPage } from '../infra/http/page-bytes';
 
 const RUN_QUERY_SCHEMA = {
   properties: { date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' } },
@@ -69,12 +70,7 @@ export class JobsController {
     const cursor = query.cursor ? readInstantCursor(query.cursor, 'uuid') : undefined;
     const before = cursor && { startedAt: cursor.at, id: cursor.id };
     const rows = await this.runs.listRuns(project.projectId, query.limit + 1, before);
-    const page = rows.slice(0, query.limit);
-    const last = page[page.length - 1];
-    return {
-      items: page.map(toRunView),
-      nextCursor: rows.length > query.limit && last ? encodeCursor([last.startedAt.toISOString(), last.id]) : null,
-    };
+    return boundedPage(rows, query.limit, toRunView, (last) => encodeCursor([last.startedAt.toISOString(), last.id]));
   }
 
   @Get(':id')

@@ -9,6 +9,7 @@ import type { AuthenticatedProject } from '../tenancy/project.repository';
 import type { ProjectPolicyValues } from './recommendation.repository';
 import { POLICY_SCHEMA, RECOMMENDATION_RESPONSE, RECOMMENDATIONS_QUERY_SCHEMA, RECOMMENDATIONS_RESPONSE } from './analytics.schemas';
 import { RecommendationsService } from './recommendations.service';
+import { boundedPage } from '../infra/http/page-bytes';
 
 const validateListQuery = compileQueryValidator<{ status?: string; tool?: string; cursor?: string; limit: number }>(
   RECOMMENDATIONS_QUERY_SCHEMA,
@@ -36,8 +37,7 @@ export class RecommendationsController {
       after: query.cursor,
       limit: query.limit + 1,
     });
-    const page = rows.slice(0, query.limit);
-    return { items: page, nextCursor: rows.length > query.limit ? page[page.length - 1].id : null };
+    return boundedPage(rows, query.limit, (row) => row, (last) => last.id);
   }
 
   @Post('recommendations/:id/apply')

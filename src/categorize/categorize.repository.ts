@@ -13,6 +13,7 @@ import {
   VersionRollupDelta,
 } from './batch-aggregates';
 import { StoredEventRow } from './stored-event';
+import { jsonWithin, MAX_STORED_ARGUMENTS_BYTES } from './stored-json';
 
 // Rows come in column form (see column-text.ts), so no key is cut here: two keys equal after a cut would make one
 // INSERT ... ON CONFLICT DO UPDATE propose a row twice. Int counters saturate at 2^31 - 1 instead of overflowing:
@@ -57,7 +58,7 @@ const EVENT_COLUMNS: ReadonlyArray<[name: string, text: (row: StoredEventRow) =>
   ['id', (row) => copyText(row.id)],
   ['tool', (row) => copyText(row.tool)],
   ['status', (row) => copyText(row.status)],
-  ['arguments', (row) => copyJson(row.arguments)],
+  ['arguments', (row) => copyJson(row.arguments, MAX_STORED_ARGUMENTS_BYTES)],
   ['result', (row) => copyJson(row.result)],
   ['error_type', (row) => copyText(row.errorType)],
   ['error_message', (row) => copyText(row.errorMessage)],
@@ -85,7 +86,7 @@ const EVENT_COLUMNS: ReadonlyArray<[name: string, text: (row: StoredEventRow) =>
   ['intended_argument', (row) => copyText(row.diagnosis?.intendedArgument ?? null)],
   ['offending_value', (row) => copyNumber(row.diagnosis?.offendingValue ?? null)],
   ['array_for_scalar', (row) => copyBoolean(row.diagnosis?.arrayForScalar ?? false)],
-  ['correction', (row) => copyJson(row.correction)],
+  ['correction', (row) => copyCorrection(row.correction)],
   ['prevented', (row) => copyBoolean(row.prevented)],
 ];
 
@@ -126,12 +127,26 @@ function copyText(text: string | null): string {
   return COPY_SPECIAL.test(wellFormed) ? wellFormed.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]) : wellFormed;
 }
 
-/** A JSON value (arguments, result, metadata, correction) as one jsonb column; JSON null is SQL NULL, as before. */
-function copyJson(value: unknown): string {
+/**
+ * A JSON value (arguments, result, metadata, correction) as one jsonb column; JSON null is SQL NULL, as before. With
+ * `maxBytes`, a longer value is stored as a marked preview.
+ */
+function copyJson(value: unknown, maxBytes?: number): string {
   if (value === null || value === undefined) return COPY_NULL;
-  const json = JSON.stringify(value);
+  const json = maxBytes === undefined ? JSON.stringify(value) : jsonWithin(JSON.stringify(value), maxBytes);
   // JSON.stringify escapes every control character, so a backslash is the only character COPY would read specially
   return json.includes('\\') ? json.replaceAll('\\', '\\\\') : json;
+}
+
+/** A guard's correction holds two sets of arguments: each is bounded as stored arguments are. */
+function copyCorrection(correction: StoredEventRow['correction']): string {
+  if (correction === null) return COPY_NULL;
+  const bounded = (value: unknown): unknown => {
+    const json = JSON.stringify(value) ?? 'null';
+    const within = jsonWithin(json, MAX_STORED_ARGUMENTS_BYTES);
+    return within === json ? value : JSON.parse(within);
+  };
+  return copyJson({ original: bounded(correction.original), corrected: bounded(correction.corrected), kinds: correction.kinds });
 }
 
 const copyNumber = (value: number | null) => (value === null ? COPY_NULL : String(value));

@@ -53,6 +53,8 @@ export interface AppConfig {
   deadLetterRetentionDays: number;
   /** Dead letters kept per project; past either cap the oldest are dropped and counted. */
   deadLetterMaxPerProject: number;
+  /** Tools one project may register (archived ones count: their rows and versions stay). */
+  maxToolsPerProject: number;
   deadLetterMaxBytesPerProject: number;
   /** When the nightly analytics run (cron expression, in nightlyTimeZone); it computes the day before. */
   nightlyCron: string;
@@ -107,6 +109,7 @@ const DEFAULTS: Record<string, string> = {
   WORKER_MAX_STALLED_COUNT: '2',
   DEAD_LETTER_RETENTION_DAYS: '14',
   DEAD_LETTER_MAX_PER_PROJECT: '1000',
+  MAX_TOOLS_PER_PROJECT: '1000',
   DEAD_LETTER_MAX_MB_PER_PROJECT: '64',
   NIGHTLY_CRON: '0 2 * * *',
   NIGHTLY_TIME_ZONE: 'UTC',
@@ -147,6 +150,7 @@ const envSchema = {
     WORKER_MAX_STALLED_COUNT: { type: 'string', pattern: '^[0-9]{1,3}$' },
     DEAD_LETTER_RETENTION_DAYS: { type: 'string', pattern: '^[0-9]{1,4}(\\.[0-9]{1,6})?$' },
     DEAD_LETTER_MAX_PER_PROJECT: { type: 'string', pattern: '^[1-9][0-9]{0,6}$' },
+    MAX_TOOLS_PER_PROJECT: { type: 'string', pattern: '^[1-9][0-9]{0,4}$' },
     DEAD_LETTER_MAX_MB_PER_PROJECT: { type: 'string', pattern: '^[1-9][0-9]{0,5}$' },
     NIGHTLY_CRON: { type: 'string', pattern: '^\\S+(\\s+\\S+){4,5}$' },
     NIGHTLY_TIME_ZONE: { type: 'string', minLength: 1, maxLength: 64 },
@@ -184,6 +188,7 @@ const HINTS: Record<string, string> = {
   WORKER_MAX_STALLED_COUNT: 'an integer from 0 to 999',
   DEAD_LETTER_RETENTION_DAYS: 'days above 0, fractions allowed (0.5 is 12 hours)',
   DEAD_LETTER_MAX_PER_PROJECT: 'an integer from 1 to 9999999',
+  MAX_TOOLS_PER_PROJECT: 'an integer from 1 to 99999',
   DEAD_LETTER_MAX_MB_PER_PROJECT: 'megabytes, an integer from 1 to 999999',
   NIGHTLY_CRON: 'a cron expression with 5 or 6 fields, e.g. "0 2 * * *"',
   NIGHTLY_TIME_ZONE: 'an IANA time zone such as UTC or Europe/Paris',
@@ -265,6 +270,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     workerMaxStalledCount: Number(raw.WORKER_MAX_STALLED_COUNT),
     deadLetterRetentionDays: Number(raw.DEAD_LETTER_RETENTION_DAYS),
     deadLetterMaxPerProject: Number(raw.DEAD_LETTER_MAX_PER_PROJECT),
+    maxToolsPerProject: Number(raw.MAX_TOOLS_PER_PROJECT),
     deadLetterMaxBytesPerProject: Number(raw.DEAD_LETTER_MAX_MB_PER_PROJECT) * 1024 * 1024,
     nightlyCron: raw.NIGHTLY_CRON.trim(),
     nightlyTimeZone: raw.NIGHTLY_TIME_ZONE,

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Param, Patch, Query, UseGuards } from '@nestjs/common';
 import { notFound } from '../infra/http/api-error';
 import { encodeCursor } from '../infra/http/cursor';
+import { boundedPage } from '../infra/http/page-bytes';
 import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
@@ -33,12 +34,7 @@ export class ErrorGroupsController {
   async list(@CurrentProject() project: AuthenticatedProject, @Param('name') name: string, @Query() rawQuery: unknown) {
     const query = readErrorGroupsQuery(rawQuery);
     const rows = await this.groups.listToolErrorGroups(project.projectId, requireToolName(name), { ...query, limit: query.limit + 1 });
-    const page = rows.slice(0, query.limit);
-    const last = page[page.length - 1];
-    return {
-      items: page.map(toErrorGroupView),
-      nextCursor: rows.length > query.limit && last ? encodeCursor([last.lastSeen.toISOString(), last.id]) : null,
-    };
+    return boundedPage(rows, query.limit, toErrorGroupView, (last) => encodeCursor([last.lastSeen.toISOString(), last.id]));
   }
 
   @Get('error-groups/:id')

@@ -3,6 +3,7 @@ import { FastifyReply } from 'fastify';
 import { Readable } from 'node:stream';
 import { notFound } from '../infra/http/api-error';
 import { encodeCursor } from '../infra/http/cursor';
+import { boundedPage } from '../infra/http/page-bytes';
 import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
@@ -31,10 +32,7 @@ export class EventsController {
   async list(@CurrentProject() project: AuthenticatedProject, @Query() rawQuery: unknown) {
     const query = readListEventsQuery(rawQuery);
     const rows = await this.events.listEvents(project.projectId, { ...query, limit: query.limit + 1 });
-    const page = rows.slice(0, query.limit);
-    const last = page[page.length - 1];
-    const nextCursor = rows.length > query.limit && last ? encodeCursor([last.occurredAt.toISOString(), last.id]) : null;
-    return { items: page.map(toEventView), nextCursor };
+    return boundedPage(rows, query.limit, toEventView, (last) => encodeCursor([last.occurredAt.toISOString(), last.id]));
   }
 
   @Get('export')

@@ -1,6 +1,7 @@
 import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
 import { notFound } from '../infra/http/api-error';
 import { encodeCursor } from '../infra/http/cursor';
+import { boundedPage } from '../infra/http/page-bytes';
 import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
@@ -25,11 +26,7 @@ export class ToolVersionsController {
     const query = readVersionsQuery(rawQuery);
     const rows = await this.versions.listVersions(project.projectId, requireToolName(name), query.beforeVersion, query.limit + 1);
     if (!rows) throw notFound('tool', name);
-    const page = rows.slice(0, query.limit);
-    const last = page[page.length - 1];
-    return {
-      items: page.map((v) => ({ ...v, errorRate: v.calls > 0 ? v.errors / v.calls : null })),
-      nextCursor: rows.length > query.limit && last ? encodeCursor(last.version) : null,
-    };
+    const toView = (v: (typeof rows)[number]) => ({ ...v, errorRate: v.calls > 0 ? v.errors / v.calls : null });
+    return boundedPage(rows, query.limit, toView, (last) => encodeCursor(last.version));
   }
 }

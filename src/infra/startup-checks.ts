@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
-import { Client } from 'pg';
 import { AppConfig, redactUrl } from '../config/config';
+import { connectClient } from './prisma/pg-connections';
 import { createProbeConnection } from './redis/redis-connections';
 
 const CONNECT_TIMEOUT_MS = 3000;
@@ -59,9 +59,8 @@ async function ensureDatabase(databaseUrl: string): Promise<void> {
 }
 
 async function query(connectionString: string, sql: string): Promise<void> {
-  const client = new Client({ connectionString, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  const client = await connectClient({ connectionString, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   try {
-    await client.connect();
     await client.query(sql);
   } finally {
     await client.end().catch(() => undefined);

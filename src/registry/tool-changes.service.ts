@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { AppConfig } from '../config/config';
+import { APP_CONFIG } from '../config/config.module';
 import { randomUUID } from 'node:crypto';
 import { ApiError, notFound } from '../infra/http/api-error';
 import { RolloutPolicyRepository } from '../rollout/rollout-policy.repository';
@@ -6,7 +8,7 @@ import { RegistryChangesChannel } from './registry-changes.channel';
 import type { CanarySettings, ToolDefinition, ToolState, WarningEvidence, WarningRecord, WarningStatus } from './registry.types';
 import type { ManualWarningInput } from './registry.schemas';
 import { judgeTool, MAX_COMPARED_TOOLS, ToolQuality } from './tool-quality';
-import { ToolDecision, ToolRepository } from './tool.repository';
+import { ToolDecision, ToolLimitReachedError, ToolRepository } from './tool.repository';
 import { ToolSchemaRepository } from './tool-schema.repository';
 import { DesiredTool, planToolChange } from './tool-versioning';
 
@@ -54,7 +56,12 @@ export class ToolChangesService {
     private readonly changes: RegistryChangesChannel,
     private readonly definitions: ToolSchemaRepository,
     private readonly rolloutPolicies: RolloutPolicyRepository,
-  ) {}
+    @Inject(APP_CONFIG) config: Pick<AppConfig, 'maxToolsPerProject'>,
+  ) {
+    this.maxToolsPerProject = config.maxToolsPerProject;
+  }
+
+  private readonly maxToolsPerProject: number;
 
   async registerTool(projectId: string, definition: ToolDefinition): Promise<RegistrationResult> {
     const registration = await this.register(projectId, definition);
@@ -64,6 +71,9 @@ export class ToolChangesService {
 
   /** One tool after another, each in its own transaction: a re-registration of 100 unchanged tools writes nothing. */
   async registerTools(projectId: string, definitions: readonly ToolDefinition[]): Promise<RegistrationResult[]> {
+    // refused before any is written when the new ones cannot all fit (a race with another request is still caught per tool)
+    const { newNames, tools } = await this.tools.countNewTools(projectId, definitions.map((definition) => definition.name));
+    if (tools + newNames > this.maxToolsPerProject) throw toolLimitReached(this.maxToolsPerProject, '/tools', tools, newNames);
     const registrations: Registration[] = [];
     for (const definition of definitions) registrations.push(await this.register(projectId, definition));
     const qualities = await this.judgeRegistered(projectId, definitions);
@@ -89,11 +99,16 @@ export class ToolChangesService {
     if (current && !isWrite(planToolChange(current, desiredFrom(current)))) {
       return { name: definition.name, version: current.tool.version, status: 'unchanged' };
     }
-    return this.change(projectId, definition.name, (state) => {
-      const plan = planToolChange(state, desiredFrom(state));
-      const status = state === null ? 'created' : state.tool.archivedAt !== null ? 'restored' : plan.snapshot ? 'updated' : 'unchanged';
-      return { plan: isWrite(plan) ? plan : null, result: { name: definition.name, version: plan.version, status } };
-    });
+    try {
+      return await this.change(projectId, definition.name, (state) => {
+        const plan = planToolChange(state, desiredFrom(state));
+        const status = state === null ? 'created' : state.tool.archivedAt !== null ? 'restored' : plan.snapshot ? 'updated' : 'unchanged';
+        return { plan: isWrite(plan) ? plan : null, result: { name: definition.name, version: plan.version, status } };
+      });
+    } catch (error) {
+      if (error instanceof ToolLimitReachedError) throw toolLimitReached(error.maxTools, '/name', error.maxTools, 1);
+      throw error;
+    }
   }
 
   /** Archives a tool: it is no longer served or validated; its events, versions and warnings stay. False if unknown. */
@@ -235,4 +250,14 @@ export function desiredOf(state: ToolState): DesiredTool {
 
 function isWrite(plan: ReturnType<typeof planToolChange>): boolean {
   return plan.toolRow !== null || plan.warningWrites.length > 0 || plan.snapshot !== null;
+}
+
+/** 409 naming the cap: registering past MAX_TOOLS_PER_PROJECT (archived tools count too: their versions stay). */
+function toolLimitReached(maxTools: number, path: string, tools: number, newTools: number): ApiError {
+  return new ApiError(
+    409,
+    'tool_limit_reached',
+    `A project may register at most ${maxTools} tools (MAX_TOOLS_PER_PROJECT); it has ${tools}, and this request adds ${newTools}`,
+    { details: [{ path, message: `would take the project past ${maxTools} tools` }] },
+  );
 }

@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { AppConfig } from '../config/config';
+import { APP_CONFIG } from '../config/config.module';
 import { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../infra/prisma/prisma.service';
 import { CANARY_SELECT } from '../rollout/canary.select';
@@ -97,7 +99,19 @@ ORDER BY t.name`;
 /** Tools, their versions and warnings. Every write goes through changeTool, under the tool's row lock. */
 @Injectable()
 export class ToolRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'maxToolsPerProject'>,
+  ) {}
+
+  /** How many of `names` the project has no tool of yet, and how many tools it has. */
+  async countNewTools(projectId: string, names: readonly string[]): Promise<{ newNames: number; tools: number }> {
+    const [tools, existing] = await Promise.all([
+      this.prisma.tool.count({ where: { projectId } }),
+      this.prisma.tool.count({ where: { projectId, name: { in: [...new Set(names)] } } }),
+    ]);
+    return { newNames: new Set(names).size - existing, tools };
+  }
 
   /**
    * Locks the tool's row (or its absence), lets `decide` plan the change from the current state, and writes the plan
@@ -206,6 +220,7 @@ export class ToolRepository {
     const row = plan.toolRow;
     if (!toolId) {
       if (!row) throw new Error('a new tool needs its row');
+      await ensureRoomForTool(tx, projectId, this.config.maxToolsPerProject);
       const created = await tx.tool.create({
         data: { projectId, name, ...rowData(row) },
         select: { id: true },
@@ -327,6 +342,22 @@ export class CanaryNotRunningError extends Error {
   constructor(id: string) {
     super(`canary ${id} is not running`);
   }
+}
+
+/** Thrown inside a change that would create a tool past MAX_TOOLS_PER_PROJECT: nothing is written. */
+export class ToolLimitReachedError extends Error {
+  constructor(readonly maxTools: number) {
+    super(`the project has ${maxTools} tools, the most it may register`);
+  }
+}
+
+/**
+ * Counts the project's tools under a transaction-scoped lock of the project's own, so two first registrations at once
+ * cannot both take the last place; a project never holds more than `maxTools` tools.
+ */
+async function ensureRoomForTool(tx: Transaction, projectId: string, maxTools: number): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`tools-of:${projectId}`}, 0))`;
+  if ((await tx.tool.count({ where: { projectId } })) >= maxTools) throw new ToolLimitReachedError(maxTools);
 }
 
 /** Whether the canary was running (and is now ended). */

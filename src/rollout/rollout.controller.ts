@@ -11,6 +11,7 @@ import type { AuthenticatedProject } from '../tenancy/project.repository';
 import type { RolloutPolicy } from './rollout-policy.repository';
 import { CANARIES_QUERY_SCHEMA, CANARIES_RESPONSE, ROLLOUT_POLICY_SCHEMA } from './rollout.schemas';
 import { RolloutService } from './rollout.service';
+import { boundedPage } from '../infra/http/page-bytes';
 
 const validatePolicy = ajvFor('body').compile<RolloutPolicy>(ROLLOUT_POLICY_SCHEMA);
 const validateCanariesQuery = compileQueryValidator<{ tool?: string; status?: CanaryStatus; cursor?: string; limit: number }>(
@@ -56,12 +57,7 @@ export class RolloutController {
       before: cursor && { startedAt: cursor.at, id: cursor.id },
       limit: query.limit + 1,
     });
-    const page = rows.slice(0, query.limit);
-    const last = page[page.length - 1];
-    return {
-      items: page.map(toCanaryView),
-      nextCursor: rows.length > query.limit && last ? encodeCursor([last.startedAt.toISOString(), last.id]) : null,
-    };
+    return boundedPage(rows, query.limit, toCanaryView, (last) => encodeCursor([last.startedAt.toISOString(), last.id]));
   }
 }
 

@@ -55,17 +55,18 @@ export function findPostgresClusterProblem(): string | null {
   return typeof tools === 'string' ? tools : null;
 }
 
-export async function startOwnPostgresCluster(database: string): Promise<OwnPostgresCluster> {
-  const tools = findPostgresTools();
-  if (typeof tools === 'string') throw new Error(tools);
-  const dir = mkdtempSync(join(tmpdir(), 'tc-pg-cluster-'));
-  const socketDir = join(dir, 'sockets');
-  mkdirSync(socketDir);
-  if (tools.runAs) for (const path of [dir, socketDir]) chownSync(path, tools.runAs.uid, tools.runAs.gid);
-  const [primaryPort, replicaPort] = await freePorts(2);
-  const primaryDir = join(dir, 'primary');
-  const replicaDir = join(dir, 'replica');
+/** One Postgres server of the test's own that the test may crash and start again (no replica). */
+export interface OwnPostgresServer {
+  url: string;
+  /** `pg_ctl stop -m immediate`: every backend killed at once, no checkpoint, as a crash or an OOM kill would. */
+  stopImmediately(): Promise<void>;
+  /** Starts the stopped server again on its port and directory (crash recovery first); resolves once it accepts connections. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
 
+/** The server commands of a temp directory `dir`, run as the user Postgres must run as. */
+function serverCommands(tools: PostgresTools, dir: string) {
   const postgres = (command: string, args: string[]) => {
     const binary = join(tools.binDir, command);
     const [file, argv] = tools.runAs ? ['runuser', ['-u', tools.runAs.user, '--', binary, ...args]] : [binary, args];
@@ -73,9 +74,87 @@ export async function startOwnPostgresCluster(database: string): Promise<OwnPost
       throw new Error(`${command} ${args.join(' ')} failed: ${error.stderr || error.message}`);
     });
   };
-  const startServer = (dataDir: string, port: number) =>
-    postgres('pg_ctl', ['-D', dataDir, '-l', `${dataDir}.log`, '-w', '-t', '60', '-o', `-p ${port}`, 'start']);
-  const stopServer = (dataDir: string, mode: 'fast' | 'immediate') => postgres('pg_ctl', ['-D', dataDir, '-m', mode, '-w', 'stop']);
+  return {
+    postgres,
+    startServer: (dataDir: string, port: number) =>
+      postgres('pg_ctl', ['-D', dataDir, '-l', `${dataDir}.log`, '-w', '-t', '60', '-o', `-p ${port}`, 'start']),
+    stopServer: (dataDir: string, mode: 'fast' | 'immediate') => postgres('pg_ctl', ['-D', dataDir, '-m', mode, '-w', 'stop']),
+  };
+}
+
+/** A temp directory (with a socket directory) Postgres may write to, owned by the user it runs as. */
+function makeServerDirectory(tools: PostgresTools): { dir: string; socketDir: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'tc-pg-cluster-'));
+  const socketDir = join(dir, 'sockets');
+  mkdirSync(socketDir);
+  if (tools.runAs) for (const path of [dir, socketDir]) chownSync(path, tools.runAs.uid, tools.runAs.gid);
+  return { dir, socketDir };
+}
+
+/** initdb of a primary that only this test's own clients (and a replica of it) may reach. */
+async function initPrimary(postgres: ReturnType<typeof serverCommands>['postgres'], dataDir: string, socketDir: string) {
+  await postgres('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
+  // only this test's own client and its replica connect, over the loopback and the temp directory's socket
+  writeFileSync(
+    join(dataDir, 'pg_hba.conf'),
+    ['local all all trust', 'host all all 127.0.0.1/32 trust', 'host replication postgres 127.0.0.1/32 trust', ''].join('\n'),
+  );
+  appendFileSync(
+    join(dataDir, 'postgresql.conf'),
+    [
+      '',
+      "listen_addresses = '127.0.0.1'",
+      `unix_socket_directories = '${socketDir}'`,
+      'wal_level = replica',
+      'max_wal_senders = 4',
+      'hot_standby = on',
+      // a throwaway cluster: durability across a machine crash is not what the test is about
+      'fsync = off',
+      'shared_buffers = 32MB',
+      '',
+    ].join('\n'),
+  );
+}
+
+export async function startOwnPostgresServer(database: string): Promise<OwnPostgresServer> {
+  const tools = findPostgresTools();
+  if (typeof tools === 'string') throw new Error(tools);
+  const { dir, socketDir } = makeServerDirectory(tools);
+  const [port] = await freePorts(1);
+  const dataDir = join(dir, 'primary');
+  const { postgres, startServer, stopServer } = serverCommands(tools, dir);
+  const stop = async () => {
+    if (existsSync(join(dataDir, 'postmaster.pid'))) await stopServer(dataDir, 'immediate').catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await initPrimary(postgres, dataDir, socketDir);
+    await startServer(dataDir, port);
+    await withClient(`postgresql://postgres@127.0.0.1:${port}/postgres`, (sql) => sql.query(`CREATE DATABASE "${database}"`));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    url: `postgresql://postgres@127.0.0.1:${port}/${database}`,
+    stopImmediately: async () => {
+      await stopServer(dataDir, 'immediate');
+    },
+    start: async () => {
+      await startServer(dataDir, port);
+    },
+    stop,
+  };
+}
+
+export async function startOwnPostgresCluster(database: string): Promise<OwnPostgresCluster> {
+  const tools = findPostgresTools();
+  if (typeof tools === 'string') throw new Error(tools);
+  const { dir, socketDir } = makeServerDirectory(tools);
+  const [primaryPort, replicaPort] = await freePorts(2);
+  const primaryDir = join(dir, 'primary');
+  const replicaDir = join(dir, 'replica');
+  const { postgres, startServer, stopServer } = serverCommands(tools, dir);
   const url = (port: number, name: string) => `postgresql://postgres@127.0.0.1:${port}/${name}`;
 
   const stop = async () => {
@@ -85,27 +164,7 @@ export async function startOwnPostgresCluster(database: string): Promise<OwnPost
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await postgres('initdb', ['-D', primaryDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
-    // only this test's own client and its replica connect, over the loopback and the temp directory's socket
-    writeFileSync(
-      join(primaryDir, 'pg_hba.conf'),
-      ['local all all trust', 'host all all 127.0.0.1/32 trust', 'host replication postgres 127.0.0.1/32 trust', ''].join('\n'),
-    );
-    appendFileSync(
-      join(primaryDir, 'postgresql.conf'),
-      [
-        '',
-        "listen_addresses = '127.0.0.1'",
-        `unix_socket_directories = '${socketDir}'`,
-        'wal_level = replica',
-        'max_wal_senders = 4',
-        'hot_standby = on',
-        // a throwaway cluster: durability across a machine crash is not what the test is about
-        'fsync = off',
-        'shared_buffers = 32MB',
-        '',
-      ].join('\n'),
-    );
+    await initPrimary(postgres, primaryDir, socketDir);
     await startServer(primaryDir, primaryPort);
     await withClient(url(primaryPort, 'postgres'), (sql) => sql.query(`CREATE DATABASE "${database}"`));
     // -R writes standby.signal and primary_conninfo: the copy starts as a streaming replica of the primary

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
 import { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'pino';
+import { isDatabaseUnavailable } from '../prisma/database-unavailable';
 import { ApiError } from './api-error';
 import { apiErrorFromFastify } from './error-body';
 import { PROTOBUF_CONTENT_TYPE } from './protobuf-body-parser';
@@ -41,6 +42,11 @@ export class AllExceptionsFilter implements ExceptionFilter {
     }
     const fromFastify = apiErrorFromFastify(exception as FastifyError, mediaTypes);
     if (fromFastify) return fromFastify;
+    if (isDatabaseUnavailable(exception)) {
+      return new ApiError(503, 'database_unavailable', 'The database did not answer; retry later.', {
+        headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) },
+      });
+    }
     return new ApiError(500, 'internal_error', 'Internal server error');
   }
 
@@ -56,6 +62,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
 }
 
 const MAX_LOGGED_DETAILS = 5;
+/** A Postgres restart or failover takes seconds. */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /** The project is known only once the API key was checked: refusals of the body itself come before that. */
 function refusalLogFields(request: FastifyRequest, error: ApiError) {

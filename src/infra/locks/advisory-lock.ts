@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Client } from 'pg';
 import { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
+import { connectClient } from '../prisma/pg-connections';
 import { PrismaService } from '../prisma/prisma.service';
 
 export interface HeldLock {
@@ -38,9 +38,8 @@ export class AdvisoryLocks {
 
   /** The lock, or null when another session holds it. */
   async tryAcquire(name: string): Promise<HeldLock | null> {
-    const client = new Client({ connectionString: this.config.databaseUrl });
-    client.on('error', () => undefined);
-    await client.connect();
+    // a lost connection frees the lock on the server; the holder learns of it when its next query fails
+    const client = await connectClient({ connectionString: this.config.databaseUrl });
     try {
       const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked', [name]);
       if (!rows[0].locked) {

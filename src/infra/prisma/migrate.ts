@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from 'pg';
+import type { Client } from 'pg';
+import { connectClient } from './pg-connections';
 
 /**
  * Applies prisma/migrations/<timestamp>_<name>/migration.sql in order and records each in `_prisma_migrations`
@@ -45,8 +46,7 @@ function resolveMigrationsDir(): string {
 }
 
 export async function migrate(databaseUrl: string, log: (message: string) => void = () => {}): Promise<MigrationResult> {
-  const client = new Client({ connectionString: databaseUrl });
-  await client.connect();
+  const client = await connectClient({ connectionString: databaseUrl });
   try {
     await client.query('SELECT pg_advisory_lock($1)', [PRISMA_ADVISORY_LOCK_KEY]);
     await client.query(`CREATE TABLE IF NOT EXISTS "_prisma_migrations" (

@@ -1,11 +1,12 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
-import { Pool, PoolClient } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { Logger } from 'pino';
 import { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import { ROOT_LOGGER } from '../logging/logging.module';
 import { Prisma } from '../../generated/prisma/client';
+import { checkOut, createPool } from './pg-connections';
 
 /** One transaction on the pool: statements built with Prisma.sql, run by node-postgres as they are. */
 export interface SqlTransaction {
@@ -44,7 +45,8 @@ export class SqlPoolService implements OnModuleDestroy {
   }
 
   async transaction<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T> {
-    const client = await this.connect();
+    const connection = await checkOut(this.connectedPool());
+    const { client } = connection;
     let isBroken = false;
     try {
       await client.query('BEGIN');
@@ -53,10 +55,10 @@ export class SqlPoolService implements OnModuleDestroy {
       return result;
     } catch (error) {
       // a connection that cannot even roll back is dropped from the pool, not handed to the next transaction
-      await client.query('ROLLBACK').catch(() => (isBroken = true));
+      if (!connection.isLost()) await client.query('ROLLBACK').catch(() => (isBroken = true));
       throw error;
     } finally {
-      client.release(isBroken);
+      connection.release(isBroken);
     }
   }
 
@@ -64,19 +66,19 @@ export class SqlPoolService implements OnModuleDestroy {
     await this.pool?.end();
   }
 
-  private connect(): Promise<PoolClient> {
-    if (!this.pool) {
-      this.pool = new Pool({
+  private connectedPool(): Pool {
+    this.pool ??= createPool(
+      {
         connectionString: this.config.databaseUrl,
         // one connection per group written at once, and one spare
         max: this.config.workerConcurrency + 1,
         connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
         statement_timeout: STATEMENT_TIMEOUT_MS,
-      });
-      // an idle connection the server closed (restart, pg_terminate_backend) is dropped; unheard, it would crash us
-      this.pool.on('error', (error) => this.logger.warn({ err: error.message }, 'idle database connection lost'));
-    }
-    return this.pool.connect();
+      },
+      // an idle connection the server closed (restart, pg_terminate_backend) is dropped and replaced on next use
+      (error) => this.logger.warn({ err: error.message }, 'idle database connection lost'),
+    );
+    return this.pool;
   }
 }
 
