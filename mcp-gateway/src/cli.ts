@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   const parts = createGatewayParts(config);
   if (config.upstreams.length > 0) {
     const warn = (line: string) => void process.stderr.write(`${line}\n`);
-    const gateway = await runCombinedGateway(config.upstreams, parts, config.isPrefixingNames, warn);
+    const gateway = await runCombinedGateway(config.upstreams, parts, config.isPrefixingNames, warn, config.upstreamEnv);
     const stop = () => void gateway.close().then(() => parts.shutdown().then(() => process.exit(0)));
     process.stdin.once('end', stop);
     process.once('SIGINT', stop);
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
     process.once('SIGTERM', stop);
     return;
   }
-  const relay = await runStdioGateway(config.upstreamCommand, parts);
+  const relay = await runStdioGateway(config.upstreamCommand, parts, config.upstreamEnv);
   // The client closing our stdin, or asking us to stop, ends the session: deliver what is queued, then exit.
   process.stdin.once('end', () => void relay.close());
   process.once('SIGINT', () => void relay.close());

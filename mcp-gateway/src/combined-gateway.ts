@@ -1,5 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -22,6 +22,7 @@ import { combineToolLists, ToolRoute } from './combined-tools';
 import { UpstreamSpec } from './gateway-config';
 import { GatewayParts } from './gateway-parts';
 import { McpTool } from './live-descriptions';
+import { upstreamEnvironment } from './upstream-environment';
 
 /** Pages of one upstream's tools/list read at most: a list that never ends must not hold the client's. */
 const MAX_LIST_PAGES = 50;
@@ -158,17 +159,21 @@ async function listAll(client: Client): Promise<McpTool[]> {
   return tools;
 }
 
-/** Connects to every upstream (stdio children get the gateway's environment and their own `env`), then serves stdio. */
+/**
+ * Connects to every upstream, then serves stdio. A stdio child gets the default environment, `upstreamEnv` and its own
+ * `env` (see upstream-environment.ts), never the rest of the gateway's.
+ */
 export async function runCombinedGateway(
   specs: readonly UpstreamSpec[],
   parts: GatewayParts,
   isPrefixingNames: boolean,
   warn: (line: string) => void,
+  upstreamEnv: Readonly<Record<string, string>> = {},
 ): Promise<CombinedGateway> {
   const upstreams = await Promise.all(
     specs.map(async (spec) => {
       const client = new Client({ name: 'toolcoach-mcp', version: '0.1.0' });
-      await client.connect(upstreamTransport(spec));
+      await client.connect(upstreamTransport(spec, upstreamEnv));
       return { name: spec.name, client };
     }),
   );
@@ -177,13 +182,13 @@ export async function runCombinedGateway(
   return gateway;
 }
 
-function upstreamTransport(spec: UpstreamSpec): Transport {
+function upstreamTransport(spec: UpstreamSpec, upstreamEnv: Readonly<Record<string, string>>): Transport {
   if (spec.url !== undefined) return new StreamableHTTPClientTransport(new URL(spec.url));
   const [command, ...args] = spec.command ?? [];
   return new StdioClientTransport({
     command,
     args,
-    env: { ...getDefaultEnvironment(), ...(process.env as Record<string, string>), ...spec.env },
+    env: upstreamEnvironment(upstreamEnv, spec.env ?? {}),
     stderr: 'inherit',
   });
 }

@@ -1,5 +1,6 @@
 import { resolveConnection } from '@toolcoach/sdk';
 import { readFileSync } from 'node:fs';
+import { isGatewayOwn, readUpstreamVariables } from './upstream-environment';
 
 // The gateway's settings from its command line and environment, read once at start. Flags win over variables.
 
@@ -9,6 +10,11 @@ export interface GatewayConfig {
   agent: string | undefined;
   /** stdio: the upstream's command and arguments (after `--`). */
   upstreamCommand: string[];
+  /**
+   * stdio upstreams' variables beyond the defaults (`--env`, `TOOLCOACH_UPSTREAM_ENV`): the gateway's own environment,
+   * API key included, is not passed on.
+   */
+  upstreamEnv: Record<string, string>;
   /** Streamable HTTP: the upstream's URL; the gateway then listens on `listenPort`. */
   upstreamUrl: string | undefined;
   listenPort: number;
@@ -43,9 +49,13 @@ export const USAGE = `usage: toolcoach-mcp [options] -- <upstream command> [args
        toolcoach-mcp [options] --upstream-url <url> [--port <n>]      (Streamable HTTP on /mcp)
        toolcoach-mcp [options] --upstreams <file.json> [--prefix-names]  (several upstreams combined, stdio)
 options: --url <toolcoach url> --api-key <key> --agent <name> --poll-interval-ms <n> --check-arguments --cache-dir <dir|none>
+         --env NAME | --env NAME=value (repeatable)
 environment: TOOLCOACH_URL, TOOLCOACH_API_KEY, TOOLCOACH_AGENT, TOOLCOACH_POLL_INTERVAL_MS, TOOLCOACH_CHECK_ARGUMENTS=1,
-             TOOLCOACH_CACHE_DIR, TOOLCOACH_UPSTREAMS=<file.json>, TOOLCOACH_PREFIX_NAMES=1
-upstreams file: {"mcpServers": {"<name>": {"command": "...", "args": [...], "env": {...}} | {"url": "http://..."}, ...}}`;
+             TOOLCOACH_CACHE_DIR, TOOLCOACH_UPSTREAMS=<file.json>, TOOLCOACH_PREFIX_NAMES=1, TOOLCOACH_UPSTREAM_ENV=NAME,NAME
+upstreams file: {"mcpServers": {"<name>": {"command": "...", "args": [...], "env": {...}} | {"url": "http://..."}, ...}}
+upstream environment: a command upstream gets HOME, LOGNAME, PATH, SHELL, TERM and USER, plus the variables named by
+  --env / TOOLCOACH_UPSTREAM_ENV (a bare NAME passes the gateway's value) and its "env" in the upstreams file; nothing
+  else of the gateway's environment, and never a TOOLCOACH_* variable (refused if named).`;
 
 const VALUE_FLAGS = [
   '--url',
@@ -70,6 +80,7 @@ export function readGatewayConfig(
   const own = separator === -1 ? argv : argv.slice(0, separator);
   const upstreamCommand = separator === -1 ? [] : argv.slice(separator + 1);
   const flags = new Map<string, string>();
+  const envSpecs: string[] = [];
   const problems: string[] = [];
   let isArgumentCheckOn = isTrue(env.TOOLCOACH_CHECK_ARGUMENTS);
   let isPrefixingNames = isTrue(env.TOOLCOACH_PREFIX_NAMES);
@@ -77,6 +88,7 @@ export function readGatewayConfig(
     const flag = own[i];
     if (flag === '--check-arguments') isArgumentCheckOn = true;
     else if (flag === '--prefix-names') isPrefixingNames = true;
+    else if (flag === '--env' && i + 1 < own.length) envSpecs.push(own[++i]);
     else if (VALUE_FLAGS.includes(flag) && i + 1 < own.length) flags.set(flag, own[++i]);
     else problems.push(`unknown or incomplete option ${JSON.stringify(flag)}`);
   }
@@ -88,6 +100,7 @@ export function readGatewayConfig(
   const upstreams = upstreamsFile === undefined ? [] : readUpstreamsFile(upstreamsFile, readText, problems);
   const pollIntervalMs = readInteger(flags.get('--poll-interval-ms') ?? env.TOOLCOACH_POLL_INTERVAL_MS, 30_000, 'poll interval', problems);
   const listenPort = readInteger(flags.get('--port') ?? env.PORT, 0, 'port', problems);
+  const upstreamEnv = readUpstreamVariables(envSpecs, env, problems);
   if (problems.length > 0) throw new Error(`${problems.join('\n')}\n${USAGE}`);
 
   const connection = resolveConnection({ baseUrl: flags.get('--url'), apiKey: flags.get('--api-key') }, env);
@@ -96,6 +109,7 @@ export function readGatewayConfig(
     ...connection,
     agent: flags.get('--agent') ?? (env.TOOLCOACH_AGENT || undefined),
     upstreamCommand,
+    upstreamEnv,
     upstreamUrl,
     listenPort,
     listenHost: flags.get('--host') ?? '127.0.0.1',
@@ -147,6 +161,8 @@ export function parseUpstreams(json: unknown): { upstreams: UpstreamSpec[]; prob
     else if (!isStrings(args)) problems.push(`${about}: "args" must be a list of strings`);
     else if (!isObject(env) || !Object.values(env).every((value) => typeof value === 'string'))
       problems.push(`${about}: "env" must map names to strings`);
+    else if (Object.keys(env).some(isGatewayOwn))
+      problems.push(`${about}: "env" names a TOOLCOACH_* variable; those are the gateway's own and never reach an upstream`);
     else
       upstreams.push(
         typeof url === 'string' ? { name, url } : { name, command: [command as string, ...args], env: env as Record<string, string> },

@@ -1,4 +1,6 @@
-export const REDACTED = '[REDACTED]';
+import { REDACTED, redactSecretsInText as redactInText } from './secrets-in-text';
+
+export { REDACTED };
 
 /**
  * Keys whose values look secret, compared lower-cased with `-`, `_` and blanks removed. The same rules as the server and
@@ -8,17 +10,16 @@ export const REDACTED = '[REDACTED]';
 const SECRET_KEY =
   /password|passwd|passphrase|secret|token|apikey|accesskey|privatekey|authorization|credential|cookie|(?:auth|pwd)$|^pass$/;
 
-// "password": "...", password=..., Authorization: Bearer ... inside text (arguments that are not JSON, messages)
-const SECRET_IN_TEXT =
-  /((?:pass(?:word|wd|phrase)?|secret|token|api[-_ ]?key|access[-_ ]?key|private[-_ ]?key|authorization|credentials?|cookie)["']?\s*[:=]\s*["']?(?:(?:Bearer|Basic|Token)[ \t]+)?)([^"',}&\s]{1,4096})/gi;
-
 export type SecretKeyMatcher = (key: string) => boolean;
 
 export const isSecretKeyByDefault: SecretKeyMatcher = (key) => SECRET_KEY.test(key.toLowerCase().replace(/[-_\s]/g, ''));
 
-/** `password=hunter2` and `'api_key': 'sk-...'` inside free text. */
-export function redactSecretsInText(text: string): string {
-  return text.replace(SECRET_IN_TEXT, (_, prefix: string) => `${prefix}${REDACTED}`);
+/**
+ * Secrets inside free text (see secrets-in-text.ts): `password=hunter2` and `'api_key': 'sk-...'`, JSON text, URL
+ * passwords, private keys and well-known token shapes.
+ */
+export function redactSecretsInText(text: string, isSecretKey: SecretKeyMatcher = isSecretKeyByDefault): string {
+  return redactInText(text, isSecretKey);
 }
 
 // Deeper values are replaced whole: the server refuses bodies nested this deep anyway, and the walk must stay finite
@@ -26,10 +27,12 @@ export function redactSecretsInText(text: string): string {
 const MAX_DEPTH = 32;
 
 /**
- * A copy of `value` in which every string, object or array under a secret-looking key is replaced; the input is never
- * modified. Numbers, booleans and null are kept: `max_tokens: 512` is a limit, not a credential.
+ * A copy of `value` in which every string, object or array under a secret-looking key is replaced, and every other
+ * string (keys included) has the secrets inside its text redacted; the input is never modified. Numbers, booleans and
+ * null are kept: `max_tokens: 512` is a limit, not a credential.
  */
 export function redactSecrets(value: unknown, isSecretKey: SecretKeyMatcher, depth = 0): unknown {
+  if (typeof value === 'string') return redactInText(value, isSecretKey);
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_DEPTH) return REDACTED;
   const toJSON = (value as { toJSON?: unknown }).toJSON;
@@ -38,7 +41,12 @@ export function redactSecrets(value: unknown, isSecretKey: SecretKeyMatcher, dep
   const copy: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
     const isSecret = isSecretKey(key) && item !== null && typeof item !== 'number' && typeof item !== 'boolean';
-    copy[key] = isSecret ? REDACTED : redactSecrets(item, isSecretKey, depth + 1);
+    Object.defineProperty(copy, redactInText(key, isSecretKey), {
+      value: isSecret ? REDACTED : redactSecrets(item, isSecretKey, depth + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return copy;
 }

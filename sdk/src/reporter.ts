@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventBuffer } from './event-buffer';
 import { Logger, OnceLogger } from './logger';
-import { redactSecrets, redactSecretsInText, SecretKeyMatcher } from './redaction';
+import { redactSecrets, SecretKeyMatcher } from './redaction';
 import { ClientInfo, ToolEvent } from './wire';
 
 /** The server takes at most 1000 events and 1 MB per request; we stay under both with some room. */
@@ -276,11 +276,11 @@ export class Reporter {
     }
   }
 
-  /** Secrets out of user data (the same fields as the Python SDK): values under secret keys, and key=value in text. */
+  /** Secrets out of user data (the same fields as the Python SDK): values under secret keys, and secrets in every text. */
   private redactor(): (value: unknown) => unknown {
     const isSecretKey = this.options.isSecretKey;
     if (!isSecretKey) return (value) => value;
-    return (value) => (typeof value === 'string' ? redactSecretsInText(value) : redactSecrets(value, isSecretKey));
+    return (value) => redactSecrets(value, isSecretKey);
   }
 
   /** Sends one batch. Resolves to undefined when the batch is done with, or to the delay before trying it again. */

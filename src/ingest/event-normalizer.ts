@@ -74,7 +74,7 @@ export function normalizeEvent(raw: RawEvent, index: number, now: Date, isTextSt
       runId: raw.runId,
       toolCallId: raw.toolCallId,
       descriptionVersion: raw.descriptionVersion,
-      prompt: raw.prompt === undefined ? undefined : truncateText(raw.prompt, MAX_PROMPT_CHARS),
+      prompt: raw.prompt === undefined ? undefined : redactSecretsInText(truncateText(raw.prompt, MAX_PROMPT_CHARS)),
       metadata: metadata as Record<string, unknown> | undefined,
       correction: raw.correction === undefined ? undefined : correctionOf(raw.correction),
       prevented: raw.prevented === true ? true : undefined,
@@ -82,11 +82,13 @@ export function normalizeEvent(raw: RawEvent, index: number, now: Date, isTextSt
   };
 }
 
+// Texts are cut before they are scanned, so the scan's cost is bounded by the limits; a secret cut in two is still
+// redacted (its key or prefix is what the scan looks for).
 function errorOf(error: NonNullable<RawEvent['error']>): NonNullable<AcceptedEvent['error']> {
   return {
-    type: error.type,
-    message: truncateText(error.message, MAX_ERROR_MESSAGE_CHARS),
-    stack: error.stack === undefined ? undefined : truncateText(error.stack, MAX_STACK_CHARS),
+    type: error.type === undefined ? undefined : redactSecretsInText(error.type),
+    message: redactSecretsInText(truncateText(error.message, MAX_ERROR_MESSAGE_CHARS)),
+    stack: error.stack === undefined ? undefined : redactSecretsInText(truncateText(error.stack, MAX_STACK_CHARS)),
   };
 }
 

@@ -81,3 +81,24 @@ describe('redactSecretsInText', () => {
     expect(redactSecretsInText('api_key=abc123&q=x')).toBe(`api_key=${REDACTED}&q=x`);
   });
 });
+
+describe('redactSecretsInText on hostile text', () => {
+  // each would take seconds to minutes with a backtracking scan; a linear one reads a megabyte in milliseconds
+  const megabyte = 1_000_000;
+  it.each([
+    ['separators', ':'.repeat(megabyte)],
+    ['keys without values', 'password '.repeat(megabyte / 9)],
+    ['secret keys before separators', 'token='.repeat(megabyte / 6)],
+    ['unclosed quotes', 'password: "'.repeat(megabyte / 11)],
+    ['escaped quotes', `password: \\"${'\\'.repeat(megabyte)}`],
+    ['long keys', `${'k'.repeat(megabyte)}=v`],
+    ['URL schemes', '://a:b'.repeat(megabyte / 6)],
+    ['PEM headers', '-----BEGIN PRIVATE KEY-----'.repeat(megabyte / 27)],
+    ['token prefixes', 'sk-'.repeat(megabyte / 3)],
+    ['brackets', `secret=${'['.repeat(megabyte)}`],
+  ])('reads a megabyte of %s in linear time', (_label, text) => {
+    const startedMs = performance.now();
+    redactSecretsInText(text);
+    expect(performance.now() - startedMs).toBeLessThan(1_000);
+  });
+});
