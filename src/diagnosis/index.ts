@@ -10,7 +10,7 @@ export { MAX_PATTERN_LENGTH, MAX_PATTERN_PROGRAM_SIZE, checkLinearPattern } from
 export { MAX_COUNTED_DEPTH, MAX_SCHEMA_BRANCHES, MAX_SCHEMA_PROGRAM_SIZE, measureSchemaCost, type SchemaCostProblem } from './schema-cost';
 export { SCHEMA_COMPILE_BUDGET_MS, compileUserSchema, type UserSchemaDraft } from './user-schema-compiler';
 export { diagnose } from './categorizer';
-export { matchArgumentName } from './argument-name-matcher';
+export { MAX_MATCHED_CANDIDATES, MAX_MATCHED_NAME_CHARS, MAX_MATCHED_UNKNOWN_NAMES, matchArgumentName } from './argument-name-matcher';
 export { ownValue } from './own-value';
 export { computeFingerprint, normalizeMessageTemplate, type FingerprintParts } from './fingerprint';
 export { LATENCY_BUCKET_BOUNDS_MS, LATENCY_BUCKET_COUNT, latencyBucketIndex, percentileFromBuckets } from './latency-buckets';
