@@ -14,4 +14,11 @@ export { MAX_MATCHED_CANDIDATES, MAX_MATCHED_NAME_CHARS, MAX_MATCHED_UNKNOWN_NAM
 export { ownValue } from './own-value';
 export { computeFingerprint, normalizeMessageTemplate, type FingerprintParts } from './fingerprint';
 export { LATENCY_BUCKET_BOUNDS_MS, LATENCY_BUCKET_COUNT, latencyBucketIndex, percentileFromBuckets } from './latency-buckets';
-export { SUBTYPE_BY_SCHEMA_KEYWORD, categoryOfSubtype, declaredProperties, declaredTypesOf, isScalarTypeList } from './schema-evidence';
+export {
+  SUBTYPE_BY_SCHEMA_KEYWORD,
+  categoryOfSubtype,
+  declaredProperties,
+  declaredTypesOf,
+  isScalarTypeList,
+  undeclaredNames,
+} from './schema-evidence';
