@@ -40,7 +40,9 @@ export class ArgumentCheck {
     const schema = this.inputSchemaOf(tool);
     const guard = schema && this.localGuard(tool, schema);
     if (!guard || guard.compileError) {
-      this.logger.warn(`toolcoach-mcp: arguments of ${tool} not checked (${notChecked}), and no local schema to check them; letting them through`);
+      this.logger.warn(
+        `toolcoach-mcp: arguments of ${tool} not checked (${notChecked}), and no local schema to check them; letting them through`,
+      );
       return undefined;
     }
     const errors = guard.findProblems(args).map((problem) => ({ ...problem, subtype: null }));

@@ -21,7 +21,13 @@ describe('ArgumentCheck when toolcoach did not check', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
-    toolcoach = new Toolcoach({ baseUrl: `http://127.0.0.1:${port}`, apiKey: 'tc_test', cacheDir: false, flushOnExit: false, logger: { warn: () => {} } });
+    toolcoach = new Toolcoach({
+      baseUrl: `http://127.0.0.1:${port}`,
+      apiKey: 'tc_test',
+      cacheDir: false,
+      flushOnExit: false,
+      logger: { warn: () => {} },
+    });
   });
   afterAll(async () => {
     await toolcoach.shutdown(100);
@@ -29,7 +35,10 @@ describe('ArgumentCheck when toolcoach did not check', () => {
   });
 
   const notChecked = [
-    ['checked: false', { status: 200, body: { valid: true, errors: [], suggestion: null, checked: false, reason: 'schema too expensive' } }],
+    [
+      'checked: false',
+      { status: 200, body: { valid: true, errors: [], suggestion: null, checked: false, reason: 'schema too expensive' } },
+    ],
     ['a 400', { status: 400, body: { error: { code: 'invalid_body', message: 'Invalid body', details: [] } } }],
     ['a 413', { status: 413, body: { error: { code: 'body_too_large', message: 'too large', details: [] } } }],
   ] as const;
@@ -43,7 +52,9 @@ describe('ArgumentCheck when toolcoach did not check', () => {
       content: [
         {
           type: 'text',
-          text: expect.stringMatching(/^Invalid arguments for tool weather \(not executed\):\n- .*'city' is required[\s\S]*'__proto__' is not a parameter/),
+          text: expect.stringMatching(
+            /^Invalid arguments for tool weather \(not executed\):\n- .*'city' is required[\s\S]*'__proto__' is not a parameter/,
+          ),
         },
       ],
     });
@@ -63,7 +74,9 @@ describe('ArgumentCheck when toolcoach did not check', () => {
       status: 200,
       body: {
         valid: false,
-        errors: [{ category: 'argument_mismatch', subtype: 'unknown_argument', path: '/town', message: "'town' is not a parameter of this tool" }],
+        errors: [
+          { category: 'argument_mismatch', subtype: 'unknown_argument', path: '/town', message: "'town' is not a parameter of this tool" },
+        ],
         suggestion: { city: 'Paris' },
         checked: true,
         reason: null,
@@ -71,7 +84,7 @@ describe('ArgumentCheck when toolcoach did not check', () => {
     };
     const check = new ArgumentCheck(toolcoach, () => weather, { warn });
     expect((await check.refusal('weather', { town: 'Paris' }))?.content[0].text).toBe(
-      "Invalid arguments for tool weather (not executed):\n- 'town' is not a parameter of this tool\nCall it with: {\"city\":\"Paris\"}",
+      'Invalid arguments for tool weather (not executed):\n- \'town\' is not a parameter of this tool\nCall it with: {"city":"Paris"}',
     );
   });
 });

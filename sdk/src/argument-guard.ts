@@ -72,7 +72,8 @@ export class ArgumentGuard {
    * back to when the server did not check a call (README "Validation"). Empty when nothing is wrong.
    */
   findProblems(args: unknown): LocalProblem[] {
-    if (!isObject(args)) return [{ category: 'argument_mismatch', path: '', message: 'arguments must be a JSON object of argument names to values' }];
+    if (!isObject(args))
+      return [{ category: 'argument_mismatch', path: '', message: 'arguments must be a JSON object of argument names to values' }];
     return this.problemsOf(args).map(({ category, path, message }) => ({ category, path, message }));
   }
 
@@ -208,7 +209,10 @@ function problemOf(error: ErrorObject, args: Record<string, unknown>): Problem {
   const isBound = ['maximum', 'minimum', 'exclusiveMaximum', 'exclusiveMinimum'].includes(error.keyword);
   const isSeveral = error.keyword === 'type' && Array.isArray(valueAt(args, at));
   const subject = name === undefined ? 'arguments' : `'${name}'`;
-  const category = isBound || ['maxLength', 'minLength', 'enum', 'const', 'pattern', 'format'].includes(error.keyword) ? 'out_of_range' : 'argument_mismatch';
+  const category =
+    isBound || ['maxLength', 'minLength', 'enum', 'const', 'pattern', 'format'].includes(error.keyword)
+      ? 'out_of_range'
+      : 'argument_mismatch';
   return { message: `${subject} ${error.message ?? 'is invalid'}`, isUnsafe: isBound || isSeveral, name, category, path: at };
 }
 

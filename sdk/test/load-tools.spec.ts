@@ -187,7 +187,14 @@ describe('validate', () => {
 
   it('lets the arguments through, marked not checked, when the server cannot answer and there is no local guard', async () => {
     const verdict = await client({ baseUrl: await closedPortUrl() }).validate('factorial', { n: 3 });
-    expect(verdict).toEqual({ valid: true, errors: [], suggestion: null, checked: false, checkedBy: null, reason: expect.stringMatching(/^not checked: /) });
+    expect(verdict).toEqual({
+      valid: true,
+      errors: [],
+      suggestion: null,
+      checked: false,
+      checkedBy: null,
+      reason: expect.stringMatching(/^not checked: /),
+    });
   });
 
   describe('issue 33: checked: false and 4xx are "not checked", then the local guard checks', () => {
@@ -199,7 +206,10 @@ describe('validate', () => {
     };
 
     it.each([
-      ['checked: false', { status: 200, body: { valid: true, errors: [], suggestion: null, checked: false, reason: 'schema too expensive' } }],
+      [
+        'checked: false',
+        { status: 200, body: { valid: true, errors: [], suggestion: null, checked: false, reason: 'schema too expensive' } },
+      ],
       ['a 400', { status: 400, body: { error: { code: 'invalid_body', message: 'Invalid body', details: [] } } }],
       ['a 413', { status: 413, body: { error: { code: 'body_too_large', message: 'too large', details: [] } } }],
       ['a 429', { status: 429, body: { error: { code: 'rate_limited', message: 'slow down', details: [] } } }],

@@ -59,7 +59,10 @@ describe('compileArgumentSchema', () => {
     expect(skipped.ms).toBeLessThan(GENEROUS_BUDGET_MS / 5);
     // a small call, of any caller, is still checked
     expect(schema.validate({ rows: [1, 2] })).toMatchObject({ status: 'checked', errors: [] });
-    expect(schema.validate({ rows: [1, 1] })).toMatchObject({ status: 'checked', errors: [expect.objectContaining({ keyword: 'uniqueItems' })] });
+    expect(schema.validate({ rows: [1, 1] })).toMatchObject({
+      status: 'checked',
+      errors: [expect.objectContaining({ keyword: 'uniqueItems' })],
+    });
     nowMs += EXPENSIVE_SCHEMA_COOLDOWN_MS;
     expect(timed(() => schema.validate({ rows })).ms).toBeGreaterThanOrEqual(ARGUMENT_VALIDATION_BUDGET_MS - 5);
   });

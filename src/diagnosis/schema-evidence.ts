@@ -97,11 +97,11 @@ function undeclaredNamesBesideMissing(
   if (declared.size === 0) return [];
   // a primary finding needs only the first few: the rest would be compared with the missing names for nothing
   return undeclaredNames(args, declared, MAX_MATCHED_UNKNOWN_NAMES).map((name) => ({
-      category: 'argument_mismatch' as const,
-      subtype: 'unknown_argument' as const,
-      argumentPath: `/${encodePointerSegment(name)}`,
-      wrongArgument: name,
-    }));
+    category: 'argument_mismatch' as const,
+    subtype: 'unknown_argument' as const,
+    argumentPath: `/${encodePointerSegment(name)}`,
+    wrongArgument: name,
+  }));
 }
 
 /** The first `max` argument names not in `declared`, in the arguments' order: one pass, whatever their number. */

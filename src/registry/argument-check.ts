@@ -164,7 +164,9 @@ function resolveRenames(
       break;
     }
     if (performance.now() >= deadlineMs) {
-      omissions.push(`intended names looked up for ${index} of ${unknown.length} unknown names: the ${ARGUMENT_VALIDATION_BUDGET_MS} ms budget of the call was spent`);
+      omissions.push(
+        `intended names looked up for ${index} of ${unknown.length} unknown names: the ${ARGUMENT_VALIDATION_BUDGET_MS} ms budget of the call was spent`,
+      );
       break;
     }
     const free = declared.filter((name) => !Object.hasOwn(args, name) && !taken.has(name));

@@ -61,7 +61,7 @@ describe('bounded validate (issue 33, findings 1 and 4)', () => {
     // the test app provides the database, the project and registration; the process under attack is the built app
     t = await startTestApp({ ROLES: 'api', RATE_LIMIT_REQUESTS: '0' });
     ({ app, url } = await startAppProcess(t));
-  });
+  }, 120_000);
   afterAll(async () => {
     app?.child.kill('SIGTERM');
     await app?.exited;
@@ -91,7 +91,12 @@ describe('bounded validate (issue 33, findings 1 and 4)', () => {
   /** POSTs raw JSON text to the app process: the answer, how long it took, or a timeout after GIVE_UP_MS. */
   const post = async (path: string, body: string, agent?: string) => {
     const startedAt = performance.now();
-    const response = await fetch(`${url}${path}`, { method: 'POST', headers: headers(agent), body, signal: AbortSignal.timeout(GIVE_UP_MS) });
+    const response = await fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: headers(agent),
+      body,
+      signal: AbortSignal.timeout(GIVE_UP_MS),
+    });
     const text = await response.text();
     return { status: response.status, body: JSON.parse(text), ms: performance.now() - startedAt };
   };
@@ -104,7 +109,9 @@ describe('bounded validate (issue 33, findings 1 and 4)', () => {
     let output = '';
     probe.stdout!.on('data', (chunk) => (output += chunk));
     const exited = new Promise((resolve) => probe.on('exit', resolve));
-    probe.stdin!.write(`${JSON.stringify({ url, headers: {}, loops: [{ name: 'healthz', method: 'GET', path: '/healthz', intervalMs: 20 }] })}\n`);
+    probe.stdin!.write(
+      `${JSON.stringify({ url, headers: {}, loops: [{ name: 'healthz', method: 'GET', path: '/healthz', intervalMs: 20 }] })}\n`,
+    );
     try {
       await attack();
     } finally {
@@ -178,7 +185,9 @@ describe('bounded validate (issue 33, findings 1 and 4)', () => {
     await register('nested', schema);
     expect((await validate('nested', {})).status).toBe(200);
     const answer = await expectBoundedAttack('nested', args);
-    expect(answer).toMatchObject(answer.checked ? { valid: false } : { valid: true, reason: expect.stringMatching(/^schema too expensive/) });
+    expect(answer).toMatchObject(
+      answer.checked ? { valid: false } : { valid: true, reason: expect.stringMatching(/^schema too expensive/) },
+    );
   }, 180_000);
 
   it('still names the intended argument of an ordinary near-miss among many declared names', async () => {
@@ -219,7 +228,9 @@ describe('bounded validate (issue 33, findings 1 and 4)', () => {
       const rest = MIN_ATTACK_MS - (performance.now() - startedAt);
       if (rest > 0) await new Promise((resolve) => setTimeout(resolve, rest));
     });
-    console.log(`worker: 50 events stored in ${(performance.now() - startedAt).toFixed(0)} ms; /healthz max ${Math.max(...healthzMs).toFixed(1)} ms`);
+    console.log(
+      `worker: 50 events stored in ${(performance.now() - startedAt).toFixed(0)} ms; /healthz max ${Math.max(...healthzMs).toFixed(1)} ms`,
+    );
     expect(healthzMs.length).toBeGreaterThan(5);
     expect(Math.max(...healthzMs)).toBeLessThan(100);
     // from the schema, or (past the budget) from the message: the same reading
@@ -237,9 +248,19 @@ describe('bounded validate (issue 33, findings 1 and 4)', () => {
       expect((await validate('unique_list', {})).status).toBe(200);
       expect(JSON.stringify(oversized).length).toBeGreaterThan(700_000);
       const tooLarge = await validate('unique_list', oversized, 'agent-a');
-      expect(tooLarge.body).toEqual({ valid: true, errors: [], suggestion: null, checked: false, reason: expect.stringMatching(/^schema too expensive/) });
+      expect(tooLarge.body).toEqual({
+        valid: true,
+        errors: [],
+        suggestion: null,
+        checked: false,
+        reason: expect.stringMatching(/^schema too expensive/),
+      });
       const normal = await validate('unique_list', { list: [1, 2], n: 'three' }, 'agent-b');
-      expect(normal.body).toMatchObject({ valid: false, checked: true, errors: [expect.objectContaining({ path: '/n', subtype: 'type_mismatch' })] });
+      expect(normal.body).toMatchObject({
+        valid: false,
+        checked: true,
+        errors: [expect.objectContaining({ path: '/n', subtype: 'type_mismatch' })],
+      });
       expect((await validate('unique_list', { list: [1, 2], n: 3 }, 'agent-a')).body).toMatchObject({ valid: true, checked: true });
       // the same oversized call again does not pay the budget again, and is still not checked
       const again = await validate('unique_list', oversized, 'agent-c');
@@ -270,7 +291,12 @@ describe('bounded validate (issue 33, findings 1 and 4)', () => {
       ['prototype', '{"arguments":{"prototype":1,"city":"Paris"}}'],
       ['__proto__ inside a JSON string of arguments', '{"arguments":"{\\"__proto__\\":1,\\"city\\":\\"Paris\\"}"}'],
     ])('checks %s as an argument name like any other, never a 400', async (name, body) => {
-      await register('weather', { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false });
+      await register('weather', {
+        type: 'object',
+        properties: { city: { type: 'string' } },
+        required: ['city'],
+        additionalProperties: false,
+      });
       const key = name.split(' ')[0];
       const answer = await post('/v1/tools/weather/validate', body);
       expect(answer.status).toBe(200);
@@ -282,7 +308,12 @@ describe('bounded validate (issue 33, findings 1 and 4)', () => {
     });
 
     it('never pollutes a prototype while checking a __proto__ name', async () => {
-      await register('weather_proto', { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false });
+      await register('weather_proto', {
+        type: 'object',
+        properties: { city: { type: 'string' } },
+        required: ['city'],
+        additionalProperties: false,
+      });
       const answer = await post('/v1/tools/weather_proto/validate', '{"arguments":{"__proto__":{"polluted":true},"cities":"Paris"}}');
       expect(answer.status).toBe(200);
       expect(answer.body.valid).toBe(false);
