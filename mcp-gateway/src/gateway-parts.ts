@@ -34,7 +34,9 @@ export function createGatewayParts(config: GatewayConfig): GatewayParts {
   return {
     toolcoach,
     descriptions,
-    argumentCheck: config.isArgumentCheckOn ? new ArgumentCheck(toolcoach) : undefined,
+    argumentCheck: config.isArgumentCheckOn
+      ? new ArgumentCheck(toolcoach, (tool) => descriptions.inputSchemaOf(tool), stderrLogger)
+      : undefined,
     async shutdown() {
       descriptions.close();
       await toolcoach.shutdown(3000);

@@ -77,6 +77,11 @@ export class LiveDescriptions {
     return this.upstreamTools.has(toolName);
   }
 
+  /** The tool's JSON Schema as the upstream lists it: what the argument check falls back to when toolcoach did not check. */
+  inputSchemaOf(toolName: string): Record<string, unknown> | undefined {
+    return this.upstreamTools.get(toolName)?.inputSchema;
+  }
+
   /** Asks the registry once whether anything changed (what the timer does). */
   async poll(): Promise<void> {
     if (this.isPolling || this.upstreamTools.size === 0) return;

@@ -67,6 +67,16 @@ export class ArgumentGuard {
     return RUN;
   }
 
+  /**
+   * What the schema and the learned limits find wrong with `args`, whatever the mode: the local check a client falls
+   * back to when the server did not check a call (README "Validation"). Empty when nothing is wrong.
+   */
+  findProblems(args: unknown): LocalProblem[] {
+    if (!isObject(args))
+      return [{ category: 'argument_mismatch', path: '', message: 'arguments must be a JSON object of argument names to values' }];
+    return this.problemsOf(args).map(({ category, path, message }) => ({ category, path, message }));
+  }
+
   private problemsOf(args: Record<string, unknown>): Problem[] {
     const problems: Problem[] = [];
     if (this.validate && !this.validate(args)) {
@@ -87,6 +97,8 @@ export class ArgumentGuard {
       problems.push({
         message: `'${nameOf(limit.path)}' is ${value}; ${side} fails (${limit.reason}), learned from ${limit.evidenceCount} failed ${calls}`,
         isUnsafe: true,
+        category: 'out_of_range',
+        path: limit.path,
       });
     }
     return problems;
@@ -169,8 +181,14 @@ export class ArgumentGuard {
   }
 }
 
-interface Problem {
+/** A problem the local check found: the category validate would give it, where (a JSON Pointer) and what. */
+export interface LocalProblem {
+  category: 'argument_mismatch' | 'out_of_range';
+  path: string;
   message: string;
+}
+
+interface Problem extends LocalProblem {
   /** Several values for one, a value beyond a limit, a missing argument: the tool would fail or do the wrong thing. */
   isUnsafe: boolean;
   name?: string;
@@ -180,17 +198,22 @@ function problemOf(error: ErrorObject, args: Record<string, unknown>): Problem {
   const at = error.instancePath;
   if (error.keyword === 'required') {
     const name = String((error.params as { missingProperty?: unknown }).missingProperty ?? '');
-    return { message: `'${name}' is required`, isUnsafe: true, name };
+    return { message: `'${name}' is required`, isUnsafe: true, name, category: 'argument_mismatch', path: `${at}/${pointerSegment(name)}` };
   }
   if (error.keyword === 'additionalProperties') {
     const name = String((error.params as { additionalProperty?: unknown }).additionalProperty ?? '');
-    return { message: `'${name}' is not a parameter of this tool`, isUnsafe: false, name };
+    const path = `${at}/${pointerSegment(name)}`;
+    return { message: `'${name}' is not a parameter of this tool`, isUnsafe: false, name, category: 'argument_mismatch', path };
   }
   const name = at === '' ? undefined : nameOf(at);
   const isBound = ['maximum', 'minimum', 'exclusiveMaximum', 'exclusiveMinimum'].includes(error.keyword);
   const isSeveral = error.keyword === 'type' && Array.isArray(valueAt(args, at));
   const subject = name === undefined ? 'arguments' : `'${name}'`;
-  return { message: `${subject} ${error.message ?? 'is invalid'}`, isUnsafe: isBound || isSeveral, name };
+  const category =
+    isBound || ['maxLength', 'minLength', 'enum', 'const', 'pattern', 'format'].includes(error.keyword)
+      ? 'out_of_range'
+      : 'argument_mismatch';
+  return { message: `${subject} ${error.message ?? 'is invalid'}`, isUnsafe: isBound || isSeveral, name, category, path: at };
 }
 
 function arrayAdvice(value: readonly unknown[], noun: string): string {
@@ -246,6 +269,10 @@ function valueAt(args: Record<string, unknown>, pointer: string): unknown {
     current = current[key];
   }
   return current;
+}
+
+function pointerSegment(name: string): string {
+  return name.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 function nameOf(pointer: string): string {

@@ -73,11 +73,14 @@ const MAX_GUARD_OUTCOMES = 10_000;
 export type DescriptionSource = 'server' | 'cache' | 'given';
 
 /**
- * A validation answer; `checked: false` means the server could not be asked, or its schema could not check the
- * arguments in time, and the arguments were let through.
+ * A validation answer. Who checked the arguments: the server; or, when the server did not (it answered `checked:
+ * false`, any 4xx or 5xx, or could not be reached), this client's guard of the tool (`loadTools` with `guard`), checked
+ * locally. `checked: false` (`checkedBy: null`): nobody could check them; `valid` is then true only so that an outage
+ * never blocks the agent: it is not a verdict, never count it as one (`reason` says why they were not checked).
  */
 export interface ValidationOutcome extends ValidationResult {
   checked: boolean;
+  checkedBy: 'server' | 'local' | null;
 }
 
 /**
@@ -252,16 +255,34 @@ export class Toolcoach {
     return this.loadSource;
   }
 
-  /** Checks arguments against the registered schema (POST /v1/tools/:name/validate). Lets them through when it cannot ask. */
+  /**
+   * Checks arguments against the registered schema (POST /v1/tools/:name/validate). When the server does not check
+   * them (`checked: false`, a 4xx or 5xx, unreachable), the tool's guard checks them locally if it has one; else they
+   * are let through, marked not checked.
+   */
   async validate(toolName: string, args: unknown): Promise<ValidationOutcome> {
+    let notChecked: string;
     try {
       const response = await this.request('POST', `/v1/tools/${encodeURIComponent(toolName)}/validate`, { arguments: args });
       const result = response as ValidationResult;
-      return { ...result, checked: result.checked !== false };
+      if (result.checked !== false) return { ...result, checked: true, checkedBy: 'server' };
+      notChecked = result.reason ?? 'the server could not check them';
     } catch (error) {
-      this.log.warn('validate', `toolcoach: could not validate arguments of ${toolName} (${describe(error)}); letting them through`);
-      return { valid: true, errors: [], checked: false };
+      notChecked = describe(error);
     }
+    return this.validateLocally(toolName, args, notChecked);
+  }
+
+  /** The fallback of `validate`: the tool's guard, when it has a schema it could compile; else not checked at all. */
+  private validateLocally(toolName: string, args: unknown, notChecked: string): ValidationOutcome {
+    const guard = this.guards.get(toolName)?.guard;
+    if (guard && !guard.compileError) {
+      const errors = guard.findProblems(args).map((problem) => ({ ...problem, subtype: null }));
+      const reason = `not checked by the server (${notChecked}); checked by the local guard`;
+      return { valid: errors.length === 0, errors, suggestion: null, checked: true, checkedBy: 'local', reason };
+    }
+    this.log.warn('validate', `toolcoach: arguments of ${toolName} were not checked (${notChecked}); letting them through`);
+    return { valid: true, errors: [], suggestion: null, checked: false, checkedBy: null, reason: `not checked: ${notChecked}` };
   }
 
   private async fetchDescriptions(names: string[], definitions: ToolDefinition[]): Promise<Map<string, ToolDescription>> {

@@ -94,4 +94,6 @@ export interface ValidationResult {
   checked?: boolean;
   /** Why the arguments were not checked. */
   reason?: string | null;
+  /** Only when the server left something out to keep the call's work bounded (names past its limit, errors past 100). */
+  incomplete?: string;
 }

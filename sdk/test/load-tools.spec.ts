@@ -174,14 +174,64 @@ describe('validate', () => {
     expect(verdict).toMatchObject({ valid: false, checked: true, suggestion: { number: 12 } });
   });
 
-  it("keeps the server's checked: false when its schema could not check the arguments in time", async () => {
+  it("keeps the server's checked: false when its schema could not check the arguments in time and there is no local guard", async () => {
     const reason = "schema too expensive: the tool's schema cannot check these arguments within 25 ms; they were not checked";
     server.answerNext({ status: 200, body: { valid: true, errors: [], suggestion: null, checked: false, reason } });
-    expect(await client().validate('parse', { text: 'x' })).toMatchObject({ valid: true, checked: false, reason });
+    expect(await client().validate('parse', { text: 'x' })).toMatchObject({
+      valid: true,
+      checked: false,
+      checkedBy: null,
+      reason: `not checked: ${reason}`,
+    });
   });
 
-  it('lets the arguments through, unchecked, when the server cannot answer', async () => {
+  it('lets the arguments through, marked not checked, when the server cannot answer and there is no local guard', async () => {
     const verdict = await client({ baseUrl: await closedPortUrl() }).validate('factorial', { n: 3 });
-    expect(verdict).toEqual({ valid: true, errors: [], checked: false });
+    expect(verdict).toEqual({
+      valid: true,
+      errors: [],
+      suggestion: null,
+      checked: false,
+      checkedBy: null,
+      reason: expect.stringMatching(/^not checked: /),
+    });
+  });
+
+  describe('issue 33: checked: false and 4xx are "not checked", then the local guard checks', () => {
+    const guardedClient = async () => {
+      serveRegistry();
+      const tc = client();
+      await tc.loadTools(tools(), { guard: true });
+      return tc;
+    };
+
+    it.each([
+      [
+        'checked: false',
+        { status: 200, body: { valid: true, errors: [], suggestion: null, checked: false, reason: 'schema too expensive' } },
+      ],
+      ['a 400', { status: 400, body: { error: { code: 'invalid_body', message: 'Invalid body', details: [] } } }],
+      ['a 413', { status: 413, body: { error: { code: 'body_too_large', message: 'too large', details: [] } } }],
+      ['a 429', { status: 429, body: { error: { code: 'rate_limited', message: 'slow down', details: [] } } }],
+    ])('after %s, refuses what the local schema refuses, never counting it valid', async (_, answer) => {
+      const tc = await guardedClient();
+      server.answerNext(answer);
+      const verdict = await tc.validate('factorial', JSON.parse('{"__proto__": 3}'));
+      expect(verdict).toMatchObject({
+        valid: false,
+        checked: true,
+        checkedBy: 'local',
+        reason: expect.stringMatching(/^not checked by the server \(.+\); checked by the local guard$/),
+        errors: [expect.objectContaining({ category: 'argument_mismatch', path: '/n', message: "'n' is required" })],
+      });
+      server.answerNext(answer);
+      expect(await tc.validate('factorial', { n: 3 })).toMatchObject({ valid: true, checked: true, checkedBy: 'local' });
+    });
+
+    it('keeps the server verdict when the server checked', async () => {
+      const tc = await guardedClient();
+      server.answerNext({ status: 200, body: { valid: true, errors: [], suggestion: null, checked: true, reason: null } });
+      expect(await tc.validate('factorial', { n: 3 })).toMatchObject({ valid: true, checked: true, checkedBy: 'server' });
+    });
   });
 });

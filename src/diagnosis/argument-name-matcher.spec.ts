@@ -1,4 +1,4 @@
-import { damerauLevenshtein, matchArgumentName } from './argument-name-matcher';
+import { damerauLevenshtein, matchArgumentName, MAX_MATCHED_CANDIDATES, MAX_MATCHED_NAME_CHARS } from './argument-name-matcher';
 
 describe('matchArgumentName', () => {
   it.each([
@@ -54,5 +54,53 @@ describe('damerauLevenshtein', () => {
     ['', 'abc', 3],
   ])('distance(%j, %j) = %d', (a, b, distance) => {
     expect(damerauLevenshtein(a, b)).toBe(distance);
+  });
+});
+
+describe('bounded work (issue 33)', () => {
+  /** Every string over {a, b} up to `maxLength` characters: small enough to compare all pairs, varied enough for transpositions. */
+  const words = (maxLength: number): string[] => {
+    const all = [''];
+    for (let length = 1; length <= maxLength; length++) {
+      for (let bits = 0; bits < 2 ** length; bits++) all.push(bits.toString(2).padStart(length, '0').replace(/0/g, 'a').replace(/1/g, 'b'));
+    }
+    return all;
+  };
+
+  it('answers the banded distance like the full table, up to the limit', () => {
+    const all = words(5);
+    const differing: string[] = [];
+    for (const a of all) {
+      for (const b of all) {
+        const full = damerauLevenshtein(a, b);
+        for (const limit of [0, 1, 2, 3]) {
+          if (damerauLevenshtein(a, b, limit) !== Math.min(full, limit + 1)) differing.push(`${a} ${b} ${limit}`);
+        }
+      }
+    }
+    expect(differing).toEqual([]);
+  });
+
+  it('never matches names longer than MAX_MATCHED_NAME_CHARS, in either role', () => {
+    const long = `number${'x'.repeat(MAX_MATCHED_NAME_CHARS)}`;
+    expect(matchArgumentName(long, [`${long}s`])).toBeNull();
+    expect(matchArgumentName(`${long}s`, [long, 'unit'])).toBeNull();
+    expect(matchArgumentName('numbers', [long, 'number'])).toBe('number');
+  });
+
+  it('proposes nothing among more than MAX_MATCHED_CANDIDATES candidates', () => {
+    const many = Array.from({ length: MAX_MATCHED_CANDIDATES }, (_, i) => `param_${i}`);
+    expect(matchArgumentName('numbers', [...many.slice(1), 'number'])).toBe('number');
+    expect(matchArgumentName('numbers', [...many, 'number'])).toBeNull();
+  });
+
+  it('matches the worst case it accepts (long near-miss names, every candidate examined) within a few milliseconds each', () => {
+    const stem = 'a'.repeat(MAX_MATCHED_NAME_CHARS - 5);
+    const declared = Array.from({ length: MAX_MATCHED_CANDIDATES }, (_, i) => `${stem}${String(i).padStart(4, '0')}`);
+    const unknown = Array.from({ length: 50 }, (_, i) => `${stem}${String(i).padStart(4, '0')}x`);
+    const startedAt = performance.now();
+    for (const [i, name] of unknown.entries()) expect(matchArgumentName(name, declared)).toBe(declared[i]);
+    // a few ms a name on this shared machine (a full table per pair took 16 ms); the margin is for a busy box
+    expect((performance.now() - startedAt) / unknown.length).toBeLessThan(25);
   });
 });

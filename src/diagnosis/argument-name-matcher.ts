@@ -38,15 +38,43 @@ const SYNONYM_GROUPS: readonly (readonly string[])[] = [
 
 const SYNONYMS: ReadonlyMap<string, ReadonlySet<string>> = buildSynonymIndex(SYNONYM_GROUPS);
 
+// The matcher's work per call is bounded whatever the call or the schema holds (issue 33: 300 unknown names of 200
+// characters against 280 declared ones took 57 s with a full edit-distance table per pair):
+/** Longer names are never matched: real argument names are far shorter, and each comparison costs their length. */
+export const MAX_MATCHED_NAME_CHARS = 64;
+/** Past this many candidates no match is proposed: a tie with a candidate left unexamined could not be ruled out. */
+export const MAX_MATCHED_CANDIDATES = 256;
+/**
+ * Unknown names of one call (or one event) looked up at most: models misname one or two arguments, not dozens; the
+ * rest are reported as unknown without an intended name. With the two bounds above, a call's matching is at most
+ * 16 x 256 banded comparisons of 64 characters (a few ms).
+ */
+export const MAX_MATCHED_UNKNOWN_NAMES = 16;
+
+interface Candidate {
+  name: string;
+  key: string;
+}
+
+/**
+ * The declared name `wrong` most likely stands for, or null. At most MAX_MATCHED_CANDIDATES candidates of at most
+ * MAX_MATCHED_NAME_CHARS characters each are examined, each normalized once and compared by edit distance only within
+ * a band of the allowed distance: a call costs O(candidates x name length).
+ */
 export function matchArgumentName(wrong: string, candidates: readonly string[]): string | null {
-  if (typeof wrong !== 'string' || wrong.length === 0 || wrong.length > 200) return null;
-  const pool = candidates.filter((candidate) => typeof candidate === 'string' && candidate !== wrong);
+  if (typeof wrong !== 'string' || wrong.length === 0 || wrong.length > MAX_MATCHED_NAME_CHARS) return null;
+  if (candidates.length > MAX_MATCHED_CANDIDATES) return null;
+  const pool: Candidate[] = [];
+  for (const name of candidates) {
+    if (typeof name === 'string' && name !== wrong && name.length <= MAX_MATCHED_NAME_CHARS) pool.push({ name, key: normalizeName(name) });
+  }
   if (pool.length === 0) return null;
   const wrongKey = normalizeName(wrong);
+  const wrongSingular = singularOf(wrongKey);
 
   const tiers: ((candidateKey: string) => boolean)[] = [
     (candidateKey) => candidateKey === wrongKey,
-    (candidateKey) => singularOf(candidateKey) === singularOf(wrongKey),
+    (candidateKey) => singularOf(candidateKey) === wrongSingular,
     (candidateKey) => areSynonyms(wrongKey, candidateKey),
   ];
   for (const isMatch of tiers) {
@@ -57,7 +85,8 @@ export function matchArgumentName(wrong: string, candidates: readonly string[]):
   const byDistance = closestByEditDistance(wrongKey, pool);
   if (byDistance !== undefined) return byDistance;
 
-  const found = uniqueMatch(pool, (candidateKey) => haveWordSubset(wrong, candidateKey, wrongKey));
+  const wrongWords = splitWords(wrong);
+  const found = uniqueMatch(pool, (candidateKey) => haveWordSubset(wrongWords, candidateKey, wrongKey));
   return found ?? null;
 }
 
@@ -75,41 +104,45 @@ function singularOf(key: string): string {
 
 function areSynonyms(a: string, b: string): boolean {
   const aForms = [a, singularOf(a)];
-  const bForms = new Set([b, singularOf(b)]);
+  const bForms = [b, singularOf(b)];
   return aForms.some((form) => {
     const group = SYNONYMS.get(form);
-    return group !== undefined && [...bForms].some((other) => group.has(other));
+    return group !== undefined && bForms.some((other) => group.has(other));
   });
 }
 
 /** Returns the single candidate whose normalized key satisfies the predicate; undefined for none or a tie. */
-function uniqueMatch(pool: readonly string[], isMatch: (candidateKey: string) => boolean): string | undefined {
-  const matches = pool.filter((candidate) => isMatch(normalizeName(candidate)));
-  const distinctKeys = new Set(matches.map(normalizeName));
-  return distinctKeys.size === 1 ? matches[0] : undefined;
+function uniqueMatch(pool: readonly Candidate[], isMatch: (candidateKey: string) => boolean): string | undefined {
+  let found: Candidate | undefined;
+  for (const candidate of pool) {
+    if (!isMatch(candidate.key)) continue;
+    if (found !== undefined && found.key !== candidate.key) return undefined;
+    found ??= candidate;
+  }
+  return found?.name;
 }
 
-function closestByEditDistance(wrongKey: string, pool: readonly string[]): string | undefined {
+function closestByEditDistance(wrongKey: string, pool: readonly Candidate[]): string | undefined {
   const allowed = allowedEditDistance(wrongKey.length);
   if (allowed === 0) return undefined;
-  let best: string | undefined;
+  let best: Candidate | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
   let isTie = false;
   for (const candidate of pool) {
-    const candidateKey = normalizeName(candidate);
-    const limit = Math.min(allowed, allowedEditDistance(candidateKey.length));
-    if (limit === 0 || Math.abs(candidateKey.length - wrongKey.length) > limit) continue;
-    const distance = damerauLevenshtein(wrongKey, candidateKey);
+    const limit = Math.min(allowed, allowedEditDistance(candidate.key.length));
+    // the cheap prefilter: names whose lengths differ by more than the limit cannot be within it
+    if (limit === 0 || Math.abs(candidate.key.length - wrongKey.length) > limit) continue;
+    const distance = damerauLevenshtein(wrongKey, candidate.key, limit);
     if (distance > limit) continue;
     if (distance < bestDistance) {
       best = candidate;
       bestDistance = distance;
       isTie = false;
-    } else if (distance === bestDistance && normalizeName(best ?? '') !== candidateKey) {
+    } else if (distance === bestDistance && best?.key !== candidate.key) {
       isTie = true;
     }
   }
-  return isTie ? undefined : best;
+  return isTie ? undefined : best?.name;
 }
 
 /** Short names tolerate fewer edits: "id" vs "ip" is a different argument, "quantty" vs "quantity" is a typo. */
@@ -119,32 +152,46 @@ function allowedEditDistance(length: number): number {
   return 2;
 }
 
-/** Optimal string alignment distance (Damerau-Levenshtein with adjacent transpositions). */
-export function damerauLevenshtein(a: string, b: string): number {
-  const rows = a.length + 1;
-  const cols = b.length + 1;
-  const table: number[][] = Array.from({ length: rows }, (_, i) => {
-    const row = new Array<number>(cols).fill(0);
-    row[0] = i;
-    return row;
-  });
-  for (let j = 0; j < cols; j++) table[0][j] = j;
-  for (let i = 1; i < rows; i++) {
-    for (let j = 1; j < cols; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let value = Math.min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        value = Math.min(value, table[i - 2][j - 2] + 1);
-      }
-      table[i][j] = value;
+/**
+ * Optimal string alignment distance (Damerau-Levenshtein with adjacent transpositions). With `limit`, only the band
+ * of cells within `limit` of the diagonal is computed and the walk stops as soon as a row exceeds it: O(length x
+ * limit) instead of O(length^2); any distance above `limit` is answered as `limit + 1`.
+ */
+export function damerauLevenshtein(a: string, b: string, limit: number = Math.max(a.length, b.length)): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  const beyond = limit + 1;
+  // three rows, reused: row i - 2 (for transpositions), row i - 1 and row i; cells outside the band read as `beyond`
+  let before = new Int32Array(b.length + 2).fill(beyond);
+  let previous = new Int32Array(b.length + 2).fill(beyond);
+  let current = new Int32Array(b.length + 2).fill(beyond);
+  for (let j = 0; j <= b.length && j <= limit; j++) previous[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    const from = Math.max(1, i - limit);
+    const to = Math.min(b.length, i + limit);
+    current[from - 1] = from === 1 && i <= limit ? i : beyond;
+    current[to + 1] = beyond;
+    let rowMinimum = current[from - 1];
+    for (let j = from; j <= to; j++) {
+      let value = previous[j - 1] + (a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1);
+      if (previous[j] + 1 < value) value = previous[j] + 1;
+      if (current[j - 1] + 1 < value) value = current[j - 1] + 1;
+      const isTransposed = i > 1 && j > 1 && a.charCodeAt(i - 1) === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === b.charCodeAt(j - 1);
+      if (isTransposed && before[j - 2] + 1 < value) value = before[j - 2] + 1;
+      if (value > beyond) value = beyond;
+      current[j] = value;
+      if (value < rowMinimum) rowMinimum = value;
     }
+    if (rowMinimum > limit) return beyond;
+    const recycled = before;
+    before = previous;
+    previous = current;
+    current = recycled;
   }
-  return table[rows - 1][cols - 1];
+  return previous[b.length] < beyond ? previous[b.length] : beyond;
 }
 
 /** "city" vs "city_name": every word of the shorter name appears in the longer one. */
-function haveWordSubset(wrong: string, candidateKey: string, wrongKey: string): boolean {
-  const wrongWords = splitWords(wrong);
+function haveWordSubset(wrongWords: readonly string[], candidateKey: string, wrongKey: string): boolean {
   if (wrongKey.length < 3 || candidateKey.length < 3) return false;
   // Only the normalized candidate key is available here, so compare words against it as substrings.
   if (candidateKey.startsWith(wrongKey) || candidateKey.endsWith(wrongKey)) return true;

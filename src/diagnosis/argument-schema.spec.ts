@@ -40,7 +40,11 @@ describe('compileArgumentSchema', () => {
     expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(200 * 1024 * 1024);
   });
 
-  it('keeps a schema that blew its budget as too expensive for the cool-down, then tries again', () => {
+  // uniqueItems compares every pair: 40,000 objects would take seconds, so a call answered within a generous budget
+  // in far less than that was skipped, not run
+  const GENEROUS_BUDGET_MS = 5000;
+
+  it('skips, for the cool-down, only arguments at least as large as the ones that blew the budget, then tries again', () => {
     let nowMs = 0;
     const schema = compileArgumentSchema(
       { type: 'object', properties: { rows: { type: 'array', uniqueItems: true } } },
@@ -48,11 +52,37 @@ describe('compileArgumentSchema', () => {
     );
     const rows = Array.from({ length: 40_000 }, (_, i) => ({ id: i }));
     expect(schema.validate({ rows })).toEqual({ status: 'too_expensive' });
-    const skipped = timed(() => schema.validate({ rows: [1, 2] }));
+    // the same call again (a batch of identical hostile events) does not pay the budget again
+    const larger = { rows: [...rows, { id: -1 }] };
+    const skipped = timed(() => schema.validate(larger, GENEROUS_BUDGET_MS));
     expect(skipped.value).toEqual({ status: 'too_expensive' });
-    expect(skipped.ms).toBeLessThan(20);
-    nowMs += EXPENSIVE_SCHEMA_COOLDOWN_MS;
+    expect(skipped.ms).toBeLessThan(GENEROUS_BUDGET_MS / 5);
+    // a small call, of any caller, is still checked
     expect(schema.validate({ rows: [1, 2] })).toMatchObject({ status: 'checked', errors: [] });
+    expect(schema.validate({ rows: [1, 1] })).toMatchObject({
+      status: 'checked',
+      errors: [expect.objectContaining({ keyword: 'uniqueItems' })],
+    });
+    nowMs += EXPENSIVE_SCHEMA_COOLDOWN_MS;
+    expect(timed(() => schema.validate({ rows })).ms).toBeGreaterThanOrEqual(ARGUMENT_VALIDATION_BUDGET_MS - 5);
+  });
+
+  it('halves the size it skips from when a smaller call also blows the budget within the cool-down', () => {
+    const schema = compileArgumentSchema({ type: 'object', properties: { rows: { type: 'array', uniqueItems: true } } });
+    const rowsOf = (count: number) => ({ rows: Array.from({ length: count }, (_, i) => ({ id: i })) });
+    expect(schema.validate(rowsOf(80_000))).toEqual({ status: 'too_expensive' });
+    expect(schema.validate(rowsOf(40_000))).toEqual({ status: 'too_expensive' });
+    // now from about 20,000 rows on: skipped at once
+    const smaller = rowsOf(25_000);
+    expect(timed(() => schema.validate(smaller, GENEROUS_BUDGET_MS)).ms).toBeLessThan(GENEROUS_BUDGET_MS / 5);
+    expect(schema.validate(rowsOf(3))).toMatchObject({ status: 'checked', errors: [] });
+  });
+
+  it('starts no cool-down for a run cut off with less than the whole budget', () => {
+    const schema = compileArgumentSchema({ type: 'object', properties: { rows: { type: 'array', uniqueItems: true } } });
+    const rows = Array.from({ length: 40_000 }, (_, i) => ({ id: i }));
+    expect(schema.validate({ rows }, 2)).toEqual({ status: 'too_expensive' });
+    expect(timed(() => schema.validate({ rows })).ms).toBeGreaterThanOrEqual(ARGUMENT_VALIDATION_BUDGET_MS - 5);
   });
 
   it('runs a pattern that backtracks in JavaScript in linear time', () => {

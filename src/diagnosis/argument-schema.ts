@@ -7,10 +7,14 @@ import { compileUserSchema, SCHEMA_COMPILE_BUDGET_MS, SCHEMA_COMPILE_STARVED_RET
 
 /**
  * What one argument validation may cost. A user's schema never decides how long the worker or the validate
- * endpoint runs: past the budget the validation is cut off and its schema counts as too expensive (the categorizer
- * then reads the error message instead), and so it stays for a cool-down, so that a batch of 1,000 hostile events
- * pays the budget once rather than 1,000 times. Memory is bounded with time: Ajv allocates its errors at most for
- * the budget (tens of MB), and only the first MAX_REPORTED_SCHEMA_ERRORS are kept.
+ * endpoint runs: past the budget the validation is cut off and counts as too expensive for those arguments (the
+ * categorizer then reads the error message instead). The cool-down that follows is the call's, not the tool's: for
+ * its duration, arguments at least as large (in argument units) as the ones cut off are skipped at once, so that a
+ * batch of 1,000 identical hostile events pays the budget once rather than 1,000 times, while smaller calls of any
+ * caller are still checked. Another cut-off within the cool-down halves the size skipped from (below the smaller
+ * call's), so a run of ever smaller hostile calls pays the budget at most about log2(its size) times per cool-down.
+ * Memory is bounded with time: Ajv allocates its errors at most for the budget (tens of MB), and only the first
+ * MAX_REPORTED_SCHEMA_ERRORS are kept.
  */
 export const ARGUMENT_VALIDATION_BUDGET_MS = 25;
 export const EXPENSIVE_SCHEMA_COOLDOWN_MS = 60_000;
@@ -35,18 +39,36 @@ type Prepared =
 export function compileArgumentSchema(json: Record<string, unknown>, options: ArgumentSchemaOptions = {}): ArgumentSchema {
   const nowMs = options.nowMs ?? (() => performance.now());
   const prepared = prepare(json);
-  let expensiveUntilMs = -Infinity;
+  let cooldown: ExpensiveCalls | null = null;
   return {
     json,
     patternBytes: prepared.status === 'ready' ? prepared.patterns.memoryBytes : 0,
     validate: (args: unknown, budgetMs = ARGUMENT_VALIDATION_BUDGET_MS): SchemaCheck => {
       if (prepared.status !== 'ready') return { status: prepared.status };
-      if (nowMs() < expensiveUntilMs) return { status: 'too_expensive' };
+      if (cooldown && nowMs() >= cooldown.untilMs) cooldown = null;
+      if (cooldown && isAtLeast(args, cooldown.fromUnits)) return { status: 'too_expensive' };
       const check = validateWithin(prepared, args, budgetMs);
-      if (check.status === 'too_expensive') expensiveUntilMs = nowMs() + EXPENSIVE_SCHEMA_COOLDOWN_MS;
+      // a run cut off with less than the whole budget (what a call had left for its suggestion) says little of its cost
+      if (check.status === 'too_expensive' && budgetMs >= ARGUMENT_VALIDATION_BUDGET_MS) {
+        const units = argumentUnits(args, Infinity, 0);
+        cooldown = cooldown
+          ? { untilMs: cooldown.untilMs, fromUnits: Math.min(cooldown.fromUnits, Math.floor(units / 2)) }
+          : { untilMs: nowMs() + EXPENSIVE_SCHEMA_COOLDOWN_MS, fromUnits: units };
+      }
       return check;
     },
   };
+}
+
+/** During a cool-down: arguments of `fromUnits` argument units or more are too expensive for this schema. */
+interface ExpensiveCalls {
+  untilMs: number;
+  fromUnits: number;
+}
+
+/** Counts only up to `units`: a small call costs what it is, never the size of the call that was cut off. */
+function isAtLeast(args: unknown, units: number): boolean {
+  return units <= 1 || argumentUnits(args, units - 1, 0) === Infinity;
 }
 
 function prepare(json: Record<string, unknown>): Prepared {

@@ -1,9 +1,16 @@
-import { matchArgumentName } from './argument-name-matcher';
+import { MAX_MATCHED_UNKNOWN_NAMES, matchArgumentName } from './argument-name-matcher';
 import { type ParsedArguments, asNumber, isPlainObject, parseArguments, singleNumericArgument, valueAtPointer } from './argument-values';
 import type { ArgumentSchema, Diagnosis, DiagnosisInput, EvidenceSource } from './diagnosis.types';
 import { type Finding, encodePointerSegment, lastSegment } from './finding';
 import { findMessageEvidence, rangeDirection } from './message-evidence';
-import { declaredProperties, declaredTypesOf, findSchemaEvidence, isScalarTypeList, requiredProperties } from './schema-evidence';
+import {
+  declaredProperties,
+  declaredTypesOf,
+  findSchemaEvidence,
+  isScalarTypeList,
+  requiredProperties,
+  undeclaredNames,
+} from './schema-evidence';
 import { ownValue } from './own-value';
 
 // Evidence precedence (shared/taxonomy.md): the arguments checked against the registered schema decide first;
@@ -85,10 +92,11 @@ function resolveRename(finding: Finding, args: ParsedArguments, schema: Argument
   if (finding.subtype !== 'missing_argument' || args.kind !== 'object') return finding;
   if (finding.argumentPath?.lastIndexOf('/') !== 0 && finding.argumentPath !== null) return finding;
   const missingName = lastSegment(finding.argumentPath);
-  const declared = schema ? declaredProperties(schema.json) : [];
-  const strangers = Object.keys(args.value).filter((key) => key !== missingName && !declared.includes(key));
+  const declared = new Set(schema ? declaredProperties(schema.json) : []);
+  declared.add(missingName);
+  const strangers = undeclaredNames(args.value, declared);
   const renamed =
-    strangers.find((key) => matchArgumentName(key, [missingName]) === missingName) ??
+    strangers.slice(0, MAX_MATCHED_UNKNOWN_NAMES).find((key) => matchArgumentName(key, [missingName]) === missingName) ??
     unrelatedRename(missingName, strangers, args.value, schema, message);
   if (!renamed) return finding;
   return {
@@ -154,10 +162,11 @@ function placeUnlocatedFinding(finding: Finding, args: ParsedArguments, schema: 
   const values = args.value;
   const present = (name: string): boolean => Object.prototype.hasOwnProperty.call(values, name);
   const declared = schema ? declaredProperties(schema.json) : [];
+  const required = new Set(schema ? requiredProperties(schema.json) : []);
   const only = (names: readonly string[]): string | null => (names.length === 1 ? names[0] : null);
   let name: string | null = null;
   if (finding.subtype === 'missing_argument') {
-    name = only(schema ? requiredProperties(schema.json).filter((required) => !present(required)) : []);
+    name = only([...required].filter((property) => !present(property)));
   } else if (finding.subtype === 'type_mismatch') {
     const received = /\breceived (\w{1,20})/i.exec(message)?.[1]?.toLowerCase();
     if (received) name = only(Object.keys(values).filter((key) => jsonTypeOf(values[key]) === received));
@@ -166,7 +175,7 @@ function placeUnlocatedFinding(finding: Finding, args: ParsedArguments, schema: 
     const constrained = declared.filter((property) =>
       keyword.test(JSON.stringify(ownValue(schema?.json.properties as Record<string, unknown>, property)) ?? ''),
     );
-    name = schema ? only(constrained.filter((property) => present(property) || requiredProperties(schema.json).includes(property))) : null;
+    name = schema ? only(constrained.filter((property) => present(property) || required.has(property))) : null;
     if (!schema) name = only(Object.keys(values).filter((key) => Array.isArray(values[key]) || isPlainObject(values[key])));
     const hasCandidate = Object.values(values).some((value) => typeof value === 'string' || Array.isArray(value) || isPlainObject(value));
     if (!schema && name === null && !hasCandidate && enumOptionKind(message) === 'string') {
@@ -255,7 +264,7 @@ function complete(finding: Finding, evidence: EvidenceSource, args: ParsedArgume
   if (finding.subtype === 'unknown_argument') {
     wrongArgument = finding.wrongArgument ?? (argumentPath ? lastSegment(argumentPath) : null);
     if (!wrongArgument && argsObject && schema) {
-      wrongArgument = undeclaredArguments(argsObject, schema)[0] ?? null;
+      wrongArgument = firstUndeclaredArgument(argsObject, schema) ?? null;
       if (wrongArgument) argumentPath = `/${encodePointerSegment(wrongArgument)}`;
     }
     intendedArgument = finding.intendedArgument ?? (wrongArgument ? intendedFromSchema(wrongArgument, argsObject, schema) : null);
@@ -320,9 +329,9 @@ function locateOffendingValue(
   return { value: finding.statedValue ?? null, path };
 }
 
-function undeclaredArguments(args: Record<string, unknown>, schema: ArgumentSchema): string[] {
-  const declared = declaredProperties(schema.json);
-  return declared.length === 0 ? [] : Object.keys(args).filter((name) => !declared.includes(name));
+function firstUndeclaredArgument(args: Record<string, unknown>, schema: ArgumentSchema): string | undefined {
+  const declared = new Set(declaredProperties(schema.json));
+  return declared.size === 0 ? undefined : undeclaredNames(args, declared, 1)[0];
 }
 
 /** Prefers declared names the call left out (a rename leaves its target missing), then any declared name. */
@@ -330,6 +339,7 @@ function intendedFromSchema(wrong: string, args: Record<string, unknown> | null,
   if (!schema) return null;
   const declared = declaredProperties(schema.json);
   const absent = declared.filter((name) => !args || !Object.prototype.hasOwnProperty.call(args, name));
-  const missingRequired = requiredProperties(schema.json).filter((name) => absent.includes(name));
+  const absentNames = new Set(absent);
+  const missingRequired = requiredProperties(schema.json).filter((name) => absentNames.has(name));
   return matchArgumentName(wrong, missingRequired) ?? matchArgumentName(wrong, absent) ?? matchArgumentName(wrong, declared);
 }

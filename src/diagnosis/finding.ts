@@ -1,4 +1,4 @@
-import { matchArgumentName } from './argument-name-matcher';
+import { MAX_MATCHED_UNKNOWN_NAMES, matchArgumentName } from './argument-name-matcher';
 import type { Category, Subtype } from './diagnosis.types';
 
 /** One problem read from one piece of evidence (an Ajv error, a pydantic line, a zod issue, a message). */
@@ -61,7 +61,8 @@ function pairUnknownWithMissing(findings: readonly Finding[]): Finding | null {
   const missings = findings.filter((finding) => finding.subtype === 'missing_argument' && finding.argumentPath);
   if (unknowns.length === 0 || missings.length === 0) return null;
 
-  for (const unknown of unknowns) {
+  // the names are compared with at most MAX_MATCHED_UNKNOWN_NAMES unknown ones: the pairing is for a renamed argument or two
+  for (const unknown of unknowns.slice(0, MAX_MATCHED_UNKNOWN_NAMES)) {
     const siblings = missings.filter((missing) => parentOf(missing.argumentPath) === parentOf(unknown.argumentPath));
     const missingNames = siblings.map((missing) => lastSegment(missing.argumentPath));
     const intended = matchArgumentName(unknown.wrongArgument ?? '', missingNames);

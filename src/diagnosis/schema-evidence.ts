@@ -1,3 +1,4 @@
+import { MAX_MATCHED_UNKNOWN_NAMES } from './argument-name-matcher';
 import { isPlainObject, valueAtPointer } from './argument-values';
 import type { AjvLikeError, ArgumentSchema, Subtype } from './diagnosis.types';
 import { type Finding, encodePointerSegment, selectPrimaryFinding } from './finding';
@@ -92,16 +93,25 @@ function undeclaredNamesBesideMissing(
       .map((finding) => (finding.argumentPath ?? '').slice(0, (finding.argumentPath ?? '').lastIndexOf('/'))),
   );
   if (reportsUnknown || !missingParents.has('')) return [];
-  const declared = declaredProperties(schemaJson);
-  if (declared.length === 0) return [];
-  return Object.keys(args)
-    .filter((name) => !declared.includes(name))
-    .map((name) => ({
-      category: 'argument_mismatch' as const,
-      subtype: 'unknown_argument' as const,
-      argumentPath: `/${encodePointerSegment(name)}`,
-      wrongArgument: name,
-    }));
+  const declared = new Set(declaredProperties(schemaJson));
+  if (declared.size === 0) return [];
+  // a primary finding needs only the first few: the rest would be compared with the missing names for nothing
+  return undeclaredNames(args, declared, MAX_MATCHED_UNKNOWN_NAMES).map((name) => ({
+    category: 'argument_mismatch' as const,
+    subtype: 'unknown_argument' as const,
+    argumentPath: `/${encodePointerSegment(name)}`,
+    wrongArgument: name,
+  }));
+}
+
+/** The first `max` argument names not in `declared`, in the arguments' order: one pass, whatever their number. */
+export function undeclaredNames(args: Record<string, unknown>, declared: ReadonlySet<string>, max: number = Infinity): string[] {
+  const names: string[] = [];
+  for (const name of Object.keys(args)) {
+    if (names.length >= max) break;
+    if (!declared.has(name)) names.push(name);
+  }
+  return names;
 }
 
 /** Top-level property names the schema declares (the candidates for an intended argument). */

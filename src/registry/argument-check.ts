@@ -5,6 +5,8 @@ import {
   type SchemaCheck,
   type Subtype,
   ARGUMENT_VALIDATION_BUDGET_MS,
+  MAX_MATCHED_UNKNOWN_NAMES,
+  MAX_REPORTED_SCHEMA_ERRORS,
   SUBTYPE_BY_SCHEMA_KEYWORD,
   categoryOfSubtype,
   declaredProperties,
@@ -13,6 +15,7 @@ import {
   isScalarTypeList,
   matchArgumentName,
   ownValue,
+  undeclaredNames,
 } from '../diagnosis';
 import { checkLearnedLimits, LearnedLimit, LearnedLimitFinding } from './learned-limits';
 
@@ -41,6 +44,11 @@ export interface ArgumentCheck {
   checked: boolean;
   /** Why the arguments were not checked; null when they were. */
   reason: string | null;
+  /**
+   * Only when the answer leaves something out to keep the call's work bounded (unknown names past the limit get no
+   * intended name, errors past the limit are not listed, no suggestion once the budget is spent): what, and why.
+   */
+  incomplete?: string;
 }
 
 export interface ArgumentCheckInput {
@@ -66,27 +74,35 @@ export function readArguments(raw: unknown): unknown {
 
 /** True when the arguments carry a name the schema does not declare: only then are learned renames worth fetching. */
 export function hasUndeclaredArguments(args: unknown, schema: ArgumentSchema): boolean {
-  const declared = declaredProperties(schema.json);
-  return isObject(args) && declared.length > 0 && Object.keys(args).some((name) => !declared.includes(name));
+  const declared = new Set(declaredProperties(schema.json));
+  return isObject(args) && declared.size > 0 && undeclaredNames(args, declared, 1).length > 0;
 }
 
 /**
  * The schema's findings, then (unless `checks` is `schema`) a finding per value beyond a learned limit: such a value
- * passes the schema yet failed every time it was tried, so the arguments are not valid.
+ * passes the schema yet failed every time it was tried, so the arguments are not valid. All of it shares one budget,
+ * ARGUMENT_VALIDATION_BUDGET_MS: the schema check first, then the intended names, the wording and the suggestion with
+ * what is left; what is cut short is said in `incomplete`.
  */
 export function checkArguments(input: ArgumentCheckInput): ArgumentCheck {
-  const result = checkSchema(input);
+  const omissions: string[] = [];
+  const result = checkSchema(input, performance.now() + ARGUMENT_VALIDATION_BUDGET_MS, omissions);
   const schemaErrors: ArgumentFinding[] = result.errors.map((error) => ({ kind: 'schema', ...error }));
   const args = readArguments(input.arguments);
   const learned = input.checks !== 'schema' && isObject(args) ? checkLearnedLimits(args, input.learnedLimits ?? []) : [];
   const { valid, suggestion, checked, reason } = result;
-  if (learned.length === 0) return { valid, errors: schemaErrors, suggestion, checked, reason };
+  const incomplete = omissions.length > 0 ? { incomplete: omissions.join('; ') } : {};
+  if (learned.length === 0) return { valid, errors: schemaErrors, suggestion, checked, reason, ...incomplete };
   // a correction of the names that keeps a value known to fail is no correction
   const kept = suggestion && checkLearnedLimits(suggestion, input.learnedLimits ?? []).length === 0 ? suggestion : null;
-  return { valid: false, errors: [...schemaErrors, ...learned], suggestion: kept, checked, reason };
+  return { valid: false, errors: [...schemaErrors, ...learned], suggestion: kept, checked, reason, ...incomplete };
 }
 
-function checkSchema(input: ArgumentCheckInput): Omit<ArgumentCheck, 'errors'> & { errors: ArgumentError[] } {
+function checkSchema(
+  input: ArgumentCheckInput,
+  deadlineMs: number,
+  omissions: string[],
+): Omit<ArgumentCheck, 'errors'> & { errors: ArgumentError[] } {
   const args = readArguments(input.arguments);
   if (!isObject(args)) {
     const message = 'arguments must be a JSON object of argument names to values';
@@ -104,10 +120,12 @@ function checkSchema(input: ArgumentCheckInput): Omit<ArgumentCheck, 'errors'> &
 
   // Everything below shares the one validation budget: the diagnosis reuses this check, the suggestion gets the rest.
   const checkedOnce = reusingCheck(input.schema, args, check);
-  const renames = resolveRenames(input, args, checkedOnce);
-  const errors = describeErrors(check.errors, args, input.schema.json, renames);
-  const remainingMs = ARGUMENT_VALIDATION_BUDGET_MS - check.elapsedMs;
-  return { valid: false, errors, suggestion: suggestCorrection(args, input.schema, renames, remainingMs), checked: true, reason: null };
+  const renames = resolveRenames(input, args, checkedOnce, deadlineMs, omissions);
+  const errors = describeErrors(check.errors, args, input.schema.json, renames, omissions);
+  const remainingMs = deadlineMs - performance.now();
+  if (remainingMs < 1) omissions.push(`no suggestion: the ${ARGUMENT_VALIDATION_BUDGET_MS} ms budget of the call was spent`);
+  const suggestion = remainingMs < 1 ? null : suggestCorrection(args, input.schema, renames, remainingMs);
+  return { valid: false, errors, suggestion, checked: true, reason: null };
 }
 
 function unchecked(status: 'too_expensive' | 'unusable'): Omit<ArgumentCheck, 'errors'> & { errors: ArgumentError[] } {
@@ -123,14 +141,35 @@ function reusingCheck(schema: ArgumentSchema, args: unknown, check: SchemaCheck)
   return { json: schema.json, validate: (value, budgetMs) => (value === args ? check : schema.validate(value, budgetMs)) };
 }
 
-/** For each undeclared argument, the declared one it stands for: learned from events first, then by the name itself. */
-function resolveRenames(input: ArgumentCheckInput, args: Record<string, unknown>, schema: ArgumentSchema): Map<string, string> {
+/**
+ * For each undeclared argument, the declared one it stands for: learned from events first, then by the name itself.
+ * Only the first MAX_MATCHED_UNKNOWN_NAMES unknown names are looked up, and none once the budget is spent.
+ */
+function resolveRenames(
+  input: ArgumentCheckInput,
+  args: Record<string, unknown>,
+  schema: ArgumentSchema,
+  deadlineMs: number,
+  omissions: string[],
+): Map<string, string> {
   const declared = declaredProperties(input.schema.json);
   const renames = new Map<string, string>();
   if (declared.length === 0) return renames;
+  const unknown = undeclaredNames(args, new Set(declared));
   const primary = diagnose({ tool: input.tool, arguments: args, error: { message: '' }, schema });
-  for (const wrong of Object.keys(args).filter((name) => !declared.includes(name))) {
-    const free = declared.filter((name) => !Object.hasOwn(args, name) && ![...renames.values()].includes(name));
+  const taken = new Set<string>();
+  for (const [index, wrong] of unknown.entries()) {
+    if (index >= MAX_MATCHED_UNKNOWN_NAMES) {
+      omissions.push(`intended names looked up for the first ${index} of ${unknown.length} unknown names only (at most ${index} per call)`);
+      break;
+    }
+    if (performance.now() >= deadlineMs) {
+      omissions.push(
+        `intended names looked up for ${index} of ${unknown.length} unknown names: the ${ARGUMENT_VALIDATION_BUDGET_MS} ms budget of the call was spent`,
+      );
+      break;
+    }
+    const free = declared.filter((name) => !Object.hasOwn(args, name) && !taken.has(name));
     const learned = input.learnedRenames.get(wrong);
     const intended =
       (learned !== undefined && free.includes(learned) ? learned : null) ??
@@ -138,22 +177,32 @@ function resolveRenames(input: ArgumentCheckInput, args: Record<string, unknown>
       (primary.wrongArgument === wrong && primary.intendedArgument && free.includes(primary.intendedArgument)
         ? primary.intendedArgument
         : null);
-    if (intended) renames.set(wrong, intended);
+    if (intended) {
+      renames.set(wrong, intended);
+      taken.add(intended);
+    }
   }
   return renames;
 }
 
+/** At most MAX_REPORTED_SCHEMA_ERRORS, like the schema's own: an undeclared name beside a missing one adds one each. */
 function describeErrors(
   ajvErrors: readonly AjvLikeError[],
   args: Record<string, unknown>,
   schemaJson: Record<string, unknown>,
   renames: ReadonlyMap<string, string>,
+  omissions: string[],
 ): ArgumentError[] {
   const errors: ArgumentError[] = [];
   const seen = new Set<string>();
+  let unlisted = 0;
   const add = (error: ArgumentError) => {
     const key = `${error.subtype}\u0000${error.path}`;
     if (seen.has(key)) return;
+    if (errors.length >= MAX_REPORTED_SCHEMA_ERRORS) {
+      unlisted++;
+      return;
+    }
     errors.push(error);
     seen.add(key);
   };
@@ -164,11 +213,9 @@ function describeErrors(
   // worker's categorizer does.
   const reportsUnknown = errors.some((error) => error.subtype === 'unknown_argument');
   const reportsMissingAtTop = errors.some((error) => error.subtype === 'missing_argument' && error.path.lastIndexOf('/') === 0);
-  const declared = declaredProperties(schemaJson);
-  if (!reportsUnknown && reportsMissingAtTop && declared.length > 0) {
-    for (const name of Object.keys(args).filter((key) => !declared.includes(key))) {
-      add(unknownArgumentError('', name, args, schemaJson, renames));
-    }
+  const declared = new Set(declaredProperties(schemaJson));
+  if (!reportsUnknown && reportsMissingAtTop && declared.size > 0) {
+    for (const name of undeclaredNames(args, declared)) add(unknownArgumentError('', name, args, schemaJson, renames));
   }
   // Composite keywords (anyOf, not, ...) explain nothing their leaves do not; alone, they are all there is.
   if (errors.length === 0) {
@@ -181,6 +228,7 @@ function describeErrors(
       });
     }
   }
+  if (unlisted > 0) omissions.push(`${unlisted} more errors not listed (at most ${MAX_REPORTED_SCHEMA_ERRORS} per answer)`);
   return errors;
 }
 

@@ -222,12 +222,18 @@ export const VALIDATION_RESPONSE = {
     suggestion: { type: 'object', nullable: true, description: 'corrected arguments, when a correction is safe' },
     checked: {
       type: 'boolean',
-      description: 'false when the schema could not check the arguments: too expensive within the budget, or unusable',
+      description:
+        'false when the schema could not check these arguments: this call (or one at least as large, within the cool-down) exceeded the budget, or the schema is unusable; not checked is not valid',
     },
     reason: {
       type: 'string',
       nullable: true,
       description: 'why the arguments were not checked ("schema too expensive: ..."); null when checked',
+    },
+    incomplete: {
+      type: 'string',
+      description:
+        'only when the answer leaves something out to keep the work of the call bounded: unknown names past the limit get no intended name, errors past the limit are not listed, no suggestion once the budget is spent',
     },
   },
 } as const;

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Query, Res, UseGuards } from '@nestjs/common';
 import { FastifyReply } from 'fastify';
 import { notFound } from '../infra/http/api-error';
+import { BodyKeysAreData } from '../infra/http/json-body-parser';
 import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
 import { stickyIdOf } from '../rollout/canary-assignment';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
@@ -148,6 +149,8 @@ export class ToolsController {
 
   @Post('tools/:name/validate')
   @HttpCode(200)
+  // an argument named __proto__ is a name a model produced: checked like any other, never a 400 that lets it through
+  @BodyKeysAreData()
   @ApiRoute({
     summary: 'Check arguments against the tool schema and its learned limits before calling it; a safe correction when there is one',
     query: VALIDATE_QUERY_SCHEMA,

@@ -10,11 +10,14 @@ import { firstUnstorableValue } from './storable-values';
  */
 export const BodyJudgedPerItem = () => WithRouteFlags({ judgesItemsItself: true });
 
+/** For a route whose body is a caller's data (validate's arguments): its `__proto__` keys are plain own properties. */
+export const BodyKeysAreData = () => WithRouteFlags({ keepsKeysAsData: true });
+
 /**
  * JSON bodies, also when labelled text/plain (browser beacons and some hooks send that): judged by what they hold, 400
  * when they are not JSON. Every other route refuses whole a body with `__proto__` (or `constructor.prototype`) keys, so
- * no code behind it ever meets one, and a body holding what Postgres cannot store (NUL, a lone surrogate, 1e309), so
- * no query behind it ever fails on one.
+ * no code behind it ever meets one (unless it says it keeps them as data), and a body holding what Postgres cannot
+ * store (NUL, a lone surrogate, 1e309), so no query behind it ever fails on one.
  */
 export function parseJsonBodies(app: NestFastifyApplication, bodyLimitBytes: number) {
   const fastify = app.getHttpAdapter().getInstance();
@@ -28,7 +31,8 @@ export function parseJsonBodies(app: NestFastifyApplication, bodyLimitBytes: num
         done(error, parsed);
       });
     }
-    void refusing(request, text, (error, parsed) => {
+    const parse = routeFlagsOf(request).keepsKeysAsData ? keeping : refusing;
+    void parse(request, text, (error, parsed) => {
       const problem = error ? null : firstUnstorableValue(parsed, '');
       if (!problem) return done(error, parsed);
       done(new ApiError(400, 'invalid_body', `Invalid field ${problem.path}`, { details: [problem] }), undefined);

@@ -8,6 +8,11 @@ export interface RouteFlags {
    * properties JSON.parse makes, and what Postgres cannot store is refused per item, not for the whole request.
    */
   judgesItemsItself?: boolean;
+  /**
+   * The body carries a caller's data whose keys are names, not structure (validate's `arguments`): `__proto__` and
+   * `constructor` keys are kept as the plain own properties JSON.parse makes, and checked like any other name.
+   */
+  keepsKeysAsData?: boolean;
   /** The route decodes binary protobuf bodies itself (OTLP/HTTP): its handler receives them as a Buffer. */
   takesProtobuf?: boolean;
   /**
