@@ -19,10 +19,14 @@ const GIVE_UP_MS = 20_000;
 
 const longName = (prefix: string, index: number, length: number) => `${prefix}_${String(index).padStart(4, '0')}_`.padEnd(length, 'x');
 
-/** A schema declaring `count` names of `length` characters (additionalProperties false: each stray is an error). */
+/**
+ * A schema declaring `count` names of `length` characters (additionalProperties false: each stray is an error). The
+ * names accept anything: Ajv compiles 280 of them in ~15 ms that way (~600 ms with a type each on this busy box, past
+ * the compile budget), so validate really checks the names instead of answering "not checked" at once.
+ */
 function wideSchema(count: number, length: number): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
-  for (let i = 0; i < count; i++) properties[longName('declared', i, length)] = { type: 'string' };
+  for (let i = 0; i < count; i++) properties[longName('declared', i, length)] = {};
   return { type: 'object', properties, additionalProperties: false };
 }
 
