@@ -46,6 +46,11 @@ export class AlertIncidentsController {
       after,
       limit: query.limit + 1,
     });
-    return boundedPage(rows, query.limit, (row) => row, (last) => encodeCursor([last.createdAt.toISOString(), last.id]));
+    return boundedPage(
+      rows,
+      query.limit,
+      (row) => row,
+      (last) => encodeCursor([last.createdAt.toISOString(), last.id]),
+    );
   }
 }

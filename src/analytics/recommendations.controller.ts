@@ -37,7 +37,12 @@ export class RecommendationsController {
       after: query.cursor,
       limit: query.limit + 1,
     });
-    return boundedPage(rows, query.limit, (row) => row, (last) => last.id);
+    return boundedPage(
+      rows,
+      query.limit,
+      (row) => row,
+      (last) => last.id,
+    );
   }
 
   @Post('recommendations/:id/apply')

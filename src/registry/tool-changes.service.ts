@@ -72,7 +72,10 @@ export class ToolChangesService {
   /** One tool after another, each in its own transaction: a re-registration of 100 unchanged tools writes nothing. */
   async registerTools(projectId: string, definitions: readonly ToolDefinition[]): Promise<RegistrationResult[]> {
     // refused before any is written when the new ones cannot all fit (a race with another request is still caught per tool)
-    const { newNames, tools } = await this.tools.countNewTools(projectId, definitions.map((definition) => definition.name));
+    const { newNames, tools } = await this.tools.countNewTools(
+      projectId,
+      definitions.map((definition) => definition.name),
+    );
     if (tools + newNames > this.maxToolsPerProject) throw toolLimitReached(this.maxToolsPerProject, '/tools', tools, newNames);
     const registrations: Registration[] = [];
     for (const definition of definitions) registrations.push(await this.register(projectId, definition));

@@ -80,12 +80,16 @@ describe('sizes bounded at rest and in answers', () => {
     });
     expect(bulk.status).toBe(409);
     expect(bulk.body.error.details[0].path).toBe('/tools');
-    const { rows } = await t.db.sql.query("SELECT count(*)::int AS n FROM tools WHERE project_id = $1 AND name IN ('one_too_many', 'also_too_many')", [
-      project.projectId,
-    ]);
+    const { rows } = await t.db.sql.query(
+      "SELECT count(*)::int AS n FROM tools WHERE project_id = $1 AND name IN ('one_too_many', 'also_too_many')",
+      [project.projectId],
+    );
     expect(rows[0].n).toBe(0);
 
-    const update = await t.request('PUT', '/v1/tools/tool_1', { ...as, body: { description: 'Tool tool_1, updated', parameters: { type: 'object' } } });
+    const update = await t.request('PUT', '/v1/tools/tool_1', {
+      ...as,
+      body: { description: 'Tool tool_1, updated', parameters: { type: 'object' } },
+    });
     expect(update.status).toBe(200);
   });
 
@@ -110,10 +114,19 @@ describe('sizes bounded at rest and in answers', () => {
         `INSERT INTO event_ids (project_id, id, received_at) SELECT project_id, id, received_at FROM events WHERE project_id = $1 AND id LIKE 'big-%'`,
         [t.projectId],
       );
-      const schema = { type: 'object', properties: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`argument_${i}`, { type: 'string', description: 'd'.repeat(200) }])) };
+      const schema = {
+        type: 'object',
+        properties: Object.fromEntries(
+          Array.from({ length: 40 }, (_, i) => [`argument_${i}`, { type: 'string', description: 'd'.repeat(200) }]),
+        ),
+      };
       // 12 KB each as the tools list answers them: 50 a request stay under the 1 MB body limit
       for (let start = 0; start < MAX_TOOLS; start += 50) {
-        const tools = Array.from({ length: 50 }, (_, i) => ({ name: `listed_${start + i}`, description: 'A tool. '.repeat(100), parameters: schema }));
+        const tools = Array.from({ length: 50 }, (_, i) => ({
+          name: `listed_${start + i}`,
+          description: 'A tool. '.repeat(100),
+          parameters: schema,
+        }));
         expect((await t.request('POST', '/v1/tools:bulk', { body: { tools } })).status).toBe(200);
       }
 
@@ -132,7 +145,12 @@ describe('sizes bounded at rest and in answers', () => {
         [`--max-old-space-size=${HEAP_MB}`],
       );
       baseUrl = `http://127.0.0.1:${port}`;
-      await eventually(async () => ((await fetch(`${baseUrl}/healthz`).catch(() => null))?.ok ? true : undefined), 20_000);
+      // a busy machine (the bulk registrations above) can take a while to start a process
+      await eventually(async () => ((await fetch(`${baseUrl}/healthz`).catch(() => null))?.ok ? true : undefined), 90_000).catch(
+        (error) => {
+          throw new Error(`${error.message}; the app printed:\n${app.output().slice(-2000)}`);
+        },
+      );
     });
 
     afterAll(async () => {
@@ -154,7 +172,10 @@ describe('sizes bounded at rest and in answers', () => {
         expect(response.status).toBe(200);
         const text = await response.text();
         expect(text.length).toBeLessThanOrEqual(1.1 * MB);
-        const body = JSON.parse(text) as { items: Array<{ id: string; arguments: { $truncated?: boolean; bytes?: number } }>; nextCursor: string | null };
+        const body = JSON.parse(text) as {
+          items: Array<{ id: string; arguments: { $truncated?: boolean; bytes?: number } }>;
+          nextCursor: string | null;
+        };
         for (const item of body.items) {
           if (item.id.startsWith('big-')) expect(item.arguments).toMatchObject({ $truncated: true, bytes: 32 * 32768 + 12 });
           seen.add(item.id);
