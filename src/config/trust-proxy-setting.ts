@@ -18,8 +18,8 @@ const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 /** The setting, or why it is refused (`true` believed the leftmost address, which the client chooses). */
 export function readTrustProxy(value: string): TrustProxySetting | string {
   const text = value.trim();
-  if (text === 'false') return { kind: 'none' };
-  if (text === 'true') {
+  if (text.toLowerCase() === 'false') return { kind: 'none' };
+  if (text.toLowerCase() === 'true') {
     return (
       'true is no longer accepted: it believed the leftmost X-Forwarded-For address, which any client can write; ' +
       'give the number of proxies in front of the app (e.g. 1) or their addresses (e.g. 10.0.0.0/8)'

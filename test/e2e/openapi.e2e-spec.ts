@@ -293,9 +293,10 @@ describe('OpenAPI document', () => {
   });
 
   it('answers the alert routes as documented', async () => {
-    // a documentation address (TEST-NET-1): public, so this server (private destinations refused) accepts it
+    // a public unicast address (example.com's), so this server (private destinations refused) accepts it; documentation
+    // ranges such as TEST-NET-1 are special-purpose and refused
     const destination = await exercise('POST /v1/alerts/destinations', {
-      body: { name: 'ops', kind: 'webhook', url: 'http://192.0.2.1/hook' },
+      body: { name: 'ops', kind: 'webhook', url: 'http://93.184.215.14/hook' },
     });
     const destinationId = { id: destination.body.id };
     await exercise('GET /v1/alerts/destinations');
