@@ -187,7 +187,7 @@ describe('finding 7: a replay is claimed by one request', () => {
   }
 
   const replayJobs = async () =>
-    (await t.app.get(QueueProducer).events.getJobs(['waiting', 'active', 'completed', 'failed', 'delayed'])).filter((job) =>
+    (await t.app.get(QueueProducer).events.getJobs(['waiting', 'prioritized', 'active', 'completed', 'failed', 'delayed'])).filter((job) =>
       job.id?.startsWith('replay-'),
     );
 
