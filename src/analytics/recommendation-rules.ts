@@ -160,25 +160,28 @@ function render(
   text: UntrustedFragments,
 ): Rendered | null {
   const rawName = argumentName(path);
-  const name = text.name('argument name', rawName);
+  // judged only when the text quotes it: a malformed-JSON warning names no argument (its path is ''), so it must not
+  // wait for review because of a name it never shows (issue 34)
+  let quotedName: string | undefined;
+  const name = () => (quotedName ??= text.name('argument name', rawName));
   const property = propertyOf(input.schema, path);
   switch (kind) {
     case 'wrong_argument_name': {
       const intended = mostCommon(groups.flatMap((g) => (g.intendedArgument ? [g.intendedArgument] : [])));
       const arrays = groups.reduce((n, g) => n + g.arrayForScalarCount, 0);
       const details = { wrongArgument: rawName, intendedArgument: intended ?? null, arrayForScalarCount: arrays };
-      if (!intended) return { text: `Do not pass ${name}; it is not a parameter of this tool.`, details };
+      if (!intended) return { text: `Do not pass ${name()}; it is not a parameter of this tool.`, details };
       const intendedName = text.name('intended argument name', intended);
       const intendedType = typeLabel(propertyOf(input.schema, `/${escapePointer(intended)}`));
       const sentence =
         arrays > 0
-          ? `Do not pass ${name}. The parameter is ${intendedName} (one ${intendedType ?? 'value'}); call this tool once per ${intendedType ? intended : 'value'}.`
-          : `Do not pass ${name}. The parameter is ${intendedName}.`;
+          ? `Do not pass ${name()}. The parameter is ${intendedName} (one ${intendedType ?? 'value'}); call this tool once per ${intendedType ? intended : 'value'}.`
+          : `Do not pass ${name()}. The parameter is ${intendedName}.`;
       return { text: sentence, details };
     }
     case 'missing_argument': {
       const type = typeLabel(property);
-      return { text: `Always pass ${name}${type ? ` (${withArticle(type)})` : ''}.` };
+      return { text: `Always pass ${name()}${type ? ` (${withArticle(type)})` : ''}.` };
     }
     case 'type_mismatch': {
       const expected = typeLabel(property);
@@ -186,8 +189,8 @@ function render(
       if (!expected) return null;
       const arrays = seen === 'array' && expected !== 'array';
       const sentence = arrays
-        ? `${name} must be ${withArticle(`single ${expected}`)}, not an array; call this tool once per value.`
-        : `${name} must be ${withArticle(expected)}${seen && seen !== expected ? `, not ${withArticle(seen)}` : ''}.`;
+        ? `${name()} must be ${withArticle(`single ${expected}`)}, not an array; call this tool once per value.`
+        : `${name()} must be ${withArticle(expected)}${seen && seen !== expected ? `, not ${withArticle(seen)}` : ''}.`;
       return { text: sentence, details: { expectedType: expected, seenType: seen ?? null } };
     }
     case 'malformed_arguments':
@@ -201,16 +204,16 @@ function render(
       );
       // the allowed values are the tool owner's (the registered schema); the wrong ones were sent by agents
       const wrongText = wrong.map((value) => text.value('rejected value', value));
-      const sentence = `${name} must be one of ${allowed.map(quoteValue).join(', ')}${wrong.length ? `; not ${wrongText.join(', ')}` : ''}.`;
+      const sentence = `${name()} must be one of ${allowed.map(quoteValue).join(', ')}${wrong.length ? `; not ${wrongText.join(', ')}` : ''}.`;
       return { text: sentence, details: { allowedValues: allowed, commonWrongValues: wrong } };
     }
     case 'declared_limit': {
       const above = groups.some((g) => g.subtype === 'above_maximum');
       const limit = declaredLimit(input.schema, path, above ? 'max' : 'min')!;
-      return { text: `${name} must be ${above ? 'at most' : 'at least'} ${limit.text}.`, details: { limit: limit.value } };
+      return { text: `${name()} must be ${above ? 'at most' : 'at least'} ${limit.text}.`, details: { limit: limit.value } };
     }
     case 'learned_limit':
-      return renderLearnedLimit(name, path, groups, input);
+      return renderLearnedLimit(name(), path, groups, input);
     default:
       return null;
   }

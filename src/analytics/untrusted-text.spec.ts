@@ -1,9 +1,12 @@
 import { isPlainName, isPlainValue, quoteName, quoteValue, UntrustedFragments } from './untrusted-text';
 
 describe('untrusted text from events', () => {
-  it.each(['number', 'n', 'max_tokens', 'city.name', 'user-id', '$ref', '_private', 'größe', 'x1'])('accepts the plain name %j', (name) => {
-    expect(isPlainName(name)).toBe(true);
-  });
+  it.each(['number', 'n', 'max_tokens', 'city.name', 'user-id', '$ref', '_private', 'x1', 'api.v2'])(
+    'accepts the plain name %j',
+    (name) => {
+      expect(isPlainName(name)).toBe(true);
+    },
+  );
 
   it.each([
     '<img src=x onerror=alert(1)>',
@@ -15,13 +18,29 @@ describe('untrusted text from events', () => {
     '',
     'x'.repeat(65),
     'name\u202eevil',
+    // non-ASCII: letters that render as blanks, zero-width and bidi controls, look-alikes of Latin letters
+    'größe',
+    '\u3164',
+    'city\u3164',
+    '\u115f',
+    '\u1160x',
+    '\uffa0',
+    '\u2800',
+    'ci\u200bty',
+    'city\u2066',
+    'p\u0430ssword',
+    'www.evil',
+    'evil.com',
   ])('refuses the name %j', (name) => {
     expect(isPlainName(name)).toBe(false);
   });
 
-  it.each([42, -1.5, 0, true, false, '', 'c', 'New York', 'en-US', '2026-01-01', 'a/b', '50%'])('accepts the plain value %j', (value) => {
-    expect(isPlainValue(value)).toBe(true);
-  });
+  it.each([42, -1.5, 0, true, false, '', 'c', 'New York', 'en-US', '2026-01-01', 'a/b', '50%', '12:30', '3.5 km'])(
+    'accepts the plain value %j',
+    (value) => {
+      expect(isPlainValue(value)).toBe(true);
+    },
+  );
 
   it.each([
     Infinity,
@@ -36,6 +55,17 @@ describe('untrusted text from events', () => {
     ' leading',
     'x'.repeat(33),
     'say "hi"',
+    // links, and what does not render as it reads
+    'https://evil.example/x',
+    'http://a.b',
+    'javascript:alert(1)',
+    'www.evil',
+    'evil.com/login',
+    'see evil.io',
+    'bob@example.com',
+    'Z\u00fcrich',
+    'c\u3164',
+    '\u2800',
   ])('refuses the value %j', (value) => {
     expect(isPlainValue(value)).toBe(false);
   });
