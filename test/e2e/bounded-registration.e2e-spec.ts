@@ -152,7 +152,7 @@ describe('registration work is bounded per request (issue 33, finding 2)', () =>
     const run = await duringAttack(() => bulk([big(0), big(1), big(2), big(3)]));
     expect(run.result.status).toBe(400);
     expect(run.result.body.error.details).toEqual(
-      expect.arrayContaining([{ path: '/tools/3/parameters', message: expect.stringMatching(/takes more than \d+ ms to compile/) }]),
+      expect.arrayContaining([{ path: '/tools/3/parameters', message: expect.stringContaining('too many subschemas') }]),
     );
     expectResponsive(run);
   }, 120_000);
