@@ -2,7 +2,7 @@ import Ajv, { type ErrorObject } from 'ajv';
 import Ajv2019 from 'ajv/dist/2019';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { compileUserSchema, LinearPatterns, measureSchemaCost, SCHEMA_COMPILE_STARVED_RETRIES, type UserSchemaDraft } from '../diagnosis';
+import { compileUserSchema, LinearPatterns, measureSchemaCost, SCHEMA_COMPILE_BUDGET_MS, type UserSchemaDraft } from '../diagnosis';
 import type { FieldError } from '../infra/http/api-error';
 import { toFieldError } from '../infra/validation/ajv-factory';
 import type { JsonObject } from './registry.types';
@@ -14,12 +14,6 @@ import type { JsonObject } from './registry.types';
 // worker could not afford to run, is refused with the problem named. Pure apart from Ajv's own caches.
 
 export const MAX_SCHEMA_BYTES = 64 * 1024;
-/**
- * How long registration lets Ajv generate one schema's code, in one piece the event loop cannot interrupt: ~100
- * properties here. A tighter bound than validation's own (SCHEMA_COMPILE_BUDGET_MS, for schemas stored before it), so
- * what registration accepts always compiles later, and no registration holds every other request for longer.
- */
-export const REGISTRATION_COMPILE_BUDGET_MS = 50;
 export const MAX_SCHEMA_DEPTH = 32;
 const MAX_REPORTED_PROBLEMS = 20;
 
@@ -109,15 +103,10 @@ function fromMetaSchemaErrors(errors: readonly ErrorObject[], path: string): Fie
 function strictModeProblems(draft: UserSchemaDraft, json: JsonObject, path: string, patterns: LinearPatterns): FieldError[] {
   // Ajv registers a schema under its $id; an id-less copy keeps two versions of one tool from colliding.
   const { $id: _id, ...schema } = json;
-  const compiled = compileUserSchema(schema, draft, {
-    isStrict: true,
-    budgetMs: REGISTRATION_COMPILE_BUDGET_MS,
-    starvedRetries: SCHEMA_COMPILE_STARVED_RETRIES,
-    patterns,
-  });
+  const compiled = compileUserSchema(schema, draft, { isStrict: true, patterns });
   if (compiled.status === 'compiled') return [];
   if (compiled.status === 'too_expensive') {
-    return [{ path, message: `takes more than ${REGISTRATION_COMPILE_BUDGET_MS} ms to compile: too expensive to validate with` }];
+    return [{ path, message: `takes more than ${SCHEMA_COMPILE_BUDGET_MS} ms to compile: too expensive to validate with` }];
   }
   return [{ path: locateStrictProblem(compiled.message, schema, path), message: compiled.message.replace(/^strict mode: /, '') }];
 }

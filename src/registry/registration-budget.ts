@@ -20,6 +20,12 @@ export const REGISTRATION_DEADLINE_MS = 30_000;
 export const SCHEMA_BASE_UNITS = 1_400;
 /** Ajv generates code per subschema, ~0.5 ms each with allErrors (1,500 properties took 825 ms). */
 export const SCHEMA_NODE_UNITS = 100;
+/**
+ * Ajv generates one schema's code in one piece the event loop cannot interrupt: a schema whose code would cost more
+ * (about 140 subschemas, ~80 ms) is refused before compiling, counted rather than timed, so a busy machine never
+ * refuses a schema a quiet one accepts. The compile's own watchdog (SCHEMA_COMPILE_BUDGET_MS) stays as a backstop.
+ */
+export const MAX_SCHEMA_COMPILE_UNITS = 16_000;
 /** Reading a schema's shape (size, depth, references, meta-schema): per KB of its JSON, measured well under 1 ms. */
 const SCHEMA_UNITS_PER_KB = 20;
 

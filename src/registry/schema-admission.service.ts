@@ -3,7 +3,14 @@ import { estimatePatternUnits, LinearPatterns, MAX_SCHEMA_PROGRAM_SIZE, TOO_MANY
 import { SharedTimeSlice } from '../infra/event-loop/shared-time-slice';
 import { ApiError, FieldError } from '../infra/http/api-error';
 import { checkSchemaShape, schemaCompileSteps } from './parameters-schema';
-import { patternsOf, RegistrationBudget, schemaCompileUnits, shapeCheckUnits, Spent } from './registration-budget';
+import {
+  MAX_SCHEMA_COMPILE_UNITS,
+  patternsOf,
+  RegistrationBudget,
+  schemaCompileUnits,
+  shapeCheckUnits,
+  Spent,
+} from './registration-budget';
 import { RegistrationTurns } from './registration-turns';
 import type { JsonObject, RegistrationCandidate } from './registry.types';
 
@@ -63,7 +70,12 @@ export class SchemaAdmissionService {
     const spentOnShape = budget.charge(shapeCheckUnits(Buffer.byteLength(JSON.stringify(schema), 'utf8')));
     if (spentOnShape) return { spent: spentOnShape };
     if (shapeProblems.length > 0) return { problems: shapeProblems };
-    const spentOnCode = budget.charge(schemaCompileUnits(schema));
+    const codeUnits = schemaCompileUnits(schema);
+    if (codeUnits > MAX_SCHEMA_COMPILE_UNITS) {
+      const message = `has too many subschemas to generate validation code for in one piece (${codeUnits} work units, at most ${MAX_SCHEMA_COMPILE_UNITS}, about 140 properties)`;
+      return { problems: [{ path: parametersPath, message }] };
+    }
+    const spentOnCode = budget.charge(codeUnits);
     if (spentOnCode) return { spent: spentOnCode };
 
     // Each pattern compiled in a piece of its own, charged before it runs; refused ones count toward the schema's total.
