@@ -94,13 +94,11 @@ describe('bounded work (issue 33)', () => {
     expect(matchArgumentName('numbers', [...many, 'number'])).toBeNull();
   });
 
-  it('matches the worst case it accepts (long near-miss names, every candidate examined) within a few milliseconds each', () => {
+  it('matches the worst case it accepts (long near-miss names, every candidate examined)', () => {
+    // its cost is measured by test/e2e/bounded-validate.e2e-spec.ts (/healthz during the attack), not timed here
     const stem = 'a'.repeat(MAX_MATCHED_NAME_CHARS - 5);
     const declared = Array.from({ length: MAX_MATCHED_CANDIDATES }, (_, i) => `${stem}${String(i).padStart(4, '0')}`);
     const unknown = Array.from({ length: 50 }, (_, i) => `${stem}${String(i).padStart(4, '0')}x`);
-    const startedAt = performance.now();
     for (const [i, name] of unknown.entries()) expect(matchArgumentName(name, declared)).toBe(declared[i]);
-    // a few ms a name on this shared machine (a full table per pair took 16 ms); the margin is for a busy box
-    expect((performance.now() - startedAt) / unknown.length).toBeLessThan(25);
   });
 });
