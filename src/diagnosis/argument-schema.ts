@@ -32,18 +32,35 @@ export interface ArgumentSchemaOptions {
 
 type Prepared =
   | { status: 'ready'; validate: ValidateFunction; cost: SchemaCost | null; patterns: LinearPatterns }
-  | { status: 'too_expensive' }
+  /** `isRetried`: cut off by the clock (a busy machine can do that), not refused by measure, so tried again later. */
+  | { status: 'too_expensive'; isRetried: boolean }
   | { status: 'unusable' };
+
+/**
+ * A schema that measured small but whose compile ran out of time is compiled again on a call at least this long
+ * after, the wait doubling each time up to MAX_EXPENSIVE_COMPILE_RETRY_MS: a compile cut short while the machine was
+ * busy (another project's load, say) must not switch a tool's validation off for good, and a schema that is really
+ * slow to compile costs its compile budget only a few times an hour.
+ */
+export const EXPENSIVE_COMPILE_RETRY_MS = 5_000;
+const MAX_EXPENSIVE_COMPILE_RETRY_MS = 10 * 60_000;
 
 /** Compiles a tool's argument schema once (within SCHEMA_COMPILE_BUDGET_MS); `validate` never throws. */
 export function compileArgumentSchema(json: Record<string, unknown>, options: ArgumentSchemaOptions = {}): ArgumentSchema {
   const nowMs = options.nowMs ?? (() => performance.now());
-  const prepared = prepare(json);
+  let prepared = prepare(json);
+  let retryAtMs = nowMs() + EXPENSIVE_COMPILE_RETRY_MS;
+  let retryWaitMs = EXPENSIVE_COMPILE_RETRY_MS;
   let cooldown: ExpensiveCalls | null = null;
   return {
     json,
     patternBytes: prepared.status === 'ready' ? prepared.patterns.memoryBytes : 0,
     validate: (args: unknown, budgetMs = ARGUMENT_VALIDATION_BUDGET_MS): SchemaCheck => {
+      if (prepared.status === 'too_expensive' && prepared.isRetried && nowMs() >= retryAtMs) {
+        prepared = prepare(json);
+        retryWaitMs = Math.min(2 * retryWaitMs, MAX_EXPENSIVE_COMPILE_RETRY_MS);
+        retryAtMs = nowMs() + retryWaitMs;
+      }
       if (prepared.status !== 'ready') return { status: prepared.status };
       if (cooldown && nowMs() >= cooldown.untilMs) cooldown = null;
       if (cooldown && isAtLeast(args, cooldown.fromUnits)) return { status: 'too_expensive' };
@@ -81,9 +98,12 @@ function prepare(json: Record<string, unknown>): Prepared {
     starvedRetries: SCHEMA_COMPILE_STARVED_RETRIES,
   });
   // What registration now refuses as explosive is never run: no event pays the budget to learn it again.
-  if (measured.timedOut || measured.value?.problems.some((problem) => problem.kind === 'explodes')) return { status: 'too_expensive' };
+  if (measured.timedOut || measured.value?.problems.some((problem) => problem.kind === 'explodes')) {
+    return { status: 'too_expensive', isRetried: false };
+  }
   const compiled = compileUserSchema(schema, 'draft7', { isStrict: false, patterns });
-  if (compiled.status === 'too_expensive') return { status: 'too_expensive' };
+  // only a schema that measured without problems is worth compiling again (what measures badly stays refused)
+  if (compiled.status === 'too_expensive') return { status: 'too_expensive', isRetried: measured.value?.problems.length === 0 };
   // An uncompilable schema gives no schema evidence; the categorizer falls back to the error message.
   if (compiled.status === 'refused') return { status: 'unusable' };
   return { status: 'ready', validate: compiled.validate, cost: measured.value, patterns };

@@ -1,8 +1,10 @@
+import { EXPENSIVE_COMPILE_RETRY_MS } from '../../src/diagnosis/argument-schema';
 import { REGISTRATION_DEADLINE_MS } from '../../src/registry/registration-budget';
 import { MAX_WAITING_REGISTRATIONS_PER_PROJECT } from '../../src/registry/registration-turns';
 import { AppProcess, freePort, spawnApp } from '../support/app-process';
 import { probeLatencies } from '../support/probe-latencies';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
+import { expectHealthzResponsive } from '../support/responsiveness';
 
 // Issue 33, finding 2: a registration request compiled every pattern and schema synchronously, outside any budget (a
 // 66 KB tools:bulk held the process 12.6 s, a 7 KB one 2.4 s, refused schemas cost the same). Now every piece of the
@@ -14,7 +16,6 @@ import { eventually, startTestApp, TestApp } from '../support/test-app';
 const ANSWER_BOUND_MS = REGISTRATION_DEADLINE_MS + 10_000;
 // polled this often while an attack runs: each sample waits for whatever holds the event loop
 const HEALTHZ_POLL_INTERVAL_MS = 10;
-const HEALTHZ_BOUND_MS = 100;
 const APP_START_TIMEOUT_MS = 60_000;
 
 // Patterns the linear engine accepts that are slow to compile: 195 Unicode property classes (980 characters, ~20-35
@@ -84,7 +85,7 @@ describe('registration work is bounded per request (issue 33, finding 2)', () =>
   }
 
   /** Runs `attack` while another process polls /healthz; the attack's result, how long it took, and the slowest /healthz. */
-  async function duringAttack<T>(attack: () => Promise<T>): Promise<{ result: T; ms: number; healthzMaxMs: number; samples: number }> {
+  async function duringAttack<T>(attack: () => Promise<T>): Promise<{ result: T; ms: number; healthzMs: number[] }> {
     let result: T | undefined;
     let ms = 0;
     const latencies = await probeLatencies(
@@ -98,15 +99,16 @@ describe('registration work is bounded per request (issue 33, finding 2)', () =>
       },
     );
     const healthzMs = latencies.healthz.map((sample) => sample.ms);
-    return { result: result as T, ms, healthzMaxMs: Math.max(...healthzMs), samples: healthzMs.length };
+    return { result: result as T, ms, healthzMs };
   }
 
   const bulk = (tools: unknown[], key?: string) => request('POST', '/v1/tools:bulk', { tools }, key);
 
-  const expectResponsive = (run: { ms: number; healthzMaxMs: number; samples: number }) => {
-    console.log(`answered in ${run.ms.toFixed(0)} ms; /healthz ${run.samples} samples, max ${run.healthzMaxMs.toFixed(1)} ms`);
-    expect(run.samples).toBeGreaterThan(0);
-    expect(run.healthzMaxMs).toBeLessThan(HEALTHZ_BOUND_MS);
+  const expectResponsive = (run: { ms: number; healthzMs: number[] }) => {
+    console.log(
+      `answered in ${run.ms.toFixed(0)} ms; /healthz ${run.healthzMs.length} samples, max ${Math.max(...run.healthzMs).toFixed(1)} ms`,
+    );
+    expectHealthzResponsive(run.healthzMs, 0);
     expect(run.ms).toBeLessThan(ANSWER_BOUND_MS);
   };
 
@@ -233,7 +235,8 @@ describe("another project's registrations never switch a tool's validation off (
       expect(registered.status).toBe(201);
       const validate = () =>
         t.request('POST', '/v1/tools/slow_patterns/validate', { key: a.apiKey, body: { arguments: { p0: '1', p1: '2', p2: '3' } } });
-      expect((await validate()).body).toMatchObject({ checked: true, valid: false });
+      // its first compile may be cut off on a busy machine; it is compiled again EXPENSIVE_COMPILE_RETRY_MS later
+      await eventually(async () => ((await validate()).body.checked === true ? true : undefined), 4 * EXPENSIVE_COMPILE_RETRY_MS, 500);
 
       // B: 70 tools of ~5,000 instructions each, 350,000 in all: more than the old process-wide cache held (250,000)
       const evicting = Array.from({ length: 70 }, (_, i) => tool(`evict_${i}`, { a: stringWith(repeats(5000 + i)) }));

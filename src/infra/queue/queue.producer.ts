@@ -45,6 +45,9 @@ const ENQUEUE_TIMEOUT_MS = 2000;
 const READINESS_TIMEOUT_MS = 1000;
 
 /** The typed producer: the only way the app puts jobs on a queue. */
+/** The priority of a job whose project's share could not be counted: as a project that queued nothing lately. */
+const UNCOUNTED_PRIORITY = 1;
+
 @Injectable()
 export class QueueProducer implements OnModuleDestroy {
   private readonly connection: RedisConnection;
@@ -76,13 +79,21 @@ export class QueueProducer implements OnModuleDestroy {
     await this.withTimeout(this.add(name, payload, jobId));
   }
 
-  /** The job's fair share, when its queue has one, is counted in Redis first: its priority is part of the job. */
+  /**
+   * The job's fair share, when its queue has one, is counted in Redis first: its priority is part of the job. A count
+   * that fails or times out (a slow Redis) never keeps the job from being added: fairness is best effort, the 503 the
+   * caller may get then says "maybe queued", and the job must still land once Redis answers.
+   */
   private async add<N extends JobName>(name: N, payload: JobPayloads[N], jobId: string): Promise<unknown> {
     const job = JOBS[name] as JobDefinition<JobPayloads[N]>;
     const share = job.fairShareOf?.(payload);
-    const identity = share ? { jobId, priority: await this.fairPriority.priorityFor(share.owner, share.events, Date.now()) } : { jobId };
+    const identity = share ? { jobId, priority: await this.priorityOf(share.owner, share.events) } : { jobId };
     // options() builds a fresh object; `{ ...options, jobId }` would cost an old-space allocation a request (docs/perf.md)
     return this.queues[job.queue].add(name, payload, Object.assign(job.options(this.config), identity));
+  }
+
+  private priorityOf(owner: string, events: number): Promise<number> {
+    return this.fairPriority.priorityFor(owner, events, Date.now()).catch(() => UNCOUNTED_PRIORITY);
   }
 
   get events(): Queue {
