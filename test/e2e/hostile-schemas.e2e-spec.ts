@@ -1,12 +1,11 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { ARGUMENT_VALIDATION_BUDGET_MS, SCHEMA_COMPILE_BUDGET_MS } from '../../src/diagnosis';
 import { QueueProducer } from '../../src/infra/queue/queue.producer';
 import { anErrorEvent } from '../factories/event.factory';
 import { startAppProcess } from '../support/app-process';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
+import { probeLatencies } from '../support/probe-latencies';
 import { expectHealthzResponsive } from '../support/responsiveness';
 
 // Issue 13, findings 1 and 2: a user's schema never decides how long a request or a job runs, nor how much memory
@@ -356,35 +355,6 @@ describe('a process with hostile schemas stored before this change', () => {
     }
   }, 120_000);
 });
-
-interface ProbeLoop {
-  name: string;
-  method: string;
-  path: string;
-  body?: string;
-  intervalMs: number;
-}
-
-/** Repeats each loop's request from a process of its own while `during` runs; the latencies by loop name. */
-async function probeLatencies(
-  url: string,
-  headers: Record<string, string>,
-  loops: ProbeLoop[],
-  during: () => Promise<unknown>,
-): Promise<Record<string, Array<{ ms: number; status: number }>>> {
-  const probe = spawn(process.execPath, [join(__dirname, '..', 'support', 'latency-probe.js')], { stdio: ['pipe', 'pipe', 'inherit'] });
-  let output = '';
-  probe.stdout!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise((resolve) => probe.on('exit', resolve));
-  probe.stdin!.write(`${JSON.stringify({ url, headers, loops })}\n`);
-  try {
-    await during();
-  } finally {
-    probe.stdin!.end();
-    await exited;
-  }
-  return JSON.parse(output);
-}
 
 async function storeBypassingChecks(t: TestApp, name: string, parameters: Record<string, unknown>): Promise<void> {
   const registered = await t.request('PUT', `/v1/tools/${name}`, {
