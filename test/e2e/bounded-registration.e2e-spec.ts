@@ -1,7 +1,7 @@
 import { EXPENSIVE_COMPILE_RETRY_MS } from '../../src/diagnosis/argument-schema';
 import { REGISTRATION_DEADLINE_MS } from '../../src/registry/registration-budget';
 import { MAX_WAITING_REGISTRATIONS_PER_PROJECT } from '../../src/registry/registration-turns';
-import { AppProcess, freePort, spawnApp } from '../support/app-process';
+import { AppProcess, startAppProcess } from '../support/app-process';
 import { probeLatencies } from '../support/probe-latencies';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
 import { expectHealthzResponsive } from '../support/responsiveness';
@@ -53,20 +53,8 @@ describe('registration work is bounded per request (issue 33, finding 2)', () =>
 
   beforeAll(async () => {
     t = await startTestApp();
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
-    app = spawnApp({
-      DATABASE_URL: t.db.url,
-      REDIS_URL: t.config.redisUrl,
-      QUEUE_PREFIX: t.config.queuePrefix,
-      ROLES: 'api,worker',
-      MIGRATE_ON_START: 'false',
-      RATE_LIMIT_REQUESTS: '0',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-    });
-    // startAppProcess waits 20 s: on this shared machine under load a start-up took longer
-    await eventually(async () => ((await fetch(`${url}/healthz`).catch(() => null))?.ok ? true : undefined), APP_START_TIMEOUT_MS);
+    // a longer start-up wait than the default 20 s: on this shared machine under load a start-up took longer
+    ({ app, url } = await startAppProcess(t, APP_START_TIMEOUT_MS));
   }, 2 * APP_START_TIMEOUT_MS);
 
   afterAll(async () => {
