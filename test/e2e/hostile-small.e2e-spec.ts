@@ -1,8 +1,7 @@
-import { join } from 'node:path';
-import { Root } from 'protobufjs';
 import { encodeCursor } from '../../src/infra/http/cursor';
 import { OpenApiDocument, registeredRoutes } from '../support/openapi-contract';
 import { startTestApp, TestApp, untilWorkerIdle } from '../support/test-app';
+import { ExportRequest, ExportResponse } from '../support/otlp-messages';
 
 // Finding 11 of issue 33, the smaller ones: forged cursors answered 500.
 
@@ -171,12 +170,6 @@ describe('finding 11: alert destinations on a server that does not allow private
 });
 
 describe('finding 11: an OTLP protobuf span holding text that is not UTF-8', () => {
-  const protoDir = join(__dirname, '..', '..', 'vendor', 'opentelemetry-proto');
-  const root = new Root();
-  root.resolvePath = (_origin, target) => join(protoDir, target);
-  root.loadSync('opentelemetry/proto/collector/trace/v1/trace_service.proto');
-  const ExportRequest = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
-  const ExportResponse = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse');
   const TRACE_ID = 'd'.repeat(32);
   const now = BigInt(Date.now()) * 1_000_000n;
 

@@ -2,22 +2,14 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { Root } from 'protobufjs';
 import { AppProcess, startAppProcess } from '../support/app-process';
+import { ExportRequest, ExportResponse } from '../support/otlp-messages';
 import { pythonVenv } from '../support/python-venv';
 import { reportSkip } from '../support/skip-report';
 import { eventually, startTestApp, TestApp, untilWorkerIdle } from '../support/test-app';
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'otel');
 const run = promisify(execFile);
-
-// The test's own copy of the OTLP messages, from the vendored official .proto files
-const protoDir = join(__dirname, '..', '..', 'vendor', 'opentelemetry-proto');
-const root = new Root();
-root.resolvePath = (_origin, target) => join(protoDir, target);
-root.loadSync('opentelemetry/proto/collector/trace/v1/trace_service.proto');
-const ExportRequest = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
-const ExportResponse = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse');
 
 // The Python side: the official generated classes need only these two wheels (with --no-deps)
 const PROTO_PACKAGES = ['opentelemetry-proto==1.45.0', 'protobuf<7'];
