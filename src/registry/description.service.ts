@@ -5,7 +5,7 @@ import { strongEtag } from './etag';
 import { GUARD_POLICY_CHANGE, GuardService } from './guard.service';
 import { ProjectNoteRepository } from './project-note.repository';
 import { RegistryChange, RegistryChangeListener, RegistryChangesChannel } from './registry-changes.channel';
-import type { RunningCanary, ToolFormat } from './registry.types';
+import type { DescriptionView, RunningCanary, ToolFormat } from './registry.types';
 import { CachedResponse, cacheKey, LIST_KEY, ServedResponseCache } from './served-response.cache';
 import { toFormat } from './tool-formats';
 import { judgeProjectTools } from './tool-quality';
@@ -77,7 +77,9 @@ export class DescriptionService implements OnModuleInit, RegistryChangeListener 
     // a pinned version is served as it was stored; the guard belongs to what a caller is served now
     if (version !== null) return this.store(key, served.view, generation);
     const nowMs = Date.now();
-    return this.store(key, { ...served.view, guard: await this.guards.guardOf(projectId, served.view, nowMs) }, generation, nowMs);
+    const limitsFrom = canary && servedVersion !== canary.canaryVersion ? await this.tools.findServedTool(projectId, name, null) : served;
+    const guard = await this.guards.guardOf(projectId, withLimitsOf(served.view, limitsFrom?.view ?? served.view), nowMs);
+    return this.store(key, { ...served.view, guard }, generation, nowMs);
   }
 
   /**
@@ -98,11 +100,13 @@ export class DescriptionService implements OnModuleInit, RegistryChangeListener 
     const [served, notes] = await Promise.all([this.tools.listServedTools(projectId, pinned), this.notes.findNotes(projectId)]);
     const nowMs = Date.now();
     // only the raw format carries the guard section, the one the SDKs read
+    const latest = format === 'raw' && pinned.size > 0 ? await this.tools.listServedTools(projectId) : [];
+    const latestOf = new Map(latest.map(({ view }) => [view.name, view]));
     const guards =
       format === 'raw'
         ? await this.guards.guardsOf(
             projectId,
-            served.map(({ view }) => view),
+            served.map(({ view }) => withLimitsOf(view, latestOf.get(view.name) ?? view)),
             nowMs,
           )
         : null;
@@ -137,4 +141,16 @@ export class DescriptionService implements OnModuleInit, RegistryChangeListener 
     this.cache.set(key, response, generation);
     return response;
   }
+}
+
+/**
+ * The view the guard is built from: the served one, with the learned limits of the tool's latest version. A caller
+ * served a canary's previous version still has calls refused that the canary's learned limit says fail (issue 34:
+ * refusing a call that fails anyway harms no comparison), while its description stays the previous one.
+ */
+function withLimitsOf(served: DescriptionView, latest: DescriptionView): DescriptionView {
+  if (latest === served) return served;
+  const limits = latest.warnings.filter((warning) => warning.evidence.learnedLimit !== undefined);
+  const others = served.warnings.filter((warning) => warning.evidence.learnedLimit === undefined);
+  return { ...served, warnings: [...others, ...limits] };
 }
