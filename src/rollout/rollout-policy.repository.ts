@@ -24,12 +24,19 @@ export class RolloutPolicyRepository {
     return row ? { enabled: row.isEnabled, share: row.share, minCalls: row.minCalls } : DEFAULT_ROLLOUT_POLICY;
   }
 
-  async upsertPolicy(projectId: string, policy: RolloutPolicy): Promise<void> {
-    const data = { isEnabled: policy.enabled, share: policy.share, minCalls: policy.minCalls };
-    await this.prisma.rolloutPolicy.upsert({
+  /**
+   * Writes the fields `patch` has and answers the whole resulting policy. One INSERT ... ON CONFLICT DO UPDATE that sets
+   * only those columns: two partial updates of different fields at once both stay.
+   */
+  async updatePolicy(projectId: string, patch: Partial<RolloutPolicy>): Promise<RolloutPolicy> {
+    const data = { isEnabled: patch.enabled, share: patch.share, minCalls: patch.minCalls };
+    const created = { ...DEFAULT_ROLLOUT_POLICY, ...patch };
+    const row = await this.prisma.rolloutPolicy.upsert({
       where: { projectId },
-      create: { projectId, ...data },
+      create: { projectId, isEnabled: created.enabled, share: created.share, minCalls: created.minCalls },
       update: { ...data, updatedAt: new Date() },
+      select: { isEnabled: true, share: true, minCalls: true },
     });
+    return { enabled: row.isEnabled, share: row.share, minCalls: row.minCalls };
   }
 }
