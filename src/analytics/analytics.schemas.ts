@@ -43,7 +43,7 @@ const WAITING_FOR = {
     'proposal_only (a change for a person to make outside the description: `detail`), review (its text quotes odd event ' +
     'data: `reviewReason`; apply it by hand), auto_apply_off, kind_not_auto_applied (`kind`), below_thresholds (`count` of ' +
     '`minOccurrences`, `share` of `minShare`), canary (its tool runs canary `canaryId` since `since`: decided first), ' +
-    'nightly (nothing holds it: the next nightly run applies it)',
+    'nightly (nothing holds it: the next nightly run applies it, as a canary while the rollout policy is on)',
   properties: {
     reason: { enum: [...WAITING_REASONS] },
     detail: { type: 'string' },

@@ -8,7 +8,7 @@ import { CanaryCountsRepository } from './canary-counts.repository';
 import { CanarySides, sumCanarySides } from './canary-sides';
 
 /** The reason a canary ended by switching the rollout policy off is recorded with (docs/rollout.md). */
-export const POLICY_OFF_REASON = 'rollout policy switched off';
+const POLICY_OFF_REASON = 'rollout policy switched off';
 
 export type CanaryEndAction = 'promote' | 'roll_back';
 
@@ -40,11 +40,12 @@ export class CanaryControlService {
   async endByHand(projectId: string, id: string, action: CanaryEndAction): Promise<CanaryView> {
     const canary = isUuid(id) ? await this.canaries.findCanary(projectId, id) : null;
     if (!canary) throw notFound('canary', id);
-    const isEnded = canary.status === 'running' && (await this.end(projectId, canary, action, HAND_REASONS[action]));
-    // after an end, or a nightly or new version that ended it first: the canary as it is now
-    const now = canary.status === 'running' ? ((await this.canaries.findCanary(projectId, id)) ?? canary) : canary;
-    if (!isEnded) throw canaryNotRunning(id, now.status);
-    return { ...now, sides: null };
+    if (canary.status === 'running' && (await this.end(projectId, canary, action, HAND_REASONS[action]))) {
+      return { ...((await this.canaries.findCanary(projectId, id)) ?? canary), sides: null };
+    }
+    // a nightly or a new version may have ended it since it was read: say how it ended
+    const ended = canary.status === 'running' ? ((await this.canaries.findCanary(projectId, id)) ?? canary) : canary;
+    throw canaryNotRunning(id, ended.status);
   }
 
   /**
