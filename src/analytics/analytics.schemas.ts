@@ -1,8 +1,9 @@
 import { COUNTS, DATE_TIME, NULLABLE_DATE_TIME, NULLABLE_INTEGER, NULLABLE_STRING, pageOf } from '../infra/http/openapi/response.schemas';
+import { partialBodyOf } from '../infra/http/openapi/partial-body';
 import { RECOMMENDATION_KINDS } from './recommendation-rules';
 
-// Request and response schemas of the analytics routes: the policy schema validates PUT /v1/policy and describes
-// what both policy routes answer; test/e2e/openapi.e2e-spec.ts checks a real answer of each route against these.
+// Request and response schemas of the analytics routes: the policy schema describes what both policy routes answer,
+// its partial form validates PUT /v1/policy; test/e2e/openapi.e2e-spec.ts checks a real answer of each route.
 
 const RECOMMENDATION_STATUSES = ['proposed', 'applied', 'dismissed'] as const;
 
@@ -16,6 +17,45 @@ export const POLICY_SCHEMA = {
     minShare: { type: 'number', minimum: 0, maximum: 1 },
     autoApplyKinds: { type: 'array', uniqueItems: true, items: { enum: [...RECOMMENDATION_KINDS] } },
     autoRetire: { type: 'boolean' },
+  },
+} as const;
+
+/** PUT /v1/policy: any of the policy's fields; the rest keep their stored values (or the defaults). */
+export const POLICY_PATCH_SCHEMA = partialBodyOf(POLICY_SCHEMA);
+
+export const WAITING_REASONS = [
+  'proposal_only',
+  'review',
+  'auto_apply_off',
+  'kind_not_auto_applied',
+  'below_thresholds',
+  'canary',
+  'nightly',
+] as const;
+
+const WAITING_FOR = {
+  type: 'object',
+  nullable: true,
+  additionalProperties: false,
+  required: ['reason'],
+  description:
+    'what a proposed recommendation waits for before the nightly applies it (null unless proposed), the first that holds: ' +
+    'proposal_only (a change for a person to make outside the description: `detail`), review (its text quotes odd event ' +
+    'data: `reviewReason`; apply it by hand), auto_apply_off, kind_not_auto_applied (`kind`), below_thresholds (`count` of ' +
+    '`minOccurrences`, `share` of `minShare`), canary (its tool runs canary `canaryId` since `since`: decided first), ' +
+    'nightly (nothing holds it: the next nightly run applies it, as a canary while the rollout policy is on)',
+  properties: {
+    reason: { enum: [...WAITING_REASONS] },
+    detail: { type: 'string' },
+    reviewReason: { type: 'string' },
+    kind: { type: 'string' },
+    count: { type: 'integer', minimum: 0 },
+    minOccurrences: { type: 'integer' },
+    share: { type: 'number' },
+    minShare: { type: 'number' },
+    canaryId: { type: 'string', format: 'uuid' },
+    tool: { type: 'string' },
+    since: DATE_TIME,
   },
 } as const;
 
@@ -44,6 +84,7 @@ export const RECOMMENDATION_RESPONSE = {
     'appliedVersion',
     'appliedAt',
     'effect',
+    'waitingFor',
   ],
   properties: {
     id: { type: 'string', format: 'uuid' },
@@ -66,6 +107,7 @@ export const RECOMMENDATION_RESPONSE = {
         'calls, mistakes, rate, ci95, and what the SDK guard did: reachedToolCount, preventedCount, correctedCount',
       properties: { verdict: { type: 'string', enum: ['helped', 'no_effect', 'worse', 'not_enough_data'] } },
     },
+    waitingFor: WAITING_FOR,
   },
 } as const;
 

@@ -11,7 +11,8 @@ import { DailyStatsRepository, MisnamedTool } from './daily-stats.repository';
 import { MistakeEvidenceRepository } from './mistake-evidence.repository';
 import { ProjectPolicyValues, RecommendationRepository, StoredRecommendation } from './recommendation.repository';
 import { JobRunRepository } from './job-run.repository';
-import { proposalOnlyReason, RecommendationApplier, requiresReview } from './recommendation-applier';
+import { RecommendationApplier } from './recommendation-applier';
+import { autoApplyHold } from './auto-apply-policy';
 import { computeDailyToolStat } from './daily-stats';
 import { estimateEffect, splitByWarning, splitGuardOutcomes } from './effect-statistics';
 import { findIntendedTool } from './intended-tool';
@@ -469,21 +470,7 @@ function keepFirstSeen(drafts: RecommendationDraft[], open: readonly StoredRecom
   }
 }
 
-/**
- * Whether the nightly applies a proposed recommendation by itself. A schema_quality addition has no occurrences (it
- * comes from the definition, not from mistakes), so minOccurrences and minShare do not apply to it: the policy's
- * autoApply and autoApplyKinds decide alone.
- */
+/** Whether the nightly applies a proposed recommendation by itself: when nothing holds it (auto-apply-policy.ts). */
 function isEligible(recommendation: StoredRecommendation, policy: ProjectPolicyValues): boolean {
-  const evidence = recommendation.evidence as { count?: number; share?: number };
-  const isFrequentEnough =
-    recommendation.kind === 'schema_quality' ||
-    ((evidence.count ?? 0) >= policy.minOccurrences && (evidence.share ?? 0) >= policy.minShare);
-  return (
-    policy.autoApply &&
-    !requiresReview(recommendation) &&
-    proposalOnlyReason(recommendation) === null &&
-    policy.autoApplyKinds.includes(recommendation.kind) &&
-    isFrequentEnough
-  );
+  return autoApplyHold(recommendation, policy) === null;
 }

@@ -107,11 +107,16 @@ export class RecommendationRepository {
     });
   }
 
-  async upsertPolicy(projectId: string, policy: ProjectPolicyValues): Promise<void> {
-    await this.prisma.projectPolicy.upsert({
+  /**
+   * Writes the fields `patch` has (a new row takes `defaults` for the rest) and answers the whole resulting policy. One
+   * INSERT ... ON CONFLICT DO UPDATE that sets only those columns: two partial updates of different fields both stay.
+   */
+  async updatePolicy(projectId: string, patch: Partial<ProjectPolicyValues>, defaults: ProjectPolicyValues): Promise<ProjectPolicyValues> {
+    return this.prisma.projectPolicy.upsert({
       where: { projectId },
-      create: { projectId, ...policy },
-      update: { ...policy, updatedAt: new Date() },
+      create: { projectId, ...defaults, ...patch },
+      update: { ...patch, updatedAt: new Date() },
+      select: { autoApply: true, minOccurrences: true, minShare: true, autoApplyKinds: true, autoRetire: true },
     });
   }
 }

@@ -7,7 +7,13 @@ import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
 import type { AuthenticatedProject } from '../tenancy/project.repository';
 import type { ProjectPolicyValues } from './recommendation.repository';
-import { POLICY_SCHEMA, RECOMMENDATION_RESPONSE, RECOMMENDATIONS_QUERY_SCHEMA, RECOMMENDATIONS_RESPONSE } from './analytics.schemas';
+import {
+  POLICY_PATCH_SCHEMA,
+  POLICY_SCHEMA,
+  RECOMMENDATION_RESPONSE,
+  RECOMMENDATIONS_QUERY_SCHEMA,
+  RECOMMENDATIONS_RESPONSE,
+} from './analytics.schemas';
 import { RecommendationsService } from './recommendations.service';
 import { boundedPage } from '../infra/http/page-bytes';
 
@@ -15,7 +21,7 @@ const validateListQuery = compileQueryValidator<{ status?: string; tool?: string
   RECOMMENDATIONS_QUERY_SCHEMA,
 );
 
-const validatePolicy = ajvFor('body').compile<ProjectPolicyValues>(POLICY_SCHEMA);
+const validatePolicy = ajvFor('body').compile<Partial<ProjectPolicyValues>>(POLICY_PATCH_SCHEMA);
 
 @Controller('v1')
 @UseGuards(ApiKeyGuard)
@@ -25,7 +31,7 @@ export class RecommendationsController {
   /** Recommendations with their evidence, status and, once applied, the measured effect of their warning. */
   @Get('recommendations')
   @ApiRoute({
-    summary: 'What the nightly job learned, with the measured effect of applied warnings',
+    summary: 'What the nightly job learned, with the measured effect of applied warnings and what proposed ones wait for',
     query: RECOMMENDATIONS_QUERY_SCHEMA,
     response: RECOMMENDATIONS_RESPONSE,
   })
@@ -66,7 +72,11 @@ export class RecommendationsController {
   }
 
   @Put('policy')
-  @ApiRoute({ summary: 'Set the auto-apply policy', body: POLICY_SCHEMA, response: POLICY_SCHEMA })
+  @ApiRoute({
+    summary: 'Change any fields of the auto-apply policy; answers the whole policy',
+    body: POLICY_PATCH_SCHEMA,
+    response: POLICY_SCHEMA,
+  })
   setPolicy(@CurrentProject() project: AuthenticatedProject, @Body() body: unknown) {
     if (!validatePolicy(body)) {
       throw new ApiError(400, 'invalid_policy', 'Invalid policy', { details: toFieldErrors(validatePolicy.errors, '') });

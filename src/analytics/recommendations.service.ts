@@ -2,9 +2,17 @@ import { Injectable } from '@nestjs/common';
 import { ApiError, notFound } from '../infra/http/api-error';
 import { isUuid } from '../infra/http/storable-values';
 import { RegistryService } from '../registry/registry.service';
+import type { RunningCanary } from '../registry/registry.types';
+import { RolloutService } from '../rollout/rollout.service';
+import { AutoApplyHold, autoApplyHold } from './auto-apply-policy';
 import { ProjectPolicyValues, RecommendationRepository, StoredRecommendation } from './recommendation.repository';
 import { DEFAULT_POLICY } from './nightly.service';
 import { proposalOnlyReason, RecommendationApplier } from './recommendation-applier';
+
+/** What a proposed recommendation waits for (GET /v1/recommendations `waitingFor`); null unless it is proposed. */
+export type WaitingFor = AutoApplyHold | { reason: 'canary'; canaryId: string; tool: string; since: Date } | { reason: 'nightly' };
+
+export type RecommendationView = StoredRecommendation & { waitingFor: WaitingFor | null };
 
 /** What humans do with recommendations: read them, apply or dismiss one, set the auto-apply policy. */
 @Injectable()
@@ -13,15 +21,16 @@ export class RecommendationsService {
     private readonly recommendations: RecommendationRepository,
     private readonly applier: RecommendationApplier,
     private readonly registry: RegistryService,
+    private readonly rollout: RolloutService,
   ) {}
 
-  list(projectId: string, filter: { status?: string; tool?: string; after?: string; limit: number }) {
-    return this.recommendations.listRecommendations(projectId, filter);
+  async list(projectId: string, filter: { status?: string; tool?: string; after?: string; limit: number }): Promise<RecommendationView[]> {
+    return this.describeWaits(projectId, await this.recommendations.listRecommendations(projectId, filter));
   }
 
-  async apply(projectId: string, id: string): Promise<StoredRecommendation> {
+  async apply(projectId: string, id: string): Promise<RecommendationView> {
     const recommendation = await this.find(projectId, id);
-    if (recommendation.status === 'applied') return recommendation;
+    if (recommendation.status === 'applied') return this.view(projectId, recommendation);
     const proposalOnly = proposalOnlyReason(recommendation);
     if (proposalOnly) throw new ApiError(409, 'not_applicable', `This recommendation is not a warning to apply: ${proposalOnly}`);
     if (recommendation.status === 'dismissed' && recommendation.warningId) {
@@ -30,25 +39,42 @@ export class RecommendationsService {
     const isApplied = await this.applier.apply(projectId, recommendation, new Date());
     if (!isApplied)
       throw new ApiError(409, 'conflict', 'The registry refused the warning (its tool is not registered, or it was dismissed there)');
-    return this.find(projectId, id);
+    return this.view(projectId, await this.find(projectId, id));
   }
 
-  async dismiss(projectId: string, id: string): Promise<StoredRecommendation> {
+  async dismiss(projectId: string, id: string): Promise<RecommendationView> {
     const recommendation = await this.find(projectId, id);
     if (recommendation.warningId && recommendation.status === 'applied') {
       await this.registry.retireWarning(projectId, recommendation.warningId, 'dismissed by a human');
     }
     await this.recommendations.markDismissed(projectId, id, new Date());
-    return this.find(projectId, id);
+    return this.view(projectId, await this.find(projectId, id));
   }
 
   async getPolicy(projectId: string): Promise<ProjectPolicyValues> {
     return (await this.recommendations.findPolicy(projectId)) ?? DEFAULT_POLICY;
   }
 
-  async setPolicy(projectId: string, policy: ProjectPolicyValues): Promise<ProjectPolicyValues> {
-    await this.recommendations.upsertPolicy(projectId, policy);
-    return policy;
+  /** Changes the fields `patch` has ({} nothing); the others keep their values (the defaults for a project without a row). */
+  async setPolicy(projectId: string, patch: Partial<ProjectPolicyValues>): Promise<ProjectPolicyValues> {
+    if (Object.keys(patch).length === 0) return this.getPolicy(projectId);
+    return this.recommendations.updatePolicy(projectId, patch, DEFAULT_POLICY);
+  }
+
+  private async view(projectId: string, recommendation: StoredRecommendation): Promise<RecommendationView> {
+    return (await this.describeWaits(projectId, [recommendation]))[0];
+  }
+
+  /**
+   * Says what each proposed recommendation waits for, in the nightly's order: what holds it from being applied by
+   * itself (auto-apply-policy.ts), else its tool's running canary (decided before the tool's description changes
+   * again), else the next nightly run. The policy and the running canaries are read once for the whole page.
+   */
+  private async describeWaits(projectId: string, rows: readonly StoredRecommendation[]): Promise<RecommendationView[]> {
+    if (!rows.some((row) => row.status === 'proposed')) return rows.map((row) => ({ ...row, waitingFor: null }));
+    const [policy, canaries] = await Promise.all([this.getPolicy(projectId), this.rollout.findRunningCanaries(projectId)]);
+    const canaryOf = new Map<string, RunningCanary>(canaries.map((canary) => [canary.tool, canary]));
+    return rows.map((row) => ({ ...row, waitingFor: row.status === 'proposed' ? waitingFor(row, policy, canaryOf.get(row.tool)) : null }));
   }
 
   private async find(projectId: string, id: string): Promise<StoredRecommendation> {
@@ -56,4 +82,11 @@ export class RecommendationsService {
     if (!recommendation) throw notFound('recommendation', id);
     return recommendation;
   }
+}
+
+function waitingFor(recommendation: StoredRecommendation, policy: ProjectPolicyValues, canary: RunningCanary | undefined): WaitingFor {
+  const hold = autoApplyHold(recommendation, policy);
+  if (hold) return hold;
+  if (canary) return { reason: 'canary', canaryId: canary.id, tool: canary.tool, since: canary.startedAt };
+  return { reason: 'nightly' };
 }

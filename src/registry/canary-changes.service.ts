@@ -24,6 +24,14 @@ export class CanaryChangesService {
     return this.tools.findRunningCanaries(projectId);
   }
 
+  findRunningAutoCanaries(projectId: string): Promise<RunningCanary[]> {
+    return this.tools.findRunningAutoCanaries(projectId);
+  }
+
+  findCanary(projectId: string, id: string): Promise<CanaryRecord | null> {
+    return this.tools.findCanary(projectId, id);
+  }
+
   listCanaries(
     projectId: string,
     filter: { tool?: string; status?: CanaryStatus; before?: { startedAt: Date; id: string }; limit: number },

@@ -15,12 +15,15 @@ export class GuardPolicyRepository {
     return row && isGuardMode(row.mode) ? { mode: row.mode } : DEFAULT_GUARD_POLICY;
   }
 
-  async upsertPolicy(projectId: string, policy: GuardPolicy): Promise<void> {
-    await this.prisma.guardPolicy.upsert({
+  /** Writes the fields `patch` has and answers the whole resulting policy, in one INSERT ... ON CONFLICT DO UPDATE. */
+  async updatePolicy(projectId: string, patch: Partial<GuardPolicy>): Promise<GuardPolicy> {
+    const row = await this.prisma.guardPolicy.upsert({
       where: { projectId },
-      create: { projectId, mode: policy.mode },
-      update: { mode: policy.mode, updatedAt: new Date() },
+      create: { projectId, mode: patch.mode ?? DEFAULT_GUARD_POLICY.mode },
+      update: { mode: patch.mode, updatedAt: new Date() },
+      select: { mode: true },
     });
+    return isGuardMode(row.mode) ? { mode: row.mode } : DEFAULT_GUARD_POLICY;
   }
 }
 

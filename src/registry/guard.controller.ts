@@ -5,10 +5,10 @@ import { ajvFor, toFieldErrors } from '../infra/validation/ajv-factory';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
 import type { AuthenticatedProject } from '../tenancy/project.repository';
-import { GUARD_POLICY_SCHEMA, GuardPolicy } from './guard.schemas';
+import { GUARD_POLICY_PATCH_SCHEMA, GUARD_POLICY_SCHEMA, GuardPolicy } from './guard.schemas';
 import { GuardService } from './guard.service';
 
-const validatePolicy = ajvFor('body').compile<GuardPolicy>(GUARD_POLICY_SCHEMA);
+const validatePolicy = ajvFor('body').compile<Partial<GuardPolicy>>(GUARD_POLICY_PATCH_SCHEMA);
 
 @Controller('v1/guard')
 @UseGuards(ApiKeyGuard)
@@ -26,8 +26,8 @@ export class GuardController {
 
   @Put('policy')
   @ApiRoute({
-    summary: "Set the guard policy; served in every tool's guard section at once",
-    body: GUARD_POLICY_SCHEMA,
+    summary: "Change the guard policy (a partial update, as every policy route); served in every tool's guard section at once",
+    body: GUARD_POLICY_PATCH_SCHEMA,
     response: GUARD_POLICY_SCHEMA,
   })
   setPolicy(@CurrentProject() project: AuthenticatedProject, @Body() body: unknown) {

@@ -1,3 +1,5 @@
+import { partialBodyOf } from '../infra/http/openapi/partial-body';
+
 // The guard's contract (README "Guarded execution"): the per-project policy (request and response of GET/PUT
 // /v1/guard/policy) and the `guard` section served beside each tool's description, which the SDKs check arguments with.
 
@@ -21,6 +23,9 @@ export const GUARD_POLICY_SCHEMA = {
     },
   },
 } as const;
+
+/** PUT /v1/guard/policy: like every policy route, a partial update ({} changes nothing and answers the policy). */
+export const GUARD_POLICY_PATCH_SCHEMA = partialBodyOf(GUARD_POLICY_SCHEMA);
 
 export const GUARD_SECTION = {
   type: 'object',

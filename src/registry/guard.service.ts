@@ -24,8 +24,10 @@ export class GuardService {
     return this.policies.findPolicy(projectId);
   }
 
-  async setPolicy(projectId: string, policy: GuardPolicy): Promise<GuardPolicy> {
-    await this.policies.upsertPolicy(projectId, policy);
+  /** Changes the fields `patch` has; an empty patch changes nothing, so nothing served drops. */
+  async setPolicy(projectId: string, patch: Partial<GuardPolicy>): Promise<GuardPolicy> {
+    if (patch.mode === undefined) return this.policies.findPolicy(projectId);
+    const policy = await this.policies.updatePolicy(projectId, patch);
     await this.changes.publish({ projectId, tool: GUARD_POLICY_CHANGE });
     return policy;
   }

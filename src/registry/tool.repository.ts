@@ -163,6 +163,24 @@ export class ToolRepository {
     return rows.map(toCanaryRecord);
   }
 
+  /** The running canaries whose warning the nightly added (source auto), not those a person asked for. */
+  async findRunningAutoCanaries(projectId: string): Promise<RunningCanary[]> {
+    const running = await this.findRunningCanaries(projectId);
+    const warningIds = running.flatMap((canary) => (canary.warningId ? [canary.warningId] : []));
+    if (warningIds.length === 0) return [];
+    const auto = await this.prisma.toolWarning.findMany({
+      where: { projectId, id: { in: warningIds }, source: 'auto' },
+      select: { id: true },
+    });
+    const autoIds = new Set(auto.map((warning) => warning.id));
+    return running.filter((canary) => canary.warningId !== null && autoIds.has(canary.warningId));
+  }
+
+  async findCanary(projectId: string, id: string): Promise<CanaryRecord | null> {
+    const row = await this.prisma.canary.findUnique({ where: { projectId_id: { projectId, id } }, select: CANARY_SELECT });
+    return row ? toCanaryRecord(row) : null;
+  }
+
   /** Canaries of the project, newest first, optionally of one tool or status; `before` is the last id of a page. */
   async listCanaries(
     projectId: string,

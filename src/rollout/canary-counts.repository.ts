@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../infra/prisma/prisma.service';
 import type { DailyVersionCount } from '../analytics/effect-statistics';
+import type { RunningCanary } from '../registry/registry.types';
+import { firstCountedDay } from './canary-sides';
 
 /**
  * Calls and failed calls per description version and day of one tool, from the worker's daily version rollups: what
@@ -25,5 +27,39 @@ export class CanaryCountsRepository {
       calls: rows.map((row) => ({ day: row.day, version: row.descriptionVersion, count: row.calls })),
       mistakes: rows.map((row) => ({ day: row.day, version: row.descriptionVersion, count: row.errors })),
     };
+  }
+
+  /**
+   * The same counts for each of `canaries` (by canary id), of its two versions from the UTC day it started on: one
+   * query for a page of canaries, not one per canary.
+   */
+  async countErrorsOfCanaries(
+    projectId: string,
+    canaries: readonly RunningCanary[],
+  ): Promise<Map<string, { calls: DailyVersionCount[]; mistakes: DailyVersionCount[] }>> {
+    const counts = new Map(
+      canaries.map((canary) => [canary.id, { calls: [] as DailyVersionCount[], mistakes: [] as DailyVersionCount[] }]),
+    );
+    if (canaries.length === 0) return counts;
+    const rows = await this.prisma.dailyVersionRollup.findMany({
+      where: {
+        projectId,
+        OR: canaries.map((canary) => ({
+          tool: canary.tool,
+          descriptionVersion: { in: [canary.canaryVersion, canary.previousVersion] },
+          day: { gte: firstCountedDay(canary.startedAt) },
+        })),
+      },
+      select: { tool: true, day: true, descriptionVersion: true, calls: true, errors: true },
+    });
+    for (const canary of canaries) {
+      const own = counts.get(canary.id)!;
+      for (const row of rows) {
+        if (row.tool !== canary.tool) continue;
+        own.calls.push({ day: row.day, version: row.descriptionVersion, count: row.calls });
+        own.mistakes.push({ day: row.day, version: row.descriptionVersion, count: row.errors });
+      }
+    }
+    return counts;
   }
 }

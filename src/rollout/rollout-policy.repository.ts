@@ -28,12 +28,19 @@ export class RolloutPolicyRepository {
       : DEFAULT_ROLLOUT_POLICY;
   }
 
-  async upsertPolicy(projectId: string, policy: RolloutPolicy): Promise<void> {
-    const data = { isEnabled: policy.enabled, share: policy.share, minCalls: policy.minCalls, design: policy.design };
-    await this.prisma.rolloutPolicy.upsert({
+  /**
+   * Writes the fields `patch` has and answers the whole resulting policy. One INSERT ... ON CONFLICT DO UPDATE that sets
+   * only those columns: two partial updates of different fields at once both stay.
+   */
+  async updatePolicy(projectId: string, patch: Partial<RolloutPolicy>): Promise<RolloutPolicy> {
+    const data = { isEnabled: patch.enabled, share: patch.share, minCalls: patch.minCalls, design: patch.design };
+    const created = { ...DEFAULT_ROLLOUT_POLICY, ...patch };
+    const row = await this.prisma.rolloutPolicy.upsert({
       where: { projectId },
-      create: { projectId, ...data },
+      create: { projectId, isEnabled: created.enabled, share: created.share, minCalls: created.minCalls, design: created.design },
       update: { ...data, updatedAt: new Date() },
+      select: { isEnabled: true, share: true, minCalls: true, design: true },
     });
+    return { enabled: row.isEnabled, share: row.share, minCalls: row.minCalls, design: row.design as CanaryDesign };
   }
 }

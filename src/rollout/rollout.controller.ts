@@ -1,19 +1,27 @@
-import { Body, Controller, Get, Put, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, UseGuards } from '@nestjs/common';
 import { ApiError } from '../infra/http/api-error';
 import { encodeCursor, readInstantCursor } from '../infra/http/cursor';
 import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
 import { compileQueryValidator } from '../infra/http/query-validator';
 import { ajvFor, toFieldErrors } from '../infra/validation/ajv-factory';
-import type { CanaryRecord, CanaryStatus } from '../registry/registry.types';
+import type { CanaryStatus } from '../registry/registry.types';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
 import type { AuthenticatedProject } from '../tenancy/project.repository';
 import type { RolloutPolicy } from './rollout-policy.repository';
-import { CANARIES_QUERY_SCHEMA, CANARIES_RESPONSE, ROLLOUT_POLICY_SCHEMA } from './rollout.schemas';
+import type { CanaryView } from './canary-control.service';
+import {
+  CANARIES_QUERY_SCHEMA,
+  CANARIES_RESPONSE,
+  CANARY_VIEW,
+  ROLLOUT_POLICY_CHANGE_RESPONSE,
+  ROLLOUT_POLICY_PATCH_SCHEMA,
+  ROLLOUT_POLICY_SCHEMA,
+} from './rollout.schemas';
 import { RolloutService } from './rollout.service';
 import { boundedPage } from '../infra/http/page-bytes';
 
-const validatePolicy = ajvFor('body').compile<RolloutPolicy>(ROLLOUT_POLICY_SCHEMA);
+const validatePolicy = ajvFor('body').compile<Partial<RolloutPolicy>>(ROLLOUT_POLICY_PATCH_SCHEMA);
 const validateCanariesQuery = compileQueryValidator<{ tool?: string; status?: CanaryStatus; cursor?: string; limit: number }>(
   CANARIES_QUERY_SCHEMA,
 );
@@ -33,7 +41,11 @@ export class RolloutController {
   }
 
   @Put('policy')
-  @ApiRoute({ summary: 'Set the guarded rollout policy', body: ROLLOUT_POLICY_SCHEMA, response: ROLLOUT_POLICY_SCHEMA })
+  @ApiRoute({
+    summary: "Change any fields of the guarded rollout policy; switching it off promotes the nightly's running canaries",
+    body: ROLLOUT_POLICY_PATCH_SCHEMA,
+    response: ROLLOUT_POLICY_CHANGE_RESPONSE,
+  })
   setPolicy(@CurrentProject() project: AuthenticatedProject, @Body() body: unknown) {
     if (!validatePolicy(body)) {
       throw new ApiError(400, 'invalid_policy', 'Invalid rollout policy', { details: toFieldErrors(validatePolicy.errors, '') });
@@ -59,9 +71,29 @@ export class RolloutController {
     });
     return boundedPage(rows, query.limit, toCanaryView, (last) => encodeCursor([last.startedAt.toISOString(), last.id]));
   }
+
+  @Post('canaries/:id/promote')
+  @HttpCode(200)
+  @ApiRoute({
+    summary: 'Promote a running canary by hand: its version is served to everyone; 409 canary_not_running once it ended',
+    response: CANARY_VIEW,
+  })
+  async promote(@CurrentProject() project: AuthenticatedProject, @Param('id') id: string) {
+    return toCanaryView(await this.rollout.endCanary(project.projectId, id, 'promote'));
+  }
+
+  @Post('canaries/:id/stop')
+  @HttpCode(200)
+  @ApiRoute({
+    summary: 'Stop a running canary by hand: rolled back, its warning dismissed, the previous description served to everyone',
+    response: CANARY_VIEW,
+  })
+  async stop(@CurrentProject() project: AuthenticatedProject, @Param('id') id: string) {
+    return toCanaryView(await this.rollout.endCanary(project.projectId, id, 'roll_back'));
+  }
 }
 
-function toCanaryView(canary: CanaryRecord) {
+function toCanaryView(canary: CanaryView) {
   return {
     id: canary.id,
     tool: canary.tool,
@@ -79,5 +111,6 @@ function toCanaryView(canary: CanaryRecord) {
     decision: canary.decision,
     startedAt: canary.startedAt,
     decidedAt: canary.decidedAt,
+    sides: canary.sides,
   };
 }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AlertsCoreModule } from '../alerts/alerts.module';
 import { RegistryModule } from '../registry/registry.module';
+import { CanaryControlService } from './canary-control.service';
 import { CanaryCountsRepository } from './canary-counts.repository';
 import { CanaryDecisionService } from './canary-decision.service';
 import { RolloutPolicyModule } from './rollout-policy.module';
@@ -10,11 +11,11 @@ import { RolloutService } from './rollout.service';
 /** Guarded rollout for every role that needs it: the nightly decides canaries, the api serves the policy and list. */
 @Module({
   imports: [RegistryModule, AlertsCoreModule, RolloutPolicyModule],
-  providers: [RolloutService, CanaryDecisionService, CanaryCountsRepository],
+  providers: [RolloutService, CanaryDecisionService, CanaryCountsRepository, CanaryControlService],
   exports: [RolloutService, CanaryDecisionService],
 })
 export class RolloutCoreModule {}
 
-/** api role: GET/PUT /v1/rollout/policy and GET /v1/rollout/canaries. */
+/** api role: GET/PUT /v1/rollout/policy, GET /v1/rollout/canaries, POST .../canaries/{id}/promote and /stop. */
 @Module({ imports: [RolloutCoreModule], controllers: [RolloutController] })
 export class RolloutApiModule {}

@@ -1,7 +1,8 @@
+import { partialBodyOf } from '../infra/http/openapi/partial-body';
 import { DATE_TIME, NULLABLE_DATE_TIME, pageOf } from '../infra/http/openapi/response.schemas';
 
-// Request and response schemas of the rollout routes: the policy schema validates PUT /v1/rollout/policy and
-// describes what both policy routes answer; test/e2e/openapi.e2e-spec.ts checks a real answer of each route.
+// Request and response schemas of the rollout routes: the policy schema describes what both policy routes answer, its
+// partial form validates PUT /v1/rollout/policy; test/e2e/openapi.e2e-spec.ts checks a real answer of each route.
 
 export const CANARY_STATUSES = ['running', 'promoted', 'rolled_back', 'superseded'] as const;
 
@@ -28,6 +29,37 @@ export const ROLLOUT_POLICY_SCHEMA = {
       minimum: 30,
       maximum: 1000000,
       description: 'calls each version needs before a canary that did not harm is promoted',
+    },
+  },
+} as const;
+
+/** PUT /v1/rollout/policy: any of the policy's fields; the rest keep their stored values (or the defaults). */
+export const ROLLOUT_POLICY_PATCH_SCHEMA = partialBodyOf(ROLLOUT_POLICY_SCHEMA);
+
+const ENDED_CANARY = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'tool', 'status'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    tool: { type: 'string' },
+    status: { enum: ['promoted'] },
+  },
+} as const;
+
+/** What PUT /v1/rollout/policy answers: the whole resulting policy, and the canaries switching it off ended. */
+export const ROLLOUT_POLICY_CHANGE_RESPONSE = {
+  type: 'object',
+  additionalProperties: false,
+  required: [...ROLLOUT_POLICY_SCHEMA.required, 'endedCanaries'],
+  properties: {
+    ...ROLLOUT_POLICY_SCHEMA.properties,
+    endedCanaries: {
+      type: 'array',
+      items: ENDED_CANARY,
+      description:
+        "with enabled false: the nightly's running canaries, each promoted (served to everyone, as the nightly applies " +
+        'warnings with the policy off); empty otherwise. Canaries of warnings added by hand keep running',
     },
   },
 } as const;
@@ -79,7 +111,16 @@ export const CANARY_DECISION = {
       description: 'each warning the canary tested, judged on its own mistake by the sequential rule (docs/rollout.md)',
       items: { type: 'object' },
     },
-    decidedFor: { type: 'string', format: 'date', description: 'the last UTC day of calls counted' },
+    decidedFor: {
+      type: 'string',
+      format: 'date',
+      nullable: true,
+      description: 'the last UTC day of calls counted; null for a decision taken through the API (counted up to then)',
+    },
+    by: {
+      enum: ['api'],
+      description: 'api: promoted or stopped by hand, or ended by switching the rollout policy off; absent: the nightly',
+    },
   },
 } as const;
 
@@ -128,4 +169,38 @@ export const CANARY_RESPONSE = {
   },
 } as const;
 
-export const CANARIES_RESPONSE = pageOf(CANARY_RESPONSE);
+const LIVE_SIDE = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['version', 'calls', 'mistakes'],
+  properties: {
+    version: { type: 'integer' },
+    calls: { type: 'integer', minimum: 0 },
+    mistakes: { type: 'integer', minimum: 0 },
+  },
+} as const;
+
+/** A canary as GET /v1/rollout/canaries and the promote and stop routes answer it: with its live counts while it runs. */
+export const CANARY_VIEW = {
+  ...CANARY_RESPONSE,
+  required: [...CANARY_RESPONSE.required, 'sides'],
+  properties: {
+    ...CANARY_RESPONSE.properties,
+    sides: {
+      type: 'object',
+      nullable: true,
+      additionalProperties: false,
+      required: ['counted', 'canary', 'previous'],
+      description:
+        "a running canary's calls and failed calls per side so far (from the UTC day it started), from the live version " +
+        'rollups; null once it ended (its decision holds the numbers it was decided on)',
+      properties: {
+        counted: { enum: ['errors'], description: 'every failed call of the version (the nightly may count the matched mistake only)' },
+        canary: LIVE_SIDE,
+        previous: LIVE_SIDE,
+      },
+    },
+  },
+} as const;
+
+export const CANARIES_RESPONSE = pageOf(CANARY_VIEW);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { POLICY_SCHEMA } from '../../src/analytics/analytics.schemas';
+import { POLICY_PATCH_SCHEMA } from '../../src/analytics/analytics.schemas';
 import { ERROR_GROUP_PATCH_SCHEMA } from '../../src/dashboard/dashboard.schemas';
 import { WARNING_BODY_SCHEMA } from '../../src/registry/registry.schemas';
 import { anErrorEvent, anEvent } from '../factories/event.factory';
@@ -104,7 +104,7 @@ describe('OpenAPI document', () => {
 
   it("documents each route's request with the very schema its feature validates with", () => {
     const bodyOf = (route: string) => contract.operation(route)?.requestBody?.content['application/json'].schema;
-    expect(bodyOf('PUT /v1/policy')).toEqual(POLICY_SCHEMA);
+    expect(bodyOf('PUT /v1/policy')).toEqual(POLICY_PATCH_SCHEMA);
     expect(bodyOf('PATCH /v1/error-groups/{id}')).toEqual(ERROR_GROUP_PATCH_SCHEMA);
     expect(bodyOf('POST /v1/tools/{name}/warnings')).toEqual(WARNING_BODY_SCHEMA);
     const overview = contract.operation('GET /v1/stats/overview')!;
@@ -321,7 +321,7 @@ describe('OpenAPI document', () => {
 
   it('answers the rollout routes as documented', async () => {
     const policy = { enabled: true, share: 0.5, minCalls: 30 };
-    expect((await exercise('PUT /v1/rollout/policy', { body: policy })).body).toEqual(policy);
+    expect((await exercise('PUT /v1/rollout/policy', { body: policy })).body).toEqual({ ...policy, endedCanaries: [] });
     expect((await exercise('GET /v1/rollout/policy')).body).toEqual(policy);
     const canary = await t.request('POST', `/v1/tools/${TOOL}/warnings`, { body: { text: 'One integer per call.', canary: true } });
     expect(canary.status).toBe(201);
@@ -330,6 +330,14 @@ describe('OpenAPI document', () => {
     // the version history names the canary its version started as
     const versions = await exercise('GET /v1/tools/{name}/version-history', { params: { name: TOOL } });
     expect(versions.body.items[0].rollout).toMatchObject({ id: canaries.body.items[0].id, status: 'running' });
+    const promoted = await exercise('POST /v1/rollout/canaries/{id}/promote', { params: { id: canaries.body.items[0].id } });
+    expect(promoted.body).toMatchObject({ status: 'promoted', decision: { by: 'api' } });
+    const next = await t.request('POST', `/v1/tools/${TOOL}/warnings`, { body: { text: 'Small integers only.', canary: true } });
+    expect(next.status).toBe(201);
+    const running = (await t.request('GET', '/v1/rollout/canaries?status=running')).body.items[0];
+    expect((await exercise('POST /v1/rollout/canaries/{id}/stop', { params: { id: running.id } })).body.status).toBe('rolled_back');
+    // the decisions taken by hand are on the version history too, in the shape it documents
+    await exercise('GET /v1/tools/{name}/version-history', { params: { name: TOOL } });
   });
 
   it('answers the guard routes as documented', async () => {

@@ -396,7 +396,7 @@ describe('analytics repositories', () => {
       expect(await recommendations.findAppliedRecommendations(projectId)).toEqual([]);
     });
 
-    it("stores a project's policy and reads it back as set, replaced by the next one, never another project's", async () => {
+    it("stores a project's policy and reads it back as set, changed field by field, never another project's", async () => {
       const projectId = await aProject();
       const other = await aProject();
       expect(await recommendations.findPolicy(projectId)).toBeNull();
@@ -407,11 +407,13 @@ describe('analytics repositories', () => {
         autoApplyKinds: ['learned_limit', 'wrong_argument_name'],
         autoRetire: false,
       };
-      await recommendations.upsertPolicy(projectId, first);
-      expect(await recommendations.findPolicy(projectId)).toEqual(first);
       const second: ProjectPolicyValues = { autoApply: true, minOccurrences: 3, minShare: 0.05, autoApplyKinds: [], autoRetire: true };
-      await recommendations.upsertPolicy(projectId, second);
+      // a project without a row takes the defaults for the fields the patch lacks
+      expect(await recommendations.updatePolicy(projectId, { minOccurrences: 10 }, { ...first, minOccurrences: 1 })).toEqual(first);
+      expect(await recommendations.findPolicy(projectId)).toEqual(first);
+      expect(await recommendations.updatePolicy(projectId, second, first)).toEqual(second);
       expect(await recommendations.findPolicy(projectId)).toEqual(second);
+      expect(await recommendations.updatePolicy(projectId, { autoApply: false }, first)).toEqual({ ...second, autoApply: false });
       expect(await recommendations.findPolicy(other)).toBeNull();
     });
   });
