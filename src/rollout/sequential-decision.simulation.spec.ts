@@ -13,7 +13,7 @@ const UNREACHABLE_MIN_CALLS = 1_000_000;
 const TOLERANCE = 0.01;
 
 // Read once: inside Jest's sandbox every `Math.x` is a slow lookup on the sandbox's global.
-const { ceil, imul, min, pow } = Math;
+const { abs, ceil, exp, floor, imul, log, min, pow, round } = Math;
 
 interface Scenario {
   callsPerDay: number;
@@ -207,12 +207,12 @@ function mismatches(scenarios: readonly Scenario[], outcomes: readonly Outcome[]
   return scenarios.flatMap((s, i) => {
     const row = expected.find(([calls, base, effect]) => calls === s.callsPerDay && base === s.baseRate && effect === s.effect);
     const o = outcomes[i];
-    const share = (rate: number) => Math.round(rate * RUNS) / RUNS;
+    const share = (rate: number) => round(rate * RUNS) / RUNS;
     const measured: ExpectedRow = [s.callsPerDay, s.baseRate, s.effect, share(o.rolledBack), share(o.promoted), o.medianLook, o.p90Look];
     const isClose =
       row !== undefined &&
-      Math.abs(row[3] - o.rolledBack) <= TOLERANCE &&
-      Math.abs(row[4] - o.promoted) <= TOLERANCE &&
+      abs(row[3] - o.rolledBack) <= TOLERANCE &&
+      abs(row[4] - o.promoted) <= TOLERANCE &&
       row[5] === o.medianLook &&
       row[6] === o.p90Look;
     return isClose ? [] : [`measured [${measured.join(', ')}], expected [${row?.join(', ') ?? 'no row'}]`];
@@ -260,7 +260,7 @@ describe('decideSequential on 10,000 simulated alternating canaries per scenario
 
   it('stays valid when nobody stops it: 30 looks with daily volumes from 0 to 300 and no effect', () => {
     const volumes = mulberry32(0xda7a);
-    const dailyCalls = Array.from({ length: 31 }, () => Math.floor(volumes() * 301));
+    const dailyCalls = Array.from({ length: 31 }, () => floor(volumes() * 301));
     for (const [index, baseRate] of [0.05, 0.2].entries()) {
       const random = mulberry32(0xfa15e + index);
       let harm = 0;
@@ -280,4 +280,55 @@ describe('decideSequential on 10,000 simulated alternating canaries per scenario
       expect(benefit / RUNS).toBeLessThanOrEqual(ALPHA);
     }
   });
+
+  it('never shows harm with probability above alpha, computed exactly over every path of 7 looks at 20 calls a day', () => {
+    for (const rate of [0.05, 0.2, 0.5]) {
+      const probability = exactHarmProbability(rate, 20, 7);
+      console.log(`exact, no effect, base rate ${percent(rate)}, 7 looks of 20 calls: P(harm shown) = ${probability.toExponential(2)}`);
+      expect(probability).toBeLessThanOrEqual(ALPHA);
+    }
+  });
 });
+
+/**
+ * P(the harm test ever rejects within `looks` looks) when both sides share `rate`, summed over every outcome rather than
+ * sampled: the probability mass of each (canary mistakes, previous mistakes) pair is carried from look to look, and
+ * the mass that crosses is taken out. Nothing but the harm test stops a path, so this bounds the rule's false rollback.
+ */
+function exactHarmProbability(rate: number, callsPerDay: number, looks: number): number {
+  const pmf = Array.from({ length: callsPerDay + 1 }, (_, k) =>
+    exp(logChoose(callsPerDay, k) + k * log(rate) + (callsPerDay - k) * log(1 - rate)),
+  );
+  const width = callsPerDay * (floor(looks / 2) + 1) + 1;
+  let mass = new Float64Array(width * width); // index canaryMistakes * width + previousMistakes
+  pmf.forEach((probability, k) => (mass[k] = probability));
+  let crossed = 0;
+  for (let look = 1; look <= looks; look++) {
+    const isCanaryDay = look % 2 === 1;
+    const next = new Float64Array(width * width);
+    mass.forEach((probability, index) => {
+      if (probability === 0) return;
+      pmf.forEach((day, k) => (next[index + (isCanaryDay ? k * width : k)] += probability * day));
+    });
+    const canaryCalls = callsPerDay * ceil(look / 2);
+    const previousCalls = callsPerDay * (floor(look / 2) + 1);
+    next.forEach((probability, index) => {
+      if (probability === 0) return;
+      const canary = { calls: canaryCalls, mistakes: floor(index / width) };
+      const previous = { calls: previousCalls, mistakes: index % width };
+      const { harmPValue } = decideSequential({ canary, previous, look, minCalls: UNREACHABLE_MIN_CALLS, maxLooks: looks + 1 });
+      if (harmPValue !== null && harmPValue <= ALPHA) {
+        crossed += probability;
+        next[index] = 0;
+      }
+    });
+    mass = next;
+  }
+  return crossed;
+}
+
+function logChoose(n: number, k: number): number {
+  let sum = 0;
+  for (let i = 1; i <= k; i++) sum += log(n - k + i) - log(i);
+  return sum;
+}
