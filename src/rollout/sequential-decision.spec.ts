@@ -60,7 +60,11 @@ describe('decideSequential', () => {
   });
 
   it('never waits at the deadline: promotes a canary that showed no harm, and one whose look is past the deadline', () => {
-    expect(at([40, 100], [20, 100], { look: 7 })).toMatchObject({ action: 'promote', rule: 'deadline' });
+    expect(at([40, 100], [20, 100], { look: 7 })).toMatchObject({
+      action: 'promote',
+      rule: 'deadline',
+      reason: 'Promoted at the deadline (look 7): harm was not shown beyond doubt (canary 40/100 against previous 20/100).',
+    });
     expect(at([1, 20], [1, 20], { look: 9 })).toMatchObject({ action: 'promote', rule: 'deadline' });
   });
 

@@ -93,7 +93,7 @@ export function decideSequential(look: SequentialLook, alpha = DEFAULT_SEQUENTIA
         'deadline',
         `Promoted at the deadline (look ${look.look}): the canary had no calls, so nothing was measured.`,
       );
-    return decision('promote', 'deadline', `Promoted at the deadline (look ${look.look}): no evidence of harm (${counts}).`);
+    return decision('promote', 'deadline', `Promoted at the deadline (look ${look.look}): harm was not shown beyond doubt (${counts}).`);
   }
   if (hasEnoughCalls)
     return decision(
