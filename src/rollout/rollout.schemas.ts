@@ -105,7 +105,11 @@ export const CANARY_DECISION = {
     pValue: { type: 'number', nullable: true },
     verdict: { enum: ['helped', 'no_effect', 'worse', 'not_enough_data'] },
     design: { enum: ['alternating', 'split'] },
-    look: { type: 'integer', minimum: 1, description: 'the nightly look that decided' },
+    look: {
+      type: 'integer',
+      minimum: 0,
+      description: 'the nightly looks taken when it was decided (a decision by hand may come before the first)',
+    },
     warnings: {
       type: 'array',
       description: 'each warning the canary tested, judged on its own mistake by the sequential rule (docs/rollout.md)',

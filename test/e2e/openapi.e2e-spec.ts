@@ -320,7 +320,7 @@ describe('OpenAPI document', () => {
   });
 
   it('answers the rollout routes as documented', async () => {
-    const policy = { enabled: true, share: 0.5, minCalls: 30 };
+    const policy = { enabled: true, share: 0.5, minCalls: 30, design: 'split' };
     expect((await exercise('PUT /v1/rollout/policy', { body: policy })).body).toEqual({ ...policy, endedCanaries: [] });
     expect((await exercise('GET /v1/rollout/policy')).body).toEqual(policy);
     const canary = await t.request('POST', `/v1/tools/${TOOL}/warnings`, { body: { text: 'One integer per call.', canary: true } });

@@ -24,13 +24,18 @@ describe('partial updates of every policy route', () => {
     const key = await freshKey();
     const off = await t.request('PUT', '/v1/rollout/policy', { key, body: { enabled: false } });
     expect(off.status).toBe(200);
-    expect(off.body).toEqual({ enabled: false, share: 0.2, minCalls: 100, endedCanaries: [] });
+    expect(off.body).toEqual({ enabled: false, share: 0.2, minCalls: 100, design: 'alternating', endedCanaries: [] });
     const share = await t.request('PUT', '/v1/rollout/policy', { key, body: { share: 0.5 } });
-    expect(share.body).toEqual({ enabled: false, share: 0.5, minCalls: 100, endedCanaries: [] });
+    expect(share.body).toEqual({ enabled: false, share: 0.5, minCalls: 100, design: 'alternating', endedCanaries: [] });
     const empty = await t.request('PUT', '/v1/rollout/policy', { key, body: {} });
     expect(empty.status).toBe(200);
-    expect(empty.body).toEqual({ enabled: false, share: 0.5, minCalls: 100, endedCanaries: [] });
-    expect((await t.request('GET', '/v1/rollout/policy', { key })).body).toEqual({ enabled: false, share: 0.5, minCalls: 100 });
+    expect(empty.body).toEqual({ enabled: false, share: 0.5, minCalls: 100, design: 'alternating', endedCanaries: [] });
+    expect((await t.request('GET', '/v1/rollout/policy', { key })).body).toEqual({
+      enabled: false,
+      share: 0.5,
+      minCalls: 100,
+      design: 'alternating',
+    });
   });
 
   it('PUT /v1/policy {"autoApply": false} keeps the other fields at their defaults, then at their stored values', async () => {
@@ -83,7 +88,12 @@ describe('partial updates of every policy route', () => {
         t.request('PUT', '/v1/policy', { key, body: { autoRetire: false } }),
       ]);
       expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
-      expect((await t.request('GET', '/v1/rollout/policy', { key })).body).toEqual({ enabled: true, share: 0.3, minCalls: 50 });
+      expect((await t.request('GET', '/v1/rollout/policy', { key })).body).toEqual({
+        enabled: true,
+        share: 0.3,
+        minCalls: 50,
+        design: 'alternating',
+      });
       expect((await t.request('GET', '/v1/policy', { key })).body).toMatchObject({ minOccurrences: 9, autoRetire: false });
     }
   });
@@ -159,7 +169,7 @@ describe('steering running canaries', () => {
     expect(restored.body).toMatchObject({ autoApply: true, minOccurrences: 5, autoApplyKinds: ['wrong_argument_name'] });
   });
 
-  it("lists a running canary's live calls and failed calls per side, counted since the day it started", async () => {
+  it("lists a running canary's live calls and failed calls per side, counted from the day before it started", async () => {
     const canary = await canaryOf('search');
     expect(canary).toMatchObject({ status: 'running', previousVersion: 1, canaryVersion: 2 });
     const now = Date.now();
@@ -171,11 +181,12 @@ describe('steering running canaries', () => {
       arguments: { query: 'red shoes' },
       ...(isError ? { status: 'error', error: { type: 'Error', message: 'upstream timed out' } } : { status: 'success', result: [] }),
     });
-    // version 2: 7 calls, 1 failed; version 1: 5 calls, 3 failed; the day before the canary started does not count
+    // version 2: 7 calls, 1 failed; version 1: 5 calls, 3 failed; two days before the canary started do not count (the
+    // day before, its baseline, would)
     const events = [
       ...Array.from({ length: 7 }, (_, i) => call(2, i === 0, i)),
       ...Array.from({ length: 5 }, (_, i) => call(1, i < 3, 10 + i)),
-      { ...call(1, true, 20), occurredAt: new Date(Date.parse(canary.startedAt) - 86_400_000).toISOString() },
+      { ...call(1, true, 20), occurredAt: new Date(Date.parse(canary.startedAt) - 2 * 86_400_000).toISOString() },
     ];
     await sendEvents(t, events);
     const sides = await eventually(async () => {
@@ -227,6 +238,7 @@ describe('steering running canaries', () => {
       enabled: false,
       share: 0.2,
       minCalls: 100,
+      design: 'alternating',
       endedCanaries: [{ id: nightly.id, tool: 'prime_a', status: 'promoted' }],
     });
     expect(await canaryOf('prime_a')).toMatchObject({
