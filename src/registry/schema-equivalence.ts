@@ -93,9 +93,6 @@ export function compareParametersSchemas(current: JsonObject, incoming: JsonObje
       differences.add(kind);
     }
   }
-  if (canonicalJson(Object.fromEntries(before.descriptions)) !== canonicalJson(Object.fromEntries(after.descriptions))) {
-    differences.add('description');
-  }
   if (differences.size === 0 && JSON.stringify(current) !== JSON.stringify(incoming)) differences.add('key_order');
   return { isEquivalent: true, differences: [...differences].sort() };
 }
@@ -140,6 +137,7 @@ function normalizeSchema(schema: unknown, pointer: string, out: AcceptanceForm):
       note(out, '$schema', String(value));
     } else if (keyword === 'description' && typeof value === 'string') {
       addDescriptions(out, pointer, [value]);
+      note(out, 'description', `${here}=${value}`);
     } else if (ANNOTATION_SET.has(keyword)) {
       note(out, keyword as SchemaDifference, `${here}=${canonicalJson(value)}`);
     } else if (keyword === 'additionalProperties' && (value === true || (isObject(value) && Object.keys(value).length === 0))) {
@@ -194,8 +192,13 @@ function sortSet(form: JsonObject, keyword: 'required' | 'enum' | 'type', pointe
   if (!Array.isArray(value)) return;
   const byKey = new Map(value.map((item) => [canonicalJson(item), item]));
   const sorted = [...byKey.keys()].sort().map((key) => byKey.get(key));
-  if (canonicalJson(sorted) !== canonicalJson(value)) note(out, 'array_order', `${pointer}/${keyword}`);
-  form[keyword] = keyword === 'type' && sorted.length === 1 ? sorted[0] : sorted;
+  const normalized = keyword === 'type' && sorted.length === 1 ? sorted[0] : sorted;
+  if (canonicalJson(normalized) !== canonicalJson(value)) {
+    // [X, "null"] against ["null", X] is one of the spellings of a nullable, as anyOf is
+    const isNullable = keyword === 'type' && sorted.includes('null');
+    note(out, isNullable ? 'nullable_form' : 'array_order', `${pointer}/${keyword}`);
+  }
+  form[keyword] = normalized;
 }
 
 /**
@@ -210,7 +213,7 @@ function mergeNullable(form: JsonObject, pointer: string, out: AcceptanceForm): 
   const other = branches[1 - nullAt];
   if (nullAt === -1 || !isObject(other) || typeof other.type !== 'string' || other.type === 'null') return form;
   if (!Object.keys(other).every((keyword) => keyword === 'type' || NULL_PASSES.has(keyword))) return form;
-  note(out, 'nullable_form', pointer);
+  note(out, 'nullable_form', `${pointer}/anyOf`);
   // the branch's description describes the merged schema: one place for it, however the SDK nested it
   const branchAt = `${pointer}/anyOf/${1 - nullAt}`;
   const moved = out.descriptions.get(branchAt);
