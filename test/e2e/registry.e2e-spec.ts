@@ -30,6 +30,7 @@ describe('tool registry', () => {
         name: 'factorize_a',
         version: 1,
         status: 'created',
+        schema: { kept: 'incoming', reason: 'new_tool', differences: [] },
         quality: { score: expect.any(Number), findings: expect.any(Array) },
       });
       const again = await put('factorize_a', primeFactors);
@@ -38,6 +39,7 @@ describe('tool registry', () => {
         name: 'factorize_a',
         version: 1,
         status: 'unchanged',
+        schema: { kept: 'current', reason: 'identical', differences: [] },
         quality: { score: expect.any(Number), findings: expect.any(Array) },
       });
       const { rows } = await t.db.sql.query(
@@ -60,6 +62,7 @@ describe('tool registry', () => {
         name: 'factorize_b',
         version: 3,
         status: 'unchanged',
+        schema: { kept: 'current', reason: 'identical', differences: [] },
         quality: { score: expect.any(Number), findings: expect.any(Array) },
       });
     });
