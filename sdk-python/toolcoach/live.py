@@ -67,7 +67,8 @@ def load_tools(
     ``tool_call_schema`` / ``args_schema``, a pydantic model or a dict; OpenAI-style dicts
     ``{"type": "function", "function": {...}}``: ``parameters``; plain ``{"name", "description", "parameters"}``
     dicts), all in ``POST /v1/tools:bulk``: a new tool is created, a changed one gets a new version, an unchanged one
-    is left as it is. The live descriptions (``GET /v1/tools``) then replace the tools' descriptions, and the version
+    is left as it is (a schema that accepts the same arguments as the registered one, for example the same tool's zod
+    schema registered by a TypeScript agent, counts as unchanged: docs/registration.md). The live descriptions (``GET /v1/tools``) then replace the tools' descriptions, and the version
     applied goes in the tool's ``metadata`` (``toolcoach_description_version``), which LangChain passes to callbacks,
     so reported events say which description the model saw.
 

@@ -2,6 +2,7 @@ import { CATEGORIES, SUBTYPES } from '../diagnosis';
 import { DATE_TIME, NULLABLE_STRING } from '../infra/http/openapi/response.schemas';
 import { GUARD_SECTION } from './guard.schemas';
 import { TOOL_FORMATS } from './registry.types';
+import { SCHEMA_DIFFERENCES } from './schema-equivalence';
 import { QUALITY_FINDING_KINDS } from './tool-quality';
 
 // What the registry routes answer; test/e2e/openapi.e2e-spec.ts checks a real answer of each against these.
@@ -83,10 +84,36 @@ const QUALITY = {
   },
 } as const;
 
+/** Which parameters schema a registration kept (schema-equivalence.ts, docs/registration.md). */
+const SCHEMA_CHOICE = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['kept', 'reason', 'differences'],
+  properties: {
+    kept: {
+      type: 'string',
+      enum: ['current', 'incoming'],
+      description:
+        'current: the stored schema stays, served as before (no new version for it, a running canary goes on); incoming: the registered one is stored',
+    },
+    reason: {
+      type: 'string',
+      enum: ['new_tool', 'identical', 'equivalent', 'changed'],
+      description:
+        'identical: the same schema (key order aside); equivalent: accepts the same arguments, spelled differently; changed: accepts other arguments, or a description both give one place was reworded',
+    },
+    differences: {
+      type: 'array',
+      items: { type: 'string', enum: [...SCHEMA_DIFFERENCES] },
+      description: 'for equivalent: what the two schemas differ in (annotations, spellings); empty otherwise',
+    },
+  },
+} as const;
+
 export const REGISTRATION_RESPONSE = {
   type: 'object',
   additionalProperties: false,
-  required: ['name', 'version', 'status', 'quality'],
+  required: ['name', 'version', 'status', 'schema', 'quality'],
   properties: {
     name: TOOL_NAME,
     version: VERSION,
@@ -96,6 +123,7 @@ export const REGISTRATION_RESPONSE = {
       description:
         'created (201): new; restored: back from the archive (a new version only if what an agent reads changed); updated: a new version; unchanged: nothing an agent reads changed',
     },
+    schema: SCHEMA_CHOICE,
     quality: { ...QUALITY, description: "the registered definition judged against the project's other tools" },
   },
 } as const;

@@ -5,8 +5,17 @@ import { randomUUID } from 'node:crypto';
 import { ApiError, notFound } from '../infra/http/api-error';
 import { RolloutPolicyRepository } from '../rollout/rollout-policy.repository';
 import { RegistryChangesChannel } from './registry-changes.channel';
-import type { CanarySettings, ToolDefinition, ToolState, WarningEvidence, WarningRecord, WarningStatus } from './registry.types';
+import type {
+  CanarySettings,
+  JsonObject,
+  ToolDefinition,
+  ToolState,
+  WarningEvidence,
+  WarningRecord,
+  WarningStatus,
+} from './registry.types';
 import type { ManualWarningInput } from './registry.schemas';
+import { chooseParameters, SchemaChoice } from './schema-equivalence';
 import { judgeTool, MAX_COMPARED_TOOLS, ToolQuality } from './tool-quality';
 import { ToolDecision, ToolLimitReachedError, ToolRepository } from './tool.repository';
 import { ToolSchemaRepository } from './tool-schema.repository';
@@ -17,6 +26,8 @@ export interface RegistrationResult {
   version: number;
   /** created: new; restored: back from the archive; updated: a new version; unchanged: nothing an agent reads changed. */
   status: 'created' | 'restored' | 'updated' | 'unchanged';
+  /** Which parameters schema the tool keeps: an equivalent one never replaces the current (docs/registration.md). */
+  schema: SchemaChoice;
   /** The registered definition judged against the project's other tools (docs/tool-quality.md). */
   quality: ToolQuality;
 }
@@ -93,23 +104,27 @@ export class ToolChangesService {
   }
 
   private async register(projectId: string, definition: ToolDefinition): Promise<Registration> {
-    const desiredFrom = (state: ToolState | null): DesiredTool => ({
+    const desiredFrom = (state: ToolState | null, parameters: JsonObject): DesiredTool => ({
       description: definition.description,
-      parameters: definition.parameters,
+      parameters,
       metadata: definition.metadata === undefined ? (state?.tool.metadata ?? null) : definition.metadata,
       archivedAt: null,
       warnings: state?.warnings ?? [],
     });
     // Agents re-register their whole tool list at every start-up: answer the unchanged case without a transaction.
     const current = await this.tools.findToolState(projectId, definition.name);
-    if (current && !isWrite(planToolChange(current, desiredFrom(current)))) {
-      return { name: definition.name, version: current.tool.version, status: 'unchanged' };
+    if (current) {
+      const { parameters, choice } = chooseParameters(current.tool.parameters, definition.parameters);
+      if (!isWrite(planToolChange(current, desiredFrom(current, parameters)))) {
+        return { name: definition.name, version: current.tool.version, status: 'unchanged', schema: choice };
+      }
     }
     try {
       return await this.change(projectId, definition.name, (state) => {
-        const plan = planToolChange(state, desiredFrom(state));
+        const { parameters, choice } = chooseParameters(state?.tool.parameters ?? null, definition.parameters);
+        const plan = planToolChange(state, desiredFrom(state, parameters));
         const status = state === null ? 'created' : state.tool.archivedAt !== null ? 'restored' : plan.snapshot ? 'updated' : 'unchanged';
-        return { plan: isWrite(plan) ? plan : null, result: { name: definition.name, version: plan.version, status } };
+        return { plan: isWrite(plan) ? plan : null, result: { name: definition.name, version: plan.version, status, schema: choice } };
       });
     } catch (error) {
       if (error instanceof ToolLimitReachedError) throw toolLimitReached(error.maxTools, '/name', error.maxTools, 1);

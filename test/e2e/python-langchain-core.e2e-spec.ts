@@ -1,44 +1,11 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { pythonVenv } from '../support/python-venv';
+import { LANGCHAIN_CORE_PACKAGES, LANGCHAIN_CORE_PROBE, pythonVenv } from '../support/python-venv';
 import { reportSkip } from '../support/skip-report';
 import { startTestApp, TestApp } from '../support/test-app';
 
-// Real langchain_core 1.6.5 and what it needs, each installed --no-deps from the machine's local wheel mirror:
-// `pip install langchain-core` cannot resolve, since its dependency langchain-protocol is not in the mirror.
-const PACKAGES = [
-  'langchain-core==1.6.5',
-  'pydantic==2.13.5',
-  'pydantic-core==2.46.5',
-  'annotated-types',
-  'typing-inspection',
-  'jsonpatch',
-  'jsonpointer',
-  'tenacity',
-  'pyyaml',
-  'typing-extensions',
-  'packaging',
-  'langsmith',
-  'requests',
-  'urllib3',
-  'idna',
-  'certifi',
-  'charset-normalizer',
-  'uuid_utils',
-  'httpx',
-  'httpcore',
-  'h11',
-  'anyio',
-  'sniffio',
-  'distro',
-  'requests_toolbelt',
-  'xxhash',
-  'ormsgpack',
-];
-const PROBE = 'import langchain_core, langchain_core.tools, langchain_core.messages; assert langchain_core.__version__ == "1.6.5"';
-
 const SDK_DIR = join(__dirname, '..', '..', 'sdk-python');
-const venv = pythonVenv('langchain-core', PACKAGES, PROBE);
+const venv = pythonVenv('langchain-core', LANGCHAIN_CORE_PACKAGES, LANGCHAIN_CORE_PROBE);
 if (!venv.ok) reportSkip(`the real langchain_core tests (test/e2e/python-langchain-core.e2e-spec.ts): ${venv.reason}`);
 const describeWithVenv = venv.ok ? describe : describe.skip;
 

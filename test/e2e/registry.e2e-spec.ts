@@ -9,6 +9,8 @@ const primeFactorsSchema = {
   required: ['number'],
   additionalProperties: false,
 };
+/** A registration's answer about the schema of a tool it creates. */
+const NEW_SCHEMA = { kept: 'incoming', reason: 'new_tool', differences: [] };
 const primeFactors = { description: 'Perform prime factorization of a single integer.', parameters: primeFactorsSchema };
 
 describe('tool registry', () => {
@@ -30,6 +32,7 @@ describe('tool registry', () => {
         name: 'factorize_a',
         version: 1,
         status: 'created',
+        schema: NEW_SCHEMA,
         quality: { score: expect.any(Number), findings: expect.any(Array) },
       });
       const again = await put('factorize_a', primeFactors);
@@ -38,6 +41,7 @@ describe('tool registry', () => {
         name: 'factorize_a',
         version: 1,
         status: 'unchanged',
+        schema: { kept: 'current', reason: 'identical', differences: [] },
         quality: { score: expect.any(Number), findings: expect.any(Array) },
       });
       const { rows } = await t.db.sql.query(
@@ -60,6 +64,7 @@ describe('tool registry', () => {
         name: 'factorize_b',
         version: 3,
         status: 'unchanged',
+        schema: { kept: 'current', reason: 'identical', differences: [] },
         quality: { score: expect.any(Number), findings: expect.any(Array) },
       });
     });
@@ -137,10 +142,34 @@ describe('tool registry', () => {
       const response = await t.request('POST', '/v1/tools:bulk', { body });
       expect(response.status).toBe(200);
       expect(response.body.tools).toEqual([
-        { name: 'bulk_own', version: 1, status: 'created', quality: { score: expect.any(Number), findings: expect.any(Array) } },
-        { name: 'bulk_openai', version: 1, status: 'created', quality: { score: expect.any(Number), findings: expect.any(Array) } },
-        { name: 'bulk_anthropic', version: 1, status: 'created', quality: { score: expect.any(Number), findings: expect.any(Array) } },
-        { name: 'bulk_mcp', version: 1, status: 'created', quality: { score: expect.any(Number), findings: expect.any(Array) } },
+        {
+          name: 'bulk_own',
+          version: 1,
+          status: 'created',
+          schema: NEW_SCHEMA,
+          quality: { score: expect.any(Number), findings: expect.any(Array) },
+        },
+        {
+          name: 'bulk_openai',
+          version: 1,
+          status: 'created',
+          schema: NEW_SCHEMA,
+          quality: { score: expect.any(Number), findings: expect.any(Array) },
+        },
+        {
+          name: 'bulk_anthropic',
+          version: 1,
+          status: 'created',
+          schema: NEW_SCHEMA,
+          quality: { score: expect.any(Number), findings: expect.any(Array) },
+        },
+        {
+          name: 'bulk_mcp',
+          version: 1,
+          status: 'created',
+          schema: NEW_SCHEMA,
+          quality: { score: expect.any(Number), findings: expect.any(Array) },
+        },
       ]);
       const again = await t.request('POST', '/v1/tools:bulk', { body: body.tools });
       expect(again.body.tools.map((tool: { status: string }) => tool.status)).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged']);
@@ -468,6 +497,7 @@ describe('tool registry', () => {
         name: 'to_archive',
         version: 1,
         status: 'restored',
+        schema: { kept: 'current', reason: 'identical', differences: [] },
         quality: { score: expect.any(Number), findings: expect.any(Array) },
       });
     });

@@ -56,6 +56,31 @@ describe('ToolChangesService with ToolRepository', () => {
     expect(await versionsOf(projectId)).toEqual([1]);
   });
 
+  it('keeps the stored schema when an equivalent one comes with a new description, and when the tool is restored', async () => {
+    const projectId = await aProject();
+    const pydantic = { ...weather().parameters, title: 'get_weather', properties: { city: { type: 'string', title: 'City' } } };
+    const zod = { $schema: 'https://json-schema.org/draft/2020-12/schema', ...weather().parameters };
+    await changes.registerTool(projectId, weather({ parameters: pydantic }));
+    const description = 'Current weather for a city, in Celsius.';
+    expect(await changes.registerTool(projectId, weather({ description, parameters: zod }))).toMatchObject({
+      version: 2,
+      status: 'updated',
+      schema: { kept: 'current', reason: 'equivalent', differences: ['$schema', 'title'] },
+    });
+    expect((await tools.findServedTool(projectId, 'get_weather', null))?.view).toMatchObject({
+      version: 2,
+      baseDescription: description,
+      parameters: pydantic,
+    });
+    await changes.archiveTool(projectId, 'get_weather');
+    expect(await changes.registerTool(projectId, weather({ description, parameters: zod }))).toMatchObject({
+      version: 2,
+      status: 'restored',
+      schema: { kept: 'current', reason: 'equivalent' },
+    });
+    expect(await versionsOf(projectId)).toEqual([1, 2]);
+  });
+
   it('stores a changed description as a new version and keeps serving the earlier one on request', async () => {
     const projectId = await aProject();
     await changes.registerTool(projectId, weather());

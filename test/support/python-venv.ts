@@ -9,6 +9,40 @@ export type PythonVenv = { ok: true; python: string; dir: string } | { ok: false
 
 const INSTALL_TIMEOUT_MS = 300_000;
 
+// Real langchain_core 1.6.5 and what it needs, each installed --no-deps from the machine's local wheel mirror:
+// `pip install langchain-core` cannot resolve, since its dependency langchain-protocol is not in the mirror.
+export const LANGCHAIN_CORE_PACKAGES = [
+  'langchain-core==1.6.5',
+  'pydantic==2.13.5',
+  'pydantic-core==2.46.5',
+  'annotated-types',
+  'typing-inspection',
+  'jsonpatch',
+  'jsonpointer',
+  'tenacity',
+  'pyyaml',
+  'typing-extensions',
+  'packaging',
+  'langsmith',
+  'requests',
+  'urllib3',
+  'idna',
+  'certifi',
+  'charset-normalizer',
+  'uuid_utils',
+  'httpx',
+  'httpcore',
+  'h11',
+  'anyio',
+  'sniffio',
+  'distro',
+  'requests_toolbelt',
+  'xxhash',
+  'ormsgpack',
+];
+export const LANGCHAIN_CORE_PROBE =
+  'import langchain_core, langchain_core.tools, langchain_core.messages; assert langchain_core.__version__ == "1.6.5"';
+
 /**
  * Builds (once per package list, cached under the OS temp dir) a venv holding exactly `packages`, each installed with
  * `--no-deps` from the local wheel mirror pip is configured with, and checks that `probe` (Python source) runs in it.
