@@ -147,7 +147,11 @@ it('gives a loaded tool the warning added through the API within the poll interv
     );
     expect(await tc.shutdown(5000)).toEqual({ isComplete: true, queued: 0 });
     const [row] = await storedEvents(project.projectId, 1);
-    expect(row).toMatchObject({ tool_call_id: 'call-after-refresh', session_id: 'long-conversation', description_version: refreshedVersion });
+    expect(row).toMatchObject({
+      tool_call_id: 'call-after-refresh',
+      session_id: 'long-conversation',
+      description_version: refreshedVersion,
+    });
   } finally {
     await tc.shutdown(100);
   }
