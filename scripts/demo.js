@@ -1,6 +1,8 @@
-// The toolcoach loop in one command (npm run demo, with the server running): a real LangChain.js agent whose scripted
-// model reads its tool descriptions makes the classic mistakes (phase 1); the nightly job learns warnings; the agent
-// restarts with the new descriptions and makes fewer mistakes (phase 2); the nightly job measures each warning's effect.
+// The toolcoach loop in one command (npm run demo, with the server running), on the project's policies as they are: a
+// real LangChain.js agent whose scripted model reads its tool descriptions makes the classic mistakes (phase 1); the
+// nightly job learns warnings and starts them as canaries (docs/rollout.md: every caller gets the canary version until
+// the next nightly); the agent restarts with the new descriptions and makes fewer mistakes (phase 2); the nightly job
+// decides each canary on its numbers and measures each warning's effect.
 // TOOLCOACH_URL (alias TOOLCOACH_BASE_URL) and TOOLCOACH_API_KEY choose the server and project; without a key the demo
 // uses the server's development key (TOOLCOACH_DEV_KEY, default tc_dev_key).
 'use strict';
@@ -154,17 +156,23 @@ async function main() {
   const today = new Date().toISOString().slice(0, 10);
   console.log(`toolcoach demo against ${BASE_URL}: agent ${AGENT}, model ${MODEL_NAME}, ${SESSIONS_PER_PHASE} sessions per phase`);
 
-  // Guarded rollout would serve each learned warning to a share of sessions first (docs/rollout.md); the demo shows the
-  // loop itself, so every agent gets the new descriptions at once, and the project's policy is put back afterwards.
   const { body: policy } = await api('GET', '/v1/rollout/policy');
-  if (policy.enabled) {
-    await api('PUT', '/v1/rollout/policy', { ...policy, enabled: false });
-    console.log('(guarded rollout is off for this project while the demo runs: every agent gets a new version at once)');
-  }
-  try {
-    await runPhases(today);
-  } finally {
-    if (policy.enabled) await api('PUT', '/v1/rollout/policy', policy);
+  console.log(
+    policy.enabled
+      ? `(guarded rollout is on, ${policy.design}: each learned warning starts as a canary that the next nightly decides)`
+      : '(guarded rollout is off for this project: every learned warning is served to everyone at once)',
+  );
+  await runPhases(today);
+}
+
+/** What the nightly decided of each canary of the demo's tools, one line each. */
+async function printCanaries() {
+  const { body } = await api('GET', '/v1/rollout/canaries?limit=50');
+  for (const canary of (body.items ?? []).filter((c) => TOOL_NAMES.includes(c.tool)).reverse()) {
+    const numbers = canary.decision
+      ? `: mistakes ${side(canary.decision.canary)} with it, ${side(canary.decision.previous)} without (${canary.decision.reason})`
+      : ` (${canary.state?.waitingFor ?? 'not looked at yet'})`;
+    console.log(`   ${canary.tool} v${canary.canaryVersion} against v${canary.previousVersion}: ${canary.status}${numbers}`);
   }
 }
 
@@ -176,10 +184,13 @@ async function runPhases(today) {
   for (const tool of TOOL_NAMES) {
     for (const warning of await activeWarnings(tool)) console.log(`   ${tool}: ${warning.text.split('\n')[0].slice(0, 110)}`);
   }
+  await printCanaries();
 
   const after = await runPhase('Phase 2: the agent restarts and loads the learned descriptions');
 
   const second = await runNightly(today);
+  console.log(`\n== Nightly job again: ${second.canariesPromoted} canaries promoted, ${second.canariesRolledBack} rolled back`);
+  await printCanaries();
   const { body } = await api('GET', '/v1/recommendations?status=applied&limit=100');
   const ours = (body.items ?? []).filter((r) => TOOL_NAMES.includes(r.tool));
   console.log(`\n== Nightly job again: the measured effect of each warning (${second.effectsMeasured} measured; 95% intervals)`);

@@ -6,6 +6,7 @@ import { RegistryService } from '../registry/registry.service';
 import { CanaryDecisionService, CanaryNight } from '../rollout/canary-decision.service';
 import { RolloutService } from '../rollout/rollout.service';
 import { formatDay } from './analytics-day';
+import { CanaryBundles, orderForRollout } from './canary-bundles';
 import { DailyStatsRepository, MisnamedTool } from './daily-stats.repository';
 import { MistakeEvidenceRepository } from './mistake-evidence.repository';
 import { ProjectPolicyValues, RecommendationRepository, StoredRecommendation } from './recommendation.repository';
@@ -207,19 +208,25 @@ export class NightlyService {
     // the end of the computed day: a backfill applies warnings as of then, not as of today
     const asOf = new Date(Math.min(Date.now(), day.getTime() + DAY_MS));
     const canaries = await this.decideCanaries(projectId, day, asOf);
+    // before new warnings start canaries: a warning promoted tonight is measured tonight, and retiring one changes a
+    // description no canary is testing yet
+    const { measured, retired } = await this.measureEffects(projectId, day, policy, canaries.runningTools);
     const canary = await this.rollout.findAutoCanarySettings(projectId);
-    let applied = 0;
+    // a tool whose canary runs keeps its description as it is until the canary is decided (docs/rollout.md)
     for (const recommendation of recommendations) {
-      // a tool whose canary runs keeps its description as it is until the canary is decided (docs/rollout.md)
-      if (canaries.runningTools.has(recommendation.tool)) continue;
-      if (recommendation.status === 'applied') await this.applier.refresh(projectId, recommendation);
-      else if (recommendation.status === 'proposed' && isEligible(recommendation, policy)) {
-        if (!(await this.applier.apply(projectId, recommendation, asOf, canary))) continue;
-        applied += 1;
-        if (canary) canaries.runningTools.add(recommendation.tool);
+      if (recommendation.status === 'applied' && !canaries.runningTools.has(recommendation.tool)) {
+        await this.applier.refresh(projectId, recommendation);
       }
     }
-    const { measured, retired } = await this.measureEffects(projectId, day, policy, canaries.runningTools);
+    const bundles = new CanaryBundles(canaries.runningTools, await this.recommendations.findAppliedRecommendations(projectId));
+    let applied = 0;
+    for (const recommendation of orderForRollout(recommendations.filter((r) => r.status === 'proposed' && isEligible(r, policy)))) {
+      if (!bundles.admits(recommendation, canary !== null)) continue;
+      const start = canary && { ...canary, join: bundles.isStarted(recommendation.tool) };
+      if (!(await this.applier.apply(projectId, recommendation, asOf, start))) continue;
+      applied += 1;
+      if (canary) bundles.add(recommendation);
+    }
     const decided = (action: string) => canaries.decided.filter((each) => each.action === action).length;
     return {
       tools: stats.length,
@@ -241,14 +248,15 @@ export class NightlyService {
     const until = new Date(day.getTime() + DAY_MS);
     const applied = await this.recommendations.findAppliedRecommendations(projectId);
     const recommendationOf = (warningId: string | null) => applied.find((each) => warningId !== null && each.warningId === warningId);
-    const night = await this.canaryDecisions.decideCanaries(projectId, day, async (running) => {
-      const recommendation = recommendationOf(running.warningId);
+    const night = await this.canaryDecisions.decideCanaries(projectId, day, async (_running, warningId) => {
+      const recommendation = recommendationOf(warningId);
       return recommendation ? this.countMatchedMistakes(projectId, recommendation, until) : null;
     });
-    for (const { canary, action, decision } of night.decided) {
-      const recommendation = recommendationOf(canary.warningId);
-      if (action === 'roll_back' && recommendation) {
-        await this.recommendations.markDismissed(projectId, recommendation.id, asOf, { ...decision, rolledBack: true });
+    for (const { action, rolledBackWarningIds, decision } of night.decided) {
+      if (action !== 'roll_back') continue;
+      for (const warningId of rolledBackWarningIds) {
+        const recommendation = recommendationOf(warningId);
+        if (recommendation) await this.recommendations.markDismissed(projectId, recommendation.id, asOf, { ...decision, rolledBack: true });
       }
     }
     return night;

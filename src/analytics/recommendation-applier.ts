@@ -19,7 +19,12 @@ export class RecommendationApplier {
    * Applies the recommendation as a warning and records it applied; false when the registry refused it. With
    * `canary` (the nightly, when the rollout policy is on), its version starts as a canary as of `at`.
    */
-  async apply(projectId: string, recommendation: StoredRecommendation, at: Date, canary: CanarySettings | null = null): Promise<boolean> {
+  async apply(
+    projectId: string,
+    recommendation: StoredRecommendation,
+    at: Date,
+    canary: (CanarySettings & { join?: boolean }) | null = null,
+  ): Promise<boolean> {
     const start = canary && { ...canary, startedAt: at };
     const result = await this.registry.applyAutoWarning(projectId, recommendation.tool, toWarning(recommendation), start);
     if (result.applied && result.warningId) {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { RegistryChangesChannel } from './registry-changes.channel';
-import type { CanaryRecord, CanaryStatus, RunningCanary, WarningRecord } from './registry.types';
+import type { CanaryDesign, CanaryRecord, CanaryStatus, RunningCanary, WarningRecord } from './registry.types';
 import { desiredOf } from './tool-changes.service';
 import { CanaryNotRunningError, ToolRepository } from './tool.repository';
 import { planToolChange } from './tool-versioning';
@@ -39,17 +39,43 @@ export class CanaryChangesService {
   }
 
   /**
-   * Dismisses the canary's warning (reason `rolled_back`) and records the decision, in one transaction under the
-   * tool's lock; the version that makes is served to everyone. False when the canary was no longer running.
+   * A look that leaves the canary running: its numbers and design are kept, and the look counted, which for an
+   * alternating canary turns every caller to the other version until the next look (every instance drops the tool's
+   * cached answers). False when the canary was no longer running or another look was counted first.
    */
-  async rollBackCanary(projectId: string, canary: RunningCanary, decision: Record<string, unknown>, at: Date): Promise<boolean> {
+  async recordCanaryLook(
+    projectId: string,
+    canary: RunningCanary,
+    look: { design: CanaryDesign; state: Record<string, unknown> },
+  ): Promise<boolean> {
+    const isRecorded = await this.tools.recordCanaryLook(projectId, canary.id, canary.looks, look);
+    if (isRecorded) await this.changes.publish({ projectId, tool: canary.tool });
+    return isRecorded;
+  }
+
+  /**
+   * Dismisses `warningIds` of the canary's warnings (reason `rolled_back`; all of them when none are named) and records
+   * the decision, in one transaction under the tool's lock; the version that makes is served to everyone, with the
+   * canary's other warnings. False when the canary was no longer running.
+   */
+  async rollBackCanary(
+    projectId: string,
+    canary: RunningCanary,
+    warningIds: readonly string[],
+    decision: Record<string, unknown>,
+    at: Date,
+  ): Promise<boolean> {
+    const dismissedIds = new Set(
+      warningIds.length > 0 ? warningIds : [...canary.warningIds, ...(canary.warningId ? [canary.warningId] : [])],
+    );
     try {
       await this.tools.changeTool(projectId, canary.tool, (state) => {
         const canaryEnd = { id: canary.id, status: 'rolled_back' as const, decision, at };
-        const warning = state?.warnings.find((each) => each.id === canary.warningId);
-        if (!state || !warning || warning.status !== 'active') return { plan: null, result: undefined, canaryEnd };
-        const dismissed: WarningRecord = { ...warning, status: 'dismissed', dismissedReason: ROLLED_BACK_REASON, updatedAt: at };
-        const warnings = state.warnings.map((each) => (each.id === warning.id ? dismissed : each));
+        const isDismissed = (warning: WarningRecord) => dismissedIds.has(warning.id) && warning.status === 'active';
+        if (!state || !state.warnings.some(isDismissed)) return { plan: null, result: undefined, canaryEnd };
+        const warnings = state.warnings.map((each): WarningRecord =>
+          isDismissed(each) ? { ...each, status: 'dismissed', dismissedReason: ROLLED_BACK_REASON, updatedAt: at } : each,
+        );
         return { plan: planToolChange(state, { ...desiredOf(state), warnings }), result: undefined, canaryEnd };
       });
     } catch (error) {

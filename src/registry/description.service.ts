@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ApiError, notFound } from '../infra/http/api-error';
-import { isServedCanary } from '../rollout/canary-assignment';
+import { servedVersionOf } from '../rollout/canary-assignment';
 import { strongEtag } from './etag';
 import { GUARD_POLICY_CHANGE, GuardService } from './guard.service';
 import { ProjectNoteRepository } from './project-note.repository';
@@ -58,11 +58,11 @@ export class DescriptionService implements OnModuleInit, RegistryChangeListener 
 
   /**
    * The description view of `version` when pinned; else of the version this caller is served: the latest, or while
-   * the tool has a canary, the canary or its previous version by the caller's sticky id (docs/rollout.md).
+   * the tool has a canary, the canary or its previous version by its design (docs/rollout.md).
    */
   async getDescription(projectId: string, name: string, version: number | null, stickyId: string | null = null): Promise<CachedResponse> {
     const canary = version === null ? (await this.findRunningCanaries(projectId)).find((each) => each.tool === name) : undefined;
-    const servedVersion = canary ? versionServedBy(canary, stickyId) : version;
+    const servedVersion = canary ? servedVersionOf(canary, stickyId) : version;
     const key = cacheKey(projectId, name, servedVersion ?? 'latest', version === null ? 'description+guard' : 'description');
     const cached = this.fresh(key);
     if (cached) return cached;
@@ -88,7 +88,7 @@ export class DescriptionService implements OnModuleInit, RegistryChangeListener 
     // the tools whose canary this caller is not served keep their previous version; the variant names them
     const pinned = new Map<string, number>();
     for (const canary of await this.findRunningCanaries(projectId)) {
-      if (!isServedCanary(canary.id, stickyId, canary.share)) pinned.set(canary.tool, canary.previousVersion);
+      if (servedVersionOf(canary, stickyId) === canary.previousVersion) pinned.set(canary.tool, canary.previousVersion);
     }
     const variant = pinned.size === 0 ? 'latest' : [...pinned].map(([tool, version]) => `${tool}@${version}`).join(',');
     const key = cacheKey(projectId, LIST_KEY, variant, format);
@@ -137,8 +137,4 @@ export class DescriptionService implements OnModuleInit, RegistryChangeListener 
     this.cache.set(key, response, generation);
     return response;
   }
-}
-
-function versionServedBy(canary: RunningCanary, stickyId: string | null): number {
-  return isServedCanary(canary.id, stickyId, canary.share) ? canary.canaryVersion : canary.previousVersion;
 }

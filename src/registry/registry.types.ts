@@ -82,20 +82,38 @@ export interface ToolDefinition {
 export const TOOL_FORMATS = ['raw', 'openai', 'anthropic', 'mcp', 'langchain'] as const;
 export type ToolFormat = (typeof TOOL_FORMATS)[number];
 
-/** What a canary needs to start: the policy's share of sticky agents and calls a side before promotion. */
+/** What a canary needs to start: its design, the policy's share of sticky agents (split) and calls a side. */
 export interface CanarySettings {
+  design: CanaryDesign;
   share: number;
   minCalls: number;
 }
 
-/** A description version served to `share` of the agents that send a sticky id; the rest get `previousVersion`. */
+/**
+ * How a canary's two versions reach callers (docs/rollout.md): `alternating`, every caller gets the canary version
+ * after an even number of nightly looks and the previous version after an odd one; `split`, the callers whose sticky id
+ * falls below `share` get the canary version, the others the previous one.
+ */
+export type CanaryDesign = 'alternating' | 'split';
+export const CANARY_DESIGNS: readonly CanaryDesign[] = ['alternating', 'split'];
+
+/** A description version tested against `previousVersion` until the nightly decides it. */
 export interface RunningCanary extends CanarySettings {
   id: string;
   tool: string;
+  /** The first of `warningIds`. */
   warningId: string | null;
+  /** Every warning the canary version added, each about a different mistake, each judged on its own. */
+  warningIds: string[];
+  design: CanaryDesign;
+  /** Nightly looks so far; at `maxLooks` the canary is decided whatever the counts. */
+  looks: number;
+  maxLooks: number;
   previousVersion: number;
   canaryVersion: number;
   startedAt: Date;
+  /** The last look's counts and what the canary waits for; null before its first look. */
+  state: Record<string, unknown> | null;
 }
 
 export type CanaryStatus = 'running' | 'promoted' | 'rolled_back' | 'superseded';

@@ -37,8 +37,11 @@ export interface AutoWarningResult {
   reason?: 'dismissed' | 'unchanged' | 'unknown_tool';
 }
 
-/** A canary's settings and when it starts (a backfilled nightly starts it as of the end of its day). */
-export type CanaryStart = CanarySettings & { startedAt: Date };
+/**
+ * A canary's settings and when it starts (a backfilled nightly starts it as of the end of its day); `join`: the new
+ * version joins the tool's canary that started at the same time, if one has not been looked at yet.
+ */
+export type CanaryStart = CanarySettings & { startedAt: Date; join?: boolean };
 
 export interface WarningChangeResult {
   warning: WarningRecord;
@@ -153,7 +156,9 @@ export class ToolChangesService {
         updatedAt: now,
       };
       const plan = planToolChange(state, { ...desiredOf(state), warnings: [...state.warnings, warning] });
-      const canaryStart = canary ? { share: canary.share, minCalls: canary.minCalls, warningId: warning.id, startedAt: now } : undefined;
+      const canaryStart = canary
+        ? { design: canary.design, share: canary.share, minCalls: canary.minCalls, warningId: warning.id, startedAt: now }
+        : undefined;
       return { plan, result: { warning, version: plan.version }, canary: canaryStart };
     });
   }

@@ -7,6 +7,7 @@ import { CANARY_SELECT } from '../rollout/canary.select';
 import type {
   CanaryRecord,
   CanarySettings,
+  CanaryDesign,
   CanaryStatus,
   DescriptionView,
   JsonObject,
@@ -31,8 +32,12 @@ export interface ServedTool {
 export interface ToolDecision<R> {
   plan: ToolChangePlan | null;
   result: R;
-  /** Serves the plan's new version as a canary of the current one (docs/rollout.md); ignored without a new version. */
-  canary?: CanarySettings & { warningId: string; startedAt: Date };
+  /**
+   * Serves the plan's new version as a canary of the current one (docs/rollout.md); ignored without a new version.
+   * With `join`, a canary of the tool that started at the same `startedAt` and was not looked at yet takes the new
+   * version and the warning instead (one nightly's warnings of a tool, each about another mistake, tested together).
+   */
+  canary?: CanarySettings & { warningId: string; startedAt: Date; join?: boolean };
   /** Ends the tool's running canary as decided. Without it, a new version or archiving ends it as superseded. */
   canaryEnd?: CanaryEnd;
 }
@@ -187,6 +192,20 @@ export class ToolRepository {
     });
   }
 
+  /** Counts a look at a running canary that still has `looks` looks; false when it ended or was looked at meanwhile. */
+  async recordCanaryLook(
+    projectId: string,
+    id: string,
+    looks: number,
+    look: { design: CanaryDesign; state: Record<string, unknown> },
+  ): Promise<boolean> {
+    const { count } = await this.prisma.canary.updateMany({
+      where: { projectId, id, status: 'running', looks },
+      data: { looks: looks + 1, design: look.design, state: look.state as Prisma.InputJsonObject },
+    });
+    return count === 1;
+  }
+
   async findWarningToolName(projectId: string, warningId: string): Promise<string | null> {
     const warning = await this.prisma.toolWarning.findFirst({
       where: { id: warningId, projectId },
@@ -278,6 +297,14 @@ export class ToolRepository {
     decision: ToolDecision<R>,
   ): Promise<void> {
     const snapshot = decision.plan?.snapshot;
+    const start = decision.canary;
+    if (start?.join && snapshot && state && !decision.plan?.toolRow?.archivedAt) {
+      const { count } = await tx.canary.updateMany({
+        where: { projectId, toolId, status: 'running', looks: 0, startedAt: start.startedAt },
+        data: { canaryVersion: snapshot.version, warningIds: { push: start.warningId } },
+      });
+      if (count === 1) return;
+    }
     if (snapshot || decision.plan?.toolRow?.archivedAt) {
       await tx.canary.updateMany({
         where: { projectId, toolId, status: 'running' },
@@ -291,6 +318,8 @@ export class ToolRepository {
         toolId,
         tool: name,
         warningId: decision.canary.warningId,
+        warningIds: [decision.canary.warningId],
+        design: decision.canary.design,
         previousVersion: state.tool.version,
         canaryVersion: snapshot.version,
         share: decision.canary.share,
@@ -377,7 +406,9 @@ function toCanaryRecord(row: Prisma.CanaryGetPayload<{ select: typeof CANARY_SEL
   return {
     ...row,
     status: row.status as CanaryStatus,
+    design: row.design as CanaryDesign,
     decision: asObject(row.decision),
+    state: asObject(row.state),
   };
 }
 

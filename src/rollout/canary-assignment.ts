@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
+import type { RunningCanary } from '../registry/registry.types';
 
-// Which agents see a canary description version. Sticky and deterministic: an agent (or session) id hashed with the
-// canary's id lands in [0, 1); it sees the canary when that is below the canary's share, on every call and every
-// replica, and a new canary of the same tool draws a fresh, independent sample. Pure.
+// Which callers see a canary description version (docs/rollout.md). Alternating (the default): every caller, with or
+// without an id, gets the canary version after an even number of nightly looks and the previous version after an odd
+// one, so one agent or one MCP gateway sees both sides in turn. Split: an agent (or session) id hashed with the
+// canary's id lands in [0, 1) and sees the canary when that is below the canary's share, on every call and every
+// replica; a new canary of the same tool draws a fresh, independent sample. Pure.
 
 /** Sticky ids longer than this are cut before hashing: a client-chosen header never decides how much we hash. */
 export const MAX_STICKY_ID_CHARS = 200;
@@ -22,4 +25,18 @@ export function canaryBucket(canaryId: string, stickyId: string): number {
 /** Whether this caller is served the canary. A caller without an id keeps the previous version: it cannot stick. */
 export function isServedCanary(canaryId: string, stickyId: string | null, share: number): boolean {
   return stickyId !== null && canaryBucket(canaryId, stickyId) < share;
+}
+
+/** The version this caller is served while `canary` runs. */
+export function servedVersionOf(
+  canary: Pick<RunningCanary, 'id' | 'design' | 'looks' | 'share' | 'canaryVersion' | 'previousVersion'>,
+  stickyId: string | null,
+): number {
+  const isCanarySide = canary.design === 'alternating' ? isCanaryPhase(canary.looks) : isServedCanary(canary.id, stickyId, canary.share);
+  return isCanarySide ? canary.canaryVersion : canary.previousVersion;
+}
+
+/** Whether an alternating canary serves its own version after `looks` nightly looks: first its own, then in turn. */
+export function isCanaryPhase(looks: number): boolean {
+  return looks % 2 === 0;
 }

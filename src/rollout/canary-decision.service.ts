@@ -2,13 +2,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Logger } from 'pino';
 import { quoted } from '../alerts/alert-conditions';
 import { AlertNotifier } from '../alerts/alert-notifier.service';
-import type { DailyVersionCount, EffectEstimate } from '../analytics/effect-statistics';
+import type { DailyVersionCount } from '../analytics/effect-statistics';
 import { ROOT_LOGGER } from '../infra/logging/logging.module';
 import { CanaryChangesService } from '../registry/canary-changes.service';
 import type { RunningCanary } from '../registry/registry.types';
 import { CanaryCountsRepository } from './canary-counts.repository';
-import { CanaryDecision, decideCanary } from './canary-decision';
-import { sumCanarySides } from './canary-sides';
+import { CanaryLook, judgeCanary, WarningCounts } from './canary-judgement';
+import { firstCountedDay, sumCanarySides } from './canary-sides';
 
 const DAY_MS = 86_400_000;
 
@@ -18,14 +18,16 @@ export interface VersionCounts {
 }
 
 /**
- * The calls and the canary warning's own mistakes per version and day up to the end of the judged day, when a
+ * The calls and one of the canary's warnings' own mistakes per version and day up to the end of the judged day, when a
  * recommendation says which mistake the warning is about; null for a warning without one (every failure counts).
  */
-export type MatchedMistakeCounter = (canary: RunningCanary) => Promise<VersionCounts | null>;
+export type MatchedMistakeCounter = (canary: RunningCanary, warningId: string) => Promise<VersionCounts | null>;
 
 export interface DecidedCanary {
   canary: RunningCanary;
   action: 'promote' | 'roll_back';
+  /** The warnings dismissed (all of them, or the harmful ones of a canary that tested several). */
+  rolledBackWarningIds: string[];
   decision: Record<string, unknown>;
 }
 
@@ -36,9 +38,10 @@ export interface CanaryNight {
 }
 
 /**
- * The nightly's canary step (docs/rollout.md): each running canary of the project is judged on the calls up to the end
- * of `day`, then promoted, rolled back or left running; each decision is recorded with its numbers and notified
- * through the project's alert destinations (a `rollout` event).
+ * The nightly's canary step (docs/rollout.md): each running canary of the project is looked at on the calls up to the
+ * end of `day`, each of its warnings on its own mistake, then promoted, rolled back (the harmful warnings) or left
+ * running for another look, which, for an alternating canary, serves the other version until the next one. Each
+ * decision is recorded with its numbers and notified through the project's alert destinations (a `rollout` event).
  */
 @Injectable()
 export class CanaryDecisionService {
@@ -59,7 +62,7 @@ export class CanaryDecisionService {
     const at = new Date(Math.min(Date.now(), until.getTime()));
     const night: CanaryNight = { decided: [], runningTools: new Set() };
     for (const canary of await this.canaries.findRunningCanaries(projectId)) {
-      const decided = canary.startedAt < until ? await this.decideCanary(projectId, canary, day, until, at, countMatched) : null;
+      const decided = canary.startedAt < until ? await this.lookAt(projectId, canary, day, until, at, countMatched) : null;
       if (decided) night.decided.push(decided);
       else night.runningTools.add(canary.tool);
     }
@@ -67,7 +70,7 @@ export class CanaryDecisionService {
   }
 
   /** The decision carried out, or null when the canary keeps running (or a newer version superseded it meanwhile). */
-  private async decideCanary(
+  private async lookAt(
     projectId: string,
     canary: RunningCanary,
     day: Date,
@@ -75,47 +78,70 @@ export class CanaryDecisionService {
     at: Date,
     countMatched: MatchedMistakeCounter,
   ): Promise<DecidedCanary | null> {
-    const matched = await countMatched(canary);
-    const counts =
-      matched ??
-      (await this.counts.countErrorsByVersion(
+    const look = judgeCanary(canary, await this.countWarnings(projectId, canary, until, countMatched), day);
+    if (look.action === 'wait') {
+      await this.canaries.recordCanaryLook(projectId, canary, { design: look.design, state: look.state });
+      return null;
+    }
+    const isDone =
+      look.action === 'promote'
+        ? await this.canaries.promoteCanary(projectId, canary, look.decision, at)
+        : await this.canaries.rollBackCanary(projectId, canary, look.rolledBackWarningIds, look.decision, at);
+    if (!isDone) return null;
+    await this.notify(projectId, canary, look);
+    return { canary, action: look.action, rolledBackWarningIds: look.rolledBackWarningIds, decision: look.decision };
+  }
+
+  /** Each warning's sides: its own mistakes when the nightly can match them, else every failure of the tool. */
+  private async countWarnings(
+    projectId: string,
+    canary: RunningCanary,
+    until: Date,
+    countMatched: MatchedMistakeCounter,
+  ): Promise<WarningCounts[]> {
+    const warningIds = canary.warningIds.length > 0 ? canary.warningIds : canary.warningId ? [canary.warningId] : [];
+    let errors: VersionCounts | null = null;
+    const countErrors = async () =>
+      (errors ??= await this.counts.countErrorsByVersion(
         projectId,
         canary.tool,
         [canary.canaryVersion, canary.previousVersion],
-        startOfDay(canary.startedAt),
+        firstCountedDay(canary.startedAt),
         until,
       ));
-    const sides = sumCanarySides(counts, canary);
-    const outcome = decideCanary(sides.canary, sides.previous, canary.minCalls);
-    if (outcome.action === 'wait') return null;
-    const decision = toDecisionRecord(outcome, canary, matched ? 'matched_mistakes' : 'errors', day);
-    const isDone =
-      outcome.action === 'promote'
-        ? await this.canaries.promoteCanary(projectId, canary, decision, at)
-        : await this.canaries.rollBackCanary(projectId, canary, decision, at);
-    if (!isDone) return null;
-    await this.notify(projectId, canary, outcome, decision);
-    return { canary, action: outcome.action, decision };
+    const counted: WarningCounts[] = [];
+    for (const warningId of warningIds) {
+      const matched = await countMatched(canary, warningId);
+      counted.push({
+        warningId,
+        counted: matched ? 'matched_mistakes' : 'errors',
+        sides: sumCanarySides(matched ?? (await countErrors()), canary),
+      });
+    }
+    if (counted.length === 0) counted.push({ warningId: null, counted: 'errors', sides: sumCanarySides(await countErrors(), canary) });
+    return counted;
   }
 
   /** A notification that cannot be queued is logged; the decision stands (it is on the version history either way). */
-  private async notify(projectId: string, canary: RunningCanary, outcome: CanaryDecision, decision: Record<string, unknown>) {
-    const isPromoted = outcome.action === 'promote';
+  private async notify(projectId: string, canary: RunningCanary, look: CanaryLook) {
+    const isPromoted = look.action === 'promote';
     const status = isPromoted ? 'promoted' : 'rolled_back';
     try {
       await this.notifier.notify(projectId, `rollout:${canary.id}:${status}`, 'rollout', null, {
         type: isPromoted ? 'rollout.promoted' : 'rollout.rolled_back',
         projectId,
-        summary: summarize(canary, outcome),
+        summary: summarize(canary, look),
         rollout: {
           canaryId: canary.id,
           tool: canary.tool,
           warningId: canary.warningId,
+          warningIds: canary.warningIds,
+          design: look.design,
           previousVersion: canary.previousVersion,
           canaryVersion: canary.canaryVersion,
           share: canary.share,
           status,
-          decision,
+          decision: look.decision,
         },
       });
     } catch (error) {
@@ -124,43 +150,13 @@ export class CanaryDecisionService {
   }
 }
 
-function toDecisionRecord(
-  outcome: CanaryDecision,
-  canary: RunningCanary,
-  counted: 'matched_mistakes' | 'errors',
-  day: Date,
-): Record<string, unknown> {
-  const side = (version: number, estimated: EffectEstimate['withWarning']) => ({
-    version,
-    calls: estimated.calls,
-    mistakes: estimated.mistakes,
-    rate: estimated.rate,
-    ci95: estimated.ci95,
-  });
-  const { estimate } = outcome;
-  return {
-    action: outcome.action,
-    reason: outcome.reason,
-    counted,
-    canary: side(canary.canaryVersion, estimate.withWarning),
-    previous: side(canary.previousVersion, estimate.withoutWarning),
-    relativeChange: estimate.relativeChange,
-    pValue: estimate.pValue,
-    verdict: estimate.verdict,
-    decidedFor: day.toISOString().slice(0, 10),
-  };
-}
-
-function summarize(canary: RunningCanary, outcome: CanaryDecision): string {
-  const { withWarning: ours, withoutWarning: theirs, pValue } = outcome.estimate;
-  const rate = (side: typeof ours) => `${Math.round((side.rate ?? 0) * 1000) / 10}% (${side.mistakes} of ${side.calls} calls)`;
-  const verb = outcome.action === 'promote' ? 'promoted' : 'rolled back';
+function summarize(canary: RunningCanary, look: CanaryLook): string {
+  const { canary: ours, previous: theirs } = look.headline;
+  const rate = (side: { calls: number; mistakes: number }) =>
+    `${side.calls === 0 ? 0 : Math.round((side.mistakes / side.calls) * 1000) / 10}% (${side.mistakes} of ${side.calls} calls)`;
+  const verb = look.action === 'promote' ? 'promoted' : 'rolled back';
   return (
-    `Canary version ${canary.canaryVersion} of tool ${quoted(canary.tool)} ${verb}: mistakes ${rate(ours)} against ` +
-    `${rate(theirs)} with version ${canary.previousVersion}, p = ${pValue === null ? 'n/a' : pValue.toPrecision(2)}`
+    `Canary version ${canary.canaryVersion} of tool ${quoted(canary.tool)} ${verb} (${look.reason}): mistakes ${rate(ours)} against ` +
+    `${rate(theirs)} with version ${canary.previousVersion}`
   );
-}
-
-function startOfDay(at: Date): Date {
-  return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
 }

@@ -1,19 +1,26 @@
 import type { DailyVersionCount, Proportion } from '../analytics/effect-statistics';
 
 // The two sides a canary is judged on: calls that reported the canary version and calls that reported the previous
-// one, from the UTC day the canary started. Pure.
+// one, from the UTC day before the canary started (its baseline: the day whose mistakes made the warning, when only the
+// previous version was served) to the end of the judged day. Pure.
 
 export interface CanarySides {
   canary: Proportion;
   previous: Proportion;
 }
 
+const DAY_MS = 86_400_000;
+
+/** The first day counted: the UTC day before the one the canary started on. */
+export function firstCountedDay(startedAt: Date): Date {
+  return new Date(Date.UTC(startedAt.getUTCFullYear(), startedAt.getUTCMonth(), startedAt.getUTCDate()) - DAY_MS);
+}
+
 export function sumCanarySides(
   counts: { calls: readonly DailyVersionCount[]; mistakes: readonly DailyVersionCount[] },
   canary: { canaryVersion: number; previousVersion: number; startedAt: Date },
 ): CanarySides {
-  // the start day counts whole: its earlier calls of the previous version saw what the previous side sees
-  const fromDay = Date.UTC(canary.startedAt.getUTCFullYear(), canary.startedAt.getUTCMonth(), canary.startedAt.getUTCDate());
+  const fromDay = firstCountedDay(canary.startedAt).getTime();
   const total = (rows: readonly DailyVersionCount[], version: number) =>
     rows.filter((row) => row.version === version && row.day.getTime() >= fromDay).reduce((n, row) => n + row.count, 0);
   return {

@@ -1,15 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../infra/prisma/prisma.service';
+import type { CanaryDesign } from '../registry/registry.types';
 
 /** Whether the nightly's automatic warnings start as canaries, and with which share and minimum of calls a side. */
 export interface RolloutPolicy {
   enabled: boolean;
   share: number;
   minCalls: number;
+  design: CanaryDesign;
 }
 
-/** A project without a policy row: on, a fifth of the agents, 100 calls a side (docs/rollout.md). */
-export const DEFAULT_ROLLOUT_POLICY: RolloutPolicy = { enabled: true, share: 0.2, minCalls: 100 };
+/** A project without a policy row: on, alternating for every caller, 100 calls a side (docs/rollout.md). */
+export const DEFAULT_ROLLOUT_POLICY: RolloutPolicy = { enabled: true, share: 0.2, minCalls: 100, design: 'alternating' };
 
 /** The rollout policy per project. A leaf: the registry reads it when a manual warning asks for a canary. */
 @Injectable()
@@ -19,13 +21,15 @@ export class RolloutPolicyRepository {
   async findPolicy(projectId: string): Promise<RolloutPolicy> {
     const row = await this.prisma.rolloutPolicy.findUnique({
       where: { projectId },
-      select: { isEnabled: true, share: true, minCalls: true },
+      select: { isEnabled: true, share: true, minCalls: true, design: true },
     });
-    return row ? { enabled: row.isEnabled, share: row.share, minCalls: row.minCalls } : DEFAULT_ROLLOUT_POLICY;
+    return row
+      ? { enabled: row.isEnabled, share: row.share, minCalls: row.minCalls, design: row.design as CanaryDesign }
+      : DEFAULT_ROLLOUT_POLICY;
   }
 
   async upsertPolicy(projectId: string, policy: RolloutPolicy): Promise<void> {
-    const data = { isEnabled: policy.enabled, share: policy.share, minCalls: policy.minCalls };
+    const data = { isEnabled: policy.enabled, share: policy.share, minCalls: policy.minCalls, design: policy.design };
     await this.prisma.rolloutPolicy.upsert({
       where: { projectId },
       create: { projectId, ...data },

@@ -15,7 +15,13 @@ export const ROLLOUT_POLICY_SCHEMA = {
       type: 'number',
       minimum: 0.01,
       maximum: 0.99,
-      description: 'the share of agents (by session or agent id) served a canary; the rest keep the previous version',
+      description: 'split design only: the share of agents (by session or agent id) served a canary; the rest keep the previous version',
+    },
+    design: {
+      enum: ['alternating', 'split'],
+      description:
+        'alternating (default): every caller gets the canary version, then the previous one, in turn at each nightly look; ' +
+        'split: a share of the sticky ids gets the canary (turns alternating when one side gets no calls)',
     },
     minCalls: {
       type: 'integer',
@@ -66,6 +72,13 @@ export const CANARY_DECISION = {
     relativeChange: { type: 'number', nullable: true, description: '(canary rate - previous rate) / previous rate' },
     pValue: { type: 'number', nullable: true },
     verdict: { enum: ['helped', 'no_effect', 'worse', 'not_enough_data'] },
+    design: { enum: ['alternating', 'split'] },
+    look: { type: 'integer', minimum: 1, description: 'the nightly look that decided' },
+    warnings: {
+      type: 'array',
+      description: 'each warning the canary tested, judged on its own mistake by the sequential rule (docs/rollout.md)',
+      items: { type: 'object' },
+    },
     decidedFor: { type: 'string', format: 'date', description: 'the last UTC day of calls counted' },
   },
 } as const;
@@ -77,6 +90,11 @@ export const CANARY_RESPONSE = {
     'id',
     'tool',
     'warningId',
+    'warningIds',
+    'design',
+    'looks',
+    'maxLooks',
+    'state',
     'previousVersion',
     'canaryVersion',
     'share',
@@ -90,6 +108,15 @@ export const CANARY_RESPONSE = {
     id: { type: 'string', format: 'uuid' },
     tool: { type: 'string' },
     warningId: { type: 'string', format: 'uuid', nullable: true },
+    warningIds: { type: 'array', items: { type: 'string', format: 'uuid' }, description: 'every warning the canary version added' },
+    design: { enum: ['alternating', 'split'] },
+    looks: { type: 'integer', minimum: 0, description: 'nightly looks so far' },
+    maxLooks: { type: 'integer', minimum: 1, description: 'the look at which it is decided whatever the counts' },
+    state: {
+      type: 'object',
+      nullable: true,
+      description: "the last look's numbers per warning and side, which version is served until the next look, and what it waits for",
+    },
     previousVersion: { type: 'integer' },
     canaryVersion: { type: 'integer' },
     share: { type: 'number' },

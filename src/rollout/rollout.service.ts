@@ -15,15 +15,19 @@ export class RolloutService {
     return this.policies.findPolicy(projectId);
   }
 
-  async setPolicy(projectId: string, policy: RolloutPolicy): Promise<RolloutPolicy> {
-    await this.policies.upsertPolicy(projectId, policy);
-    return policy;
+  async setPolicy(
+    projectId: string,
+    policy: Omit<RolloutPolicy, 'design'> & Partial<Pick<RolloutPolicy, 'design'>>,
+  ): Promise<RolloutPolicy> {
+    const stored = { ...policy, design: policy.design ?? (await this.policies.findPolicy(projectId)).design };
+    await this.policies.upsertPolicy(projectId, stored);
+    return stored;
   }
 
   /** The settings a warning the nightly applies by itself starts its canary with; null when the policy is off. */
   async findAutoCanarySettings(projectId: string): Promise<CanarySettings | null> {
     const policy = await this.policies.findPolicy(projectId);
-    return policy.enabled ? { share: policy.share, minCalls: policy.minCalls } : null;
+    return policy.enabled ? { design: policy.design, share: policy.share, minCalls: policy.minCalls } : null;
   }
 
   listCanaries(

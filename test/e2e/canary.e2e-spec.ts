@@ -26,8 +26,11 @@ async function startReceiver() {
   return { url, bodies, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-/** Guarded rollout end to end: canaries served by sticky id, judged by the nightly, rolled back or promoted by themselves. */
-describe('canary rollout of description versions', () => {
+/**
+ * Guarded rollout end to end with the split design (a project's choice; the default alternates, see
+ * rollout-shapes.e2e-spec.ts): canaries served by sticky id, judged by the nightly, rolled back or promoted by themselves.
+ */
+describe('canary rollout of description versions (split design)', () => {
   let t: TestApp;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
@@ -95,8 +98,13 @@ describe('canary rollout of description versions', () => {
   }
 
   it('starts a warning the nightly applies by itself as a canary, served by sticky id; ?version= still pins', async () => {
-    expect((await t.request('GET', '/v1/rollout/policy')).body).toEqual({ enabled: true, share: 0.2, minCalls: 100 });
-    const policy = await t.request('PUT', '/v1/rollout/policy', { body: { enabled: true, share: 0.5, minCalls: 40 } });
+    expect((await t.request('GET', '/v1/rollout/policy')).body).toEqual({
+      enabled: true,
+      share: 0.2,
+      minCalls: 100,
+      design: 'alternating',
+    });
+    const policy = await t.request('PUT', '/v1/rollout/policy', { body: { enabled: true, share: 0.5, minCalls: 40, design: 'split' } });
     expect(policy.status).toBe(200);
     // the nightly applies one kind of warning by itself here: the one the agents are scripted around
     const autoApply = await t.request('PUT', '/v1/policy', {
@@ -118,7 +126,16 @@ describe('canary rollout of description versions', () => {
     expect(run.body).toMatchObject({ status: 'succeeded', counts: { applied: 1 } });
 
     const canary = await canaryOf('prime_factorization');
-    expect(canary).toMatchObject({ status: 'running', previousVersion: 1, canaryVersion: 2, share: 0.5, minCalls: 40, decision: null });
+    expect(canary).toMatchObject({
+      status: 'running',
+      design: 'split',
+      looks: 0,
+      previousVersion: 1,
+      canaryVersion: 2,
+      share: 0.5,
+      minCalls: 40,
+      decision: null,
+    });
     expect(canary.startedAt).toBe(`${D2}T00:00:00.000Z`);
 
     // a caller without a sticky id cannot stick: it keeps the previous version
@@ -168,15 +185,20 @@ describe('canary rollout of description versions', () => {
     expect(run.body).toMatchObject({ status: 'succeeded', counts: { canariesRolledBack: 1, canariesPromoted: 0 } });
 
     const canary = await canaryOf('prime_factorization');
+    // the previous side counts the day before the canary started too: D1's 40 calls, 10 of them the mistake
+    const previous = { calls: sent.get(1)!.calls + 40, mistakes: sent.get(1)!.mistakes + 10 };
     expect(canary).toMatchObject({
       status: 'rolled_back',
       decision: {
         action: 'roll_back',
         counted: 'matched_mistakes',
+        design: 'split',
+        look: 1,
         verdict: 'worse',
         decidedFor: D2,
         canary: { version: 2, ...sent.get(2) },
-        previous: { version: 1, ...sent.get(1) },
+        previous: { version: 1, ...previous },
+        warnings: [expect.objectContaining({ warningId: expect.any(String), action: 'roll_back', rule: 'harm' })],
       },
     });
     expect(canary.decision.pValue).toBeLessThan(0.05);

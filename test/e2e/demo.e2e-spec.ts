@@ -23,14 +23,23 @@ function runDemo() {
   return run(process.execPath, [DEMO], { env, timeout: 150_000 });
 }
 
-it('shows both phases, fewer failures in the second, and a measured "helped" per learned warning', async () => {
+it('shows both phases on the default policies, fewer failures in the second, each canary promoted, and a measured "helped" per learned warning', async () => {
   const { stdout } = await runDemo();
 
+  // the project's policies as a new user has them: each learned warning starts as an alternating canary
+  expect(stdout).toContain('(guarded rollout is on, alternating');
   expect(stdout).toMatch(/== Phase 1: .*\(prime_factorization v1, factorial v1\)/);
   expect(stdout).toMatch(/== Phase 2: .*\(prime_factorization v[2-9], factorial v[2-9]\)/);
   const [, failed1, calls1, failed2, calls2] = stdout.match(/failed tool calls: phase 1 (\d+)\/(\d+), phase 2 (\d+)\/(\d+)/)!.map(Number);
   expect(failed1).toBeGreaterThan(0);
   expect(failed2 / calls2).toBeLessThan(failed1 / calls1 / 2);
+
+  // the second nightly decided both canaries on their numbers: every agent is served the warnings from then on
+  expect(stdout).toMatch(/== Nightly job again: 2 canaries promoted, 0 rolled back/);
+  expect(stdout).toMatch(/prime_factorization v\d+ against v1: promoted: mistakes 0\/\d+ = 0%/);
+  expect(stdout).toMatch(/factorial v2 against v1: promoted: mistakes 0\/\d+ = 0%/);
+  const served = await app.request('GET', '/v1/tools/factorial/description');
+  expect(served.body.description).toContain("'n' above 20 fails");
 
   const table = stdout.slice(stdout.indexOf('measured effect of each warning'));
   expect(table).toMatch(/^\s+tool\s+warning\s+mistakes without warning\s+mistakes with warning\s+verdict$/m);

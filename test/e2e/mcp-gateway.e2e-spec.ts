@@ -195,9 +195,8 @@ describe.each([
     // last two minutes of a UTC day (a mode takes about 15 s), nor in its first seconds
     await eventually(async () => (Date.now() % DAY_MS > 2_000 && Date.now() % DAY_MS < DAY_MS - 120_000 ? true : undefined), 130_000, 500);
     project = await t.createProject(`mcp-${_mode.replace(/\W/g, '')}-${Date.now()}`);
-    // this loop serves each warning to every agent at once; canaries have their own test (canary.e2e-spec.ts)
-    const policy = { enabled: false, share: 0.2, minCalls: 100 };
-    await t.request('PUT', '/v1/rollout/policy', { key: project.apiKey, body: policy });
+    // the project's policies as a new one has them: each learned warning starts as an alternating canary, which the
+    // gateway (one side as a whole) is served between the first nightly and the next
     connection = await connect({ url: t.baseUrl, apiKey: project.apiKey });
   }, 150_000);
   afterAll(() => connection?.close());
@@ -284,6 +283,13 @@ describe.each([
     ]);
     const sessions = await t.db.sql.query('SELECT DISTINCT session_id FROM events WHERE project_id = $1', [project.projectId]);
     expect(sessions.rows).toHaveLength(1);
+    // the gateway was served each canary between the two nightlies: the second decided every one of them
+    const canaries = (await api('GET', '/v1/rollout/canaries')).body.items as Array<{ tool: string; status: string; decision: unknown }>;
+    const learnedCanaries = canaries.filter((canary) => canary.status !== 'running');
+    expect(learnedCanaries.map((canary) => [canary.tool, canary.status]).sort()).toEqual([
+      ['factorial', 'promoted'],
+      ['prime_factorization', 'promoted'],
+    ]);
   });
 
   it("passes the upstream's progress to the client and the client's cancellation to the upstream", async () => {

@@ -1,0 +1,134 @@
+import { estimateEffect } from '../analytics/effect-statistics';
+import type { CanaryDesign, RunningCanary } from '../registry/registry.types';
+import { isCanaryPhase } from './canary-assignment';
+import type { CanarySides } from './canary-sides';
+import { decideSequential, SequentialDecision } from './sequential-decision';
+
+// One nightly look at a running canary (docs/rollout.md): each of its warnings judged by the sequential rule on its own
+// mistake, then one action for the canary: roll back the warnings shown harmful, promote when every warning is decided,
+// else wait for the next look. A split canary one side of which gets no calls switches to alternating. Pure.
+
+export interface WarningCounts {
+  /** null for a canary without a warning (none is left to judge but the tool's failures). */
+  warningId: string | null;
+  counted: 'matched_mistakes' | 'errors';
+  sides: CanarySides;
+}
+
+export interface CanaryLook {
+  action: 'wait' | 'promote' | 'roll_back';
+  reason: string;
+  /** The design from now on (a split canary that cannot get both sides turns alternating). */
+  design: CanaryDesign;
+  rolledBackWarningIds: string[];
+  /** What the canary's row keeps while it runs: this look's numbers and what it waits for. */
+  state: Record<string, unknown>;
+  /** The decision recorded when the canary ends. */
+  decision: Record<string, unknown>;
+  /** The first warning's sides, for one-line summaries. */
+  headline: CanarySides;
+}
+
+export function judgeCanary(canary: RunningCanary, warnings: readonly WarningCounts[], day: Date): CanaryLook {
+  const look = canary.looks + 1;
+  const judged = warnings.map((warning) => ({
+    ...warning,
+    verdict: decideSequential({ ...warning.sides, look, minCalls: canary.minCalls, maxLooks: canary.maxLooks }),
+  }));
+  const harmful = judged.filter((each) => each.verdict.action === 'roll_back');
+  const waiting = judged.filter((each) => each.verdict.action === 'wait');
+  const headline = judged[0].sides;
+  const design = nextDesign(canary, headline);
+  const action = harmful.length > 0 ? 'roll_back' : waiting.length > 0 ? 'wait' : 'promote';
+  const reason =
+    action === 'roll_back'
+      ? harmful.map((each) => each.verdict.reason).join('; ')
+      : action === 'promote'
+        ? [...new Set(judged.map((each) => each.verdict.reason))].join('; ')
+        : waiting[0].verdict.reason;
+  const perWarning = judged.map((each) => ({
+    warningId: each.warningId,
+    counted: each.counted,
+    action: each.verdict.action,
+    rule: each.verdict.rule,
+    reason: each.verdict.reason,
+    canary: { version: canary.canaryVersion, ...each.sides.canary },
+    previous: { version: canary.previousVersion, ...each.sides.previous },
+    harmPValue: each.verdict.harmPValue,
+    benefitPValue: each.verdict.benefitPValue,
+  }));
+  const nextPhase = design === 'alternating' ? (isCanaryPhase(look) ? 'canary' : 'previous') : 'split';
+  const state = {
+    look,
+    maxLooks: canary.maxLooks,
+    lookedFor: day.toISOString().slice(0, 10),
+    design,
+    ...(design !== canary.design ? { designSwitched: `from ${canary.design}: ${switchReason(headline)}` } : {}),
+    servedUntilNextLook: nextPhase,
+    waitingFor: action === 'wait' ? waitingFor(waiting.map((each) => each.verdict)) : null,
+    exposure: exposureOf(canary, headline),
+    warnings: perWarning,
+  };
+  return {
+    action,
+    reason,
+    design,
+    rolledBackWarningIds: harmful.flatMap((each) => (each.warningId ? [each.warningId] : [])),
+    state,
+    decision: decisionRecord(canary, judged[0], { action, reason, design, look, day, perWarning }),
+    headline,
+  };
+}
+
+/** A split canary whose one side got no call while the other did cannot be compared: every caller alternates instead. */
+function nextDesign(canary: RunningCanary, sides: CanarySides): CanaryDesign {
+  if (canary.design !== 'split') return canary.design;
+  const isOneSided = (sides.canary.calls === 0) !== (sides.previous.calls === 0);
+  return isOneSided ? 'alternating' : 'split';
+}
+
+function switchReason(sides: CanarySides): string {
+  return sides.canary.calls === 0 ? 'no caller was served the canary version' : 'no caller was served the previous version';
+}
+
+/**
+ * Whether the callers took the version they were served: after a phase that served the canary version to everyone,
+ * no call reporting it means the clients did not fetch their descriptions again (SDK refresh, a gateway's poll).
+ */
+function exposureOf(canary: RunningCanary, sides: CanarySides): string | null {
+  if (canary.design !== 'alternating' || !isCanaryPhase(canary.looks) || sides.canary.calls > 0) return null;
+  return `no call reported version ${canary.canaryVersion} while it was served to every caller: clients must fetch descriptions again (the SDKs' refresh, the gateway's poll) to be counted`;
+}
+
+function waitingFor(verdicts: readonly SequentialDecision[]): string {
+  return verdicts[0].reason;
+}
+
+function decisionRecord(
+  canary: RunningCanary,
+  first: WarningCounts,
+  outcome: { action: string; reason: string; design: CanaryDesign; look: number; day: Date; perWarning: unknown[] },
+): Record<string, unknown> {
+  const estimate = estimateEffect(first.sides.canary, first.sides.previous);
+  const side = (version: number, estimated: typeof estimate.withWarning) => ({
+    version,
+    calls: estimated.calls,
+    mistakes: estimated.mistakes,
+    rate: estimated.rate,
+    ci95: estimated.ci95,
+  });
+  return {
+    action: outcome.action,
+    reason: outcome.reason,
+    counted: first.counted,
+    design: outcome.design,
+    look: outcome.look,
+    canary: side(canary.canaryVersion, estimate.withWarning),
+    previous: side(canary.previousVersion, estimate.withoutWarning),
+    relativeChange: estimate.relativeChange,
+    pValue: estimate.pValue,
+    verdict: estimate.verdict,
+    warnings: outcome.perWarning,
+    decidedFor: outcome.day.toISOString().slice(0, 10),
+  };
+}
