@@ -24,6 +24,8 @@ export function createGatewayParts(config: GatewayConfig): GatewayParts {
     // one side of a canary for every client session of this gateway: by its agent name, else by its host
     ...(config.agent ? {} : { session: `toolcoach-mcp@${hostname()}` }),
     ...(config.cacheDir === undefined ? {} : { cacheDir: config.cacheDir }),
+    // LiveDescriptions polls for the gateway, and tells its client sessions when the list changed
+    refreshIntervalMs: false,
     logger: stderrLogger,
   });
   const descriptions = new LiveDescriptions(toolcoach, {

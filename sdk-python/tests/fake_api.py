@@ -7,7 +7,10 @@ import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+# Answers a request (as recorded in ``requests``) with (status, headers, body).
+Responder = Callable[[Dict[str, Any]], Tuple[int, Dict[str, str], Any]]
 
 
 class FakeApi:
@@ -15,6 +18,7 @@ class FakeApi:
         self.requests: List[Dict[str, Any]] = []
         self.answers: List[Tuple[int, Dict[str, str], Any]] = []
         self.routes: Dict[Tuple[str, str], Tuple[int, Any]] = {}
+        self.responders: Dict[Tuple[str, str], Responder] = {}
         self.lock = threading.Lock()
         self.arrived = threading.Condition(self.lock)
         api = self
@@ -28,10 +32,11 @@ class FakeApi:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 route = (self.command, self.path)
                 with api.lock:
-                    api.requests.append(
-                        {"at": time.monotonic(), "method": self.command, "path": self.path, "headers": dict(self.headers), "body": body}
-                    )
-                    if route in api.routes:
+                    request = {"at": time.monotonic(), "method": self.command, "path": self.path, "headers": dict(self.headers), "body": body}
+                    api.requests.append(request)
+                    if route in api.responders:
+                        status, headers, answer = api.responders[route](request)
+                    elif route in api.routes:
                         status, answer = api.routes[route]
                         headers = {}
                     else:
@@ -40,7 +45,7 @@ class FakeApi:
                 if answer is None:
                     events = body.get("events", [])
                     answer = {"accepted": len(events), "ids": [e.get("id") for e in events], "rejected": []}
-                payload = json.dumps(answer).encode()
+                payload = b"" if status == 304 else json.dumps(answer).encode()
                 self.send_response(status)
                 for key, value in headers.items():
                     self.send_header(key, value)
@@ -65,6 +70,11 @@ class FakeApi:
         """Answers every ``method path`` request (the path with its query) with ``status`` and ``body``."""
         with self.lock:
             self.routes[(method, path)] = (status, body)
+
+    def respond(self, method: str, path: str, responder: Responder) -> None:
+        """Answers every ``method path`` request with what ``responder`` returns for it: (status, headers, body)."""
+        with self.lock:
+            self.responders[(method, path)] = responder
 
     def wait_for_requests(self, count: int, timeout_s: float = 5.0) -> List[Dict[str, Any]]:
         deadline = time.monotonic() + timeout_s

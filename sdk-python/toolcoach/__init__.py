@@ -4,6 +4,7 @@ from .langchain import HAS_LANGCHAIN, ToolcoachCallbackHandler, record_handled_e
 from .guard import ArgumentGuard, Verdict
 from .guarded_tool import GuardRefusal, check_arguments
 from .live import fetch_descriptions, load_tools
+from .refresh import stop_refresh
 from .redaction import redact_event, redact_secrets, redact_secrets_in_text
 from .reporter import Reporter, configure, default_reporter
 
@@ -25,4 +26,5 @@ __all__ = [
     "redact_secrets",
     "redact_secrets_in_text",
     "record_handled_errors",
+    "stop_refresh",
 ]

@@ -16,6 +16,7 @@ from typing import Any, Dict, Iterable, List, Optional, Set, Tuple, Union
 from .guard import MODES, ArgumentGuard
 from .guarded_tool import guard_key, guard_langchain_tool, set_guard
 from .langchain import DESCRIPTION_VERSION_KEY, record_handled_errors, remember_served_version
+from .refresh import DEFAULT_REFRESH_INTERVAL_S, refresher
 from .reporter import configured_api_key, configured_base_url
 
 logger = logging.getLogger("toolcoach")
@@ -59,6 +60,7 @@ def load_tools(
     session: Optional[str] = None,
     agent: Optional[str] = None,
     guard: Union[bool, str] = False,
+    refresh_interval_s: Optional[float] = DEFAULT_REFRESH_INTERVAL_S,
 ) -> List[Any]:
     """Registers the tools with toolcoach, then sets each tool's description to the live one, in place; returns the
     tools as a list. Never raises.
@@ -82,6 +84,12 @@ def load_tools(
     Fallback: when registration or reading fails within ``timeout_s`` in all (toolcoach down, slow, key refused, a
     schema refused), a warning is logged once and every tool keeps its own description.
 
+    Live refresh: every ``refresh_interval_s`` (default 60; 0 or None: never) the tools ask the registry again, with
+    the ETag of its last answer (``If-None-Match``), and a new version (a warning promoted, the turn of a canary that
+    alternates in time) replaces their descriptions in place, so a long-running agent follows without a restart; a 304
+    changes nothing. Tools loaded while toolcoach was down are registered once it answers. One daemon thread polls for
+    the whole process, one side (server, key, session or agent) after another. ``stop_refresh(tools)`` ends it, for example when a conversation with its own session ends.
+
     Guarded execution (README "Guarded execution"): with ``guard=True`` each LangChain tool checks its arguments before
     it runs, locally, against the registered schema and the renames and limits the registry serves with it (the
     ``guard`` section of ``GET /v1/tools``). Safe corrections (a rename, a one-element array where one value belongs,
@@ -104,11 +112,11 @@ def load_tools(
     deadline = time.monotonic() + timeout_s
     sticky = sticky_headers(session, agent)
     live: Dict[str, Dict[str, Any]] = {}
+    side = _LiveSide(base, key, timeout_s, sticky, tool_list, guard)
     try:
-        for start in range(0, len(definitions), MAX_TOOLS_PER_REQUEST):
-            batch = {"tools": definitions[start : start + MAX_TOOLS_PER_REQUEST]}
-            _request("POST", base, key, "/v1/tools:bulk", deadline, batch, sticky)
-        live = _read_tools(base, key, deadline, sticky)
+        _register(base, key, definitions, deadline, sticky)
+        _, side.etag, live = _read_tools_since(base, key, deadline, sticky, None)
+        side.is_registered = True
     except Exception as error:
         _warn_once("load", "toolcoach: could not register or load tool descriptions at %s (%s); using the tools' own descriptions" % (base, _describe(error)))
     for tool in tool_list:
@@ -121,7 +129,76 @@ def load_tools(
             _guard_tools(tool_list, definitions, live, guard if isinstance(guard, str) else None, base)
         except Exception as error:
             _warn_once("guard-internal", "toolcoach: the guard could not be set up (%s); the tools run unchecked" % _describe(error))
+    if refresh_interval_s and definitions:
+        side_key = (base, key, tuple(sorted(sticky.items())))
+        # Tools of an earlier load_tools of this side stay refreshed, unless a tool of this one has their name.
+        previous = refresher.watched(side_key)
+        if isinstance(previous, _LiveSide):
+            names = {_name_of(tool) for tool in tool_list}
+            side.tools = [tool for tool in previous.tools if _name_of(tool) not in names] + tool_list
+        refresher.watch(side_key, side, max(0.01, float(refresh_interval_s)))
     return tool_list
+
+
+class _LiveSide:
+    """What the refresh of one side's loaded tools needs: where to ask, the tools, their guard, the last ETag."""
+
+    def __init__(self, base: str, key: str, timeout_s: float, sticky: Dict[str, str], tools: List[Any], guard: Union[bool, str]) -> None:
+        self.base, self.key, self.timeout_s, self.sticky = base, key, timeout_s, sticky
+        self.tools = tools
+        self.guard = guard
+        self.etag: Optional[str] = None
+        self.is_registered = False
+
+    def poll(self) -> bool:
+        """Asks once (with the last ETag) and applies what changed in place; True when a description changed."""
+        deadline = time.monotonic() + self.timeout_s
+        try:
+            definitions = [definition for definition in (tool_definition(tool) for tool in self.tools) if definition]
+            if not self.is_registered:
+                _register(self.base, self.key, definitions, deadline, self.sticky)
+                self.is_registered = True
+                self.etag = None
+            status, etag, live = _read_tools_since(self.base, self.key, deadline, self.sticky, self.etag)
+        except Exception as error:
+            _warn_once("refresh", "toolcoach: could not refresh tool descriptions from %s (%s); keeping the ones loaded" % (self.base, _describe(error)))
+            return False
+        if status == 304:
+            return False
+        self.etag = etag
+        changed = [tool for tool in self.tools if _is_changed(tool, live)]
+        for tool in changed:
+            _apply(tool, live)
+        if changed and self.guard:
+            names = {_name_of(tool) for tool in changed}
+            changed_definitions = [definition for definition in definitions if definition["name"] in names]
+            _guard_tools(changed, changed_definitions, live, self.guard if isinstance(self.guard, str) else None, self.base)
+        return bool(changed)
+
+
+def _register(base: str, key: str, definitions: List[Dict[str, Any]], deadline: float, sticky: Dict[str, str]) -> None:
+    for start in range(0, len(definitions), MAX_TOOLS_PER_REQUEST):
+        batch = {"tools": definitions[start : start + MAX_TOOLS_PER_REQUEST]}
+        _request("POST", base, key, "/v1/tools:bulk", deadline, batch, sticky)
+
+
+def _name_of(tool: Any) -> Any:
+    target = _description_holder(tool)
+    return target.get("name") if isinstance(target, dict) else getattr(target, "name", None)
+
+
+def _is_changed(tool: Any, live: Dict[str, Dict[str, Any]]) -> bool:
+    """Whether the served description or version differs from the one the tool has."""
+    target = _description_holder(tool)
+    name = _name_of(tool)
+    found = live.get(name) if isinstance(name, str) else None
+    if not found:
+        return False
+    current = target.get("description") if isinstance(target, dict) else getattr(target, "description", None)
+    if found["description"] != current:
+        return True
+    metadata = None if isinstance(target, dict) else getattr(target, "metadata", None)
+    return isinstance(metadata, dict) and found.get("version") != metadata.get(DESCRIPTION_VERSION_KEY)
 
 
 def _guard_tools(tools: List[Any], definitions: List[Dict[str, Any]], live: Dict[str, Dict[str, Any]], mode: Optional[str], base: str) -> None:
@@ -245,11 +322,23 @@ def sticky_headers(session: Optional[str], agent: Optional[str]) -> Dict[str, st
 
 
 def _read_tools(base: str, key: str, deadline: float, sticky: Optional[Dict[str, str]] = None) -> Dict[str, Dict[str, Any]]:
-    body = _request("GET", base, key, "/v1/tools?format=raw", deadline, None, sticky)
+    return _read_tools_since(base, key, deadline, sticky, None)[2]
+
+
+def _read_tools_since(
+    base: str, key: str, deadline: float, sticky: Optional[Dict[str, str]], etag: Optional[str]
+) -> Tuple[int, Optional[str], Dict[str, Dict[str, Any]]]:
+    """``GET /v1/tools?format=raw``, conditional when ``etag`` is given: (status, ETag, tools by name), no tools on a 304."""
+    headers = dict(sticky or {})
+    if etag:
+        headers["If-None-Match"] = etag
+    status, answer_etag, body = _request_with_status("GET", base, key, "/v1/tools?format=raw", deadline, None, headers)
+    if status == 304:
+        return status, answer_etag or etag, {}
     tools = body.get("tools") if isinstance(body, dict) else None
     if not isinstance(tools, list):
         raise ValueError("the answer holds no tools list")
-    return {
+    return status, answer_etag, {
         tool["name"]: tool
         for tool in tools
         if isinstance(tool, dict) and isinstance(tool.get("name"), str) and isinstance(tool.get("description"), str)
@@ -259,10 +348,17 @@ def _read_tools(base: str, key: str, deadline: float, sticky: Optional[Dict[str,
 def _request(
     method: str, base: str, key: str, path: str, deadline: float, body: Any = None, sticky: Optional[Dict[str, str]] = None
 ) -> Any:
+    return _request_with_status(method, base, key, path, deadline, body, sticky)[2]
+
+
+def _request_with_status(
+    method: str, base: str, key: str, path: str, deadline: float, body: Any, extra_headers: Optional[Dict[str, str]]
+) -> Tuple[int, Optional[str], Any]:
+    """(status, ETag, parsed body); a 304 answers (304, ETag, None), any other status outside 2xx raises."""
     remaining_s = deadline - time.monotonic()
     if remaining_s <= 0:
         raise TimeoutError("timed out")
-    headers = {"Authorization": "Bearer " + key, "Accept": "application/json", **(sticky or {})}
+    headers = {"Authorization": "Bearer " + key, "Accept": "application/json", **(extra_headers or {})}
     data = None
     if body is not None:
         data = json.dumps(body, default=str).encode("utf-8")
@@ -270,8 +366,10 @@ def _request(
     request = urllib.request.Request(base + path, data=data, method=method, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=remaining_s) as response:
-            return json.loads(response.read().decode("utf-8") or "null")
+            return response.status, response.headers.get("ETag"), json.loads(response.read().decode("utf-8") or "null")
     except urllib.error.HTTPError as error:
+        if error.code == 304:
+            return 304, error.headers.get("ETag"), None
         try:
             text = error.read().decode("utf-8", "replace")
         except Exception:

@@ -14,8 +14,9 @@ export function defaultCacheDir(): string {
 }
 
 /**
- * The last descriptions the server gave, one file per server and key, so an agent started while the server is down
- * still gets the learned warnings. Every failure here is swallowed: the cache is an optimisation, never a requirement.
+ * The last descriptions the server gave, one file per server, key and side (the sticky headers: session or agent), so
+ * an agent started while the server is down still gets the learned warnings, and never those another side was served
+ * (a canary's version, say). Every failure here is swallowed: the cache is an optimisation, never a requirement.
  */
 export class DescriptionCache {
   private readonly file: string;
@@ -24,9 +25,16 @@ export class DescriptionCache {
     private readonly dir: string,
     baseUrl: string,
     apiKey: string,
+    side: Readonly<Record<string, string>>,
   ) {
-    // The key is hashed so the file name does not reveal it.
-    const id = createHash('sha256').update(`${baseUrl}\u0000${apiKey}`).digest('hex').slice(0, 16);
+    // The key is hashed so the file name does not reveal it; the side is, so that it cannot make a path.
+    const sideKey = Object.entries(side)
+      .map(([name, value]) => `${name}=${value}`)
+      .sort()
+      .join('\u0000');
+    // (no side: the name caches had before sides were told apart, so an upgrade keeps them)
+    const seed = sideKey ? `${baseUrl}\u0000${apiKey}\u0001${sideKey}` : `${baseUrl}\u0000${apiKey}`;
+    const id = createHash('sha256').update(seed).digest('hex').slice(0, 16);
     this.file = join(dir, `descriptions-${id}.json`);
   }
 

@@ -17,18 +17,24 @@ interface ToolCallInput {
   args: unknown;
 }
 
-const guardedTools = new WeakSet<object>();
+/** Whose guard checks each wrapped tool: the client or session view that guarded it last. */
+const guardOwners = new WeakMap<object, Toolcoach>();
 
 export function isInvokableTool(tool: unknown): tool is InvokableTool {
   return typeof (tool as { invoke?: unknown } | null)?.invoke === 'function';
 }
 
-/** Wraps `tool.invoke` in place, once per tool object: checks run against the client's current guard for the tool. */
-export function guardInvokableTool(tool: InvokableTool, client: Toolcoach): void {
-  if (guardedTools.has(tool)) return;
-  guardedTools.add(tool);
+/**
+ * Wraps `tool.invoke` in place, once per tool object: checks run against the current guard for the tool of the client
+ * (or session view) that loaded it last.
+ */
+export function guardInvokableTool(tool: InvokableTool, owner: Toolcoach): void {
+  const isWrapped = guardOwners.has(tool);
+  guardOwners.set(tool, owner);
+  if (isWrapped) return;
   const invoke = tool.invoke.bind(tool);
   tool.invoke = async (input: unknown, config?: unknown) => {
+    const client = guardOwners.get(tool)!;
     const call = isToolCall(input) ? input : undefined;
     const args = call ? call.args : input;
     const verdict: GuardVerdict = client.checkArguments(tool.name, args);

@@ -16,9 +16,9 @@ export interface ToolcoachCallbackOptions {
    */
   model?: string;
   /**
-   * The session on every event. By default LangGraph's `thread_id` (or a `session_id`/`sessionId` key) in the run's
-   * metadata, else the agent run (the trace): the server relates a session's calls, e.g. what it called after a wrong
-   * tool name.
+   * The session on every event. By default the client's session (`toolcoach.forSession(id)`, or the `session` option),
+   * else LangGraph's `thread_id` (or a `session_id`/`sessionId` key) in the run's metadata, else the agent run (the
+   * trace): the server relates a session's calls, e.g. what it called after a wrong tool name.
    */
   sessionId?: string;
   /** Flags results that report a failure without throwing, such as `{success: false, error}`. */
@@ -48,6 +48,8 @@ interface ToolRun {
   parentRunId: string | undefined;
   tags: string[] | undefined;
   metadata: Record<string, unknown> | undefined;
+  /** The version of the tool's description when it was called: a refresh may bring the next before the call ends. */
+  descriptionVersion: number | undefined;
 }
 
 interface ModelToolCall {
@@ -85,7 +87,8 @@ interface ToolMessageLike {
 /**
  * Turns every LangChain tool run into one toolcoach event, including the failures LangChain handles before or
  * around the tool: schema mismatches (ToolInputParsingException), unknown tool names, and ToolMessages whose status
- * is "error". Pass it in `callbacks` of the agent's invoke/stream config.
+ * is "error". Pass it in `callbacks` of the agent's invoke/stream config; for one conversation of many, give it that
+ * conversation's view, `new ToolcoachCallbackHandler(toolcoach.forSession(id))`, and its events carry the session.
  */
 export class ToolcoachCallbackHandler implements CallbackHandlerMethods {
   readonly name = 'toolcoach';
@@ -127,6 +130,7 @@ export class ToolcoachCallbackHandler implements CallbackHandlerMethods {
         parentRunId,
         tags,
         metadata,
+        descriptionVersion: this.client.descriptionVersionOf(tool),
       });
       if (toolCallId !== undefined) rememberId(this.ranToolCallIds, toolCallId);
     } catch {
@@ -341,6 +345,7 @@ export class ToolcoachCallbackHandler implements CallbackHandlerMethods {
     };
     if (result !== undefined) event.result = result;
     if (error) event.error = error;
+    if (run.descriptionVersion !== undefined) event.descriptionVersion = run.descriptionVersion;
     const correction = run.toolCallId === undefined ? undefined : this.client.takeGuardOutcome(run.toolCallId)?.correction;
     if (correction) event.correction = correction;
     const call = run.toolCallId === undefined ? undefined : this.modelToolCalls.get(run.toolCallId);
@@ -377,7 +382,7 @@ export class ToolcoachCallbackHandler implements CallbackHandlerMethods {
     const model =
       this.options.model ?? context.model ?? (event.traceId === undefined ? undefined : this.lastModelOfTrace.get(event.traceId));
     if (model !== undefined) event.model = model;
-    const sessionId = this.options.sessionId ?? sessionOf(context.metadata) ?? event.traceId;
+    const sessionId = this.options.sessionId ?? this.client.session ?? sessionOf(context.metadata) ?? event.traceId;
     if (sessionId !== undefined) event.sessionId = sessionId;
     const metadata = userMetadata(context.metadata, context.tags, context.parentRunId);
     if (metadata) event.metadata = metadata;

@@ -1,17 +1,14 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { ArgumentGuard, Correction, GuardVerdict } from './argument-guard';
-import { resolveConnection } from './connection-settings';
-import { DescriptionCache, defaultCacheDir } from './description-cache';
-import { Logger, OnceLogger } from './logger';
-import { isSecretKeyByDefault, SecretKeyMatcher } from './redaction';
-import { FlushResult, Reporter, ReporterOptions, ReporterStats } from './reporter';
+import { ClientCore, describeError as describe, RefreshingSide } from './client-core';
+import { DescriptionCache } from './description-cache';
+import { Logger } from './logger';
+import { SecretKeyMatcher } from './redaction';
+import { FlushResult, ReporterOptions, ReporterStats } from './reporter';
 import { guardInvokableTool, isInvokableTool } from './guarded-tool';
 import { toToolDefinition, ToolLike } from './tool-definition';
 import { GuardMode, ToolDefinition, ToolDescription, ToolEvent, ValidationResult } from './wire';
 
-export const SDK_NAME = '@toolcoach/sdk';
-export const SDK_VERSION = readSdkVersion();
+export { SDK_NAME, SDK_VERSION } from './client-core';
 
 export interface ToolcoachOptions extends Pick<
   ReporterOptions,
@@ -34,7 +31,8 @@ export interface ToolcoachOptions extends Pick<
   /**
    * A sticky id for guarded rollout (docs/rollout.md): while a new description version is a canary, the server serves
    * every request with the same id the same version. Sent as `X-Toolcoach-Session`; without it, `agent` is sent as
-   * `X-Toolcoach-Agent`; with neither, this client gets the version everyone had before the canary.
+   * `X-Toolcoach-Agent`; with neither, this client gets the version everyone had before the canary. Also the
+   * `sessionId` of every event this client reports. One conversation of many: `forSession(id)` instead.
    */
   session?: string;
   /**
@@ -44,8 +42,18 @@ export interface ToolcoachOptions extends Pick<
   redact?: SecretKeyMatcher | false;
   /** How long `loadTools` and `validate` wait for the server before falling back. Default 2000 ms. */
   startupTimeoutMs?: number;
-  /** Where `loadTools` keeps the last descriptions it got, for starts while the server is down. `false`: nowhere. */
+  /**
+   * Where `loadTools` keeps the last descriptions it got, for starts while the server is down, one file per side
+   * (session or agent). `false`: nowhere.
+   */
   cacheDir?: string | false;
+  /**
+   * How often loaded tools ask the registry whether their descriptions changed (`GET /v1/tools` with the ETag of the
+   * last answer: a 304 changes nothing), so that a long-running agent gets a new version without a restart: a warning
+   * promoted, or the turn of a canary that alternates in time. Default 60000 ms; `0` or `false`: never. One timer per
+   * client for all its sessions; it never keeps the process alive, and `shutdown()` stops it.
+   */
+  refreshIntervalMs?: number | false;
   /** Flush queued events when the process runs out of work (Node's `beforeExit`). Default true. */
   flushOnExit?: boolean;
   logger?: Logger;
@@ -66,9 +74,6 @@ export interface GuardOutcome {
   prevented?: boolean;
 }
 
-// Outcomes wait only until the handler reports their call; the bound keeps calls no handler reports finite.
-const MAX_GUARD_OUTCOMES = 10_000;
-
 /** Where descriptions came from: the server, the disk cache of an earlier start, or the tools as given. */
 export type DescriptionSource = 'server' | 'cache' | 'given';
 
@@ -85,71 +90,62 @@ export interface ValidationOutcome extends ValidationResult {
 
 /**
  * The toolcoach client: reports tool calls in the background, and gives the agent the descriptions the server learned.
- * No method throws into the agent; problems are logged once and visible in `stats()`.
+ * One client serves many conversations: `forSession(id)` is a view of it for one. No method throws into the agent;
+ * problems are logged once and visible in `stats()`.
  */
 export class Toolcoach {
   readonly agent: string | undefined;
+  /** The session of this client or view: the side of a canary it is on, and the `sessionId` of its events. */
+  readonly session: string | undefined;
   /** What tells the server which side of a canary this client is on (see `session`); sent with every request. */
   readonly rolloutHeaders: Readonly<Record<string, string>>;
-  private readonly reporter: Reporter;
-  private readonly baseUrl: string;
-  private readonly apiKey: string;
-  private readonly fetch: typeof fetch;
-  private readonly startupTimeoutMs: number;
-  private readonly log: OnceLogger;
+  /** What the client and its session views share: connection, reporter, refresh timer. */
+  private readonly core: ClientCore;
+  private readonly isView: boolean;
   private readonly cache: DescriptionCache | undefined;
   private readonly versions = new Map<string, number>();
-  /** The descriptions tools had before `loadTools` replaced them, so loading twice never registers a served text. */
-  private readonly baseDescriptions = new WeakMap<object, string>();
-  private readonly onBeforeExit: (() => void) | undefined;
   private loadSource: DescriptionSource | undefined;
   /** Each guarded tool's guard, rebuilt (its schema compiled) only when the served version or guard section changes. */
   private readonly guards = new Map<string, { key: string; guard: ArgumentGuard }>();
-  private readonly guardOutcomes = new Map<string, GuardOutcome>();
+  /** Every tool this side loaded, by name, with how it was guarded: what a refresh keeps current. */
+  private readonly loaded = new Map<string, { tool: ToolLike; guard: LoadToolsOptions['guard'] }>();
+  /** The ETag of the last tool list the registry sent this side. */
+  private etag: string | undefined;
+  private refreshing: Promise<boolean> | undefined;
+  private watched: WeakRef<RefreshingSide> | undefined;
 
-  constructor(options: ToolcoachOptions = {}) {
-    const logger = options.logger ?? console;
-    this.log = new OnceLogger(logger);
+  /** @param core internal: the client a session view belongs to (`forSession`). */
+  constructor(options: ToolcoachOptions = {}, core?: ClientCore) {
+    this.core = core ?? new ClientCore(options);
+    this.isView = core !== undefined;
     this.agent = options.agent;
+    this.session = options.session || undefined;
     this.rolloutHeaders = stickyHeaders(options.session, options.agent);
-    const connection = resolveConnection(options);
-    this.baseUrl = connection.baseUrl;
-    this.apiKey = connection.apiKey ?? '';
-    if (connection.apiKey === undefined) {
-      this.log.warn(
-        'no-api-key',
-        `toolcoach: no API key (pass apiKey or set TOOLCOACH_API_KEY); ${this.baseUrl} will refuse every request`,
-      );
-    }
-    this.fetch = options.fetch ?? globalThis.fetch;
-    this.startupTimeoutMs = options.startupTimeoutMs ?? 2000;
-    this.reporter = new Reporter({
-      ...options,
-      baseUrl: this.baseUrl,
-      apiKey: this.apiKey,
-      isSecretKey: options.redact === undefined ? isSecretKeyByDefault : options.redact,
-      client: { sdk: SDK_NAME, version: SDK_VERSION },
-      logger,
-    });
-    const cacheDir = options.cacheDir === undefined ? defaultCacheDir() : options.cacheDir;
-    if (cacheDir !== false) this.cache = new DescriptionCache(cacheDir, this.baseUrl, this.apiKey);
-    if (options.flushOnExit !== false) {
-      // beforeExit fires when the event loop is empty, so async delivery is still possible; a signal or
-      // process.exit() gives no such chance, which is why agents that use them should await shutdown() first.
-      this.onBeforeExit = () => void this.shutdown();
-      process.once('beforeExit', this.onBeforeExit);
-    }
+    const { cacheDir, baseUrl, apiKey } = this.core;
+    if (cacheDir !== false) this.cache = new DescriptionCache(cacheDir, baseUrl, apiKey, this.rolloutHeaders);
+  }
+
+  /**
+   * A view of this client for one conversation: its own `loadTools` (served as the session's side of a canary, cached
+   * apart from other sides, refreshed by this client's timer), and its events carry the session. It shares this
+   * client's reporter, timer and exit flush, so a view costs no listener, timer or connection of its own. Throws a
+   * TypeError for a session that is not a non-empty string: a conversation without an id would join another's side.
+   */
+  forSession(session: string): Toolcoach {
+    if (typeof session !== 'string' || session === '') throw new TypeError('toolcoach: forSession needs a non-empty session id');
+    return new Toolcoach({ agent: this.agent, session }, this.core);
   }
 
   /** Queues one tool call for delivery. Returns at once; never throws. */
   report(event: ToolEvent): void {
     try {
       if (event.agent === undefined && this.agent !== undefined) event = { ...event, agent: this.agent };
+      if (event.sessionId === undefined && this.session !== undefined) event = { ...event, sessionId: this.session };
       if (event.descriptionVersion === undefined) {
         const version = this.versions.get(event.tool);
         if (version !== undefined) event = { ...event, descriptionVersion: version };
       }
-      this.reporter.enqueue(event);
+      this.core.reporter.enqueue(event);
     } catch {
       // Reporting is best effort by contract; the agent's tool call must go on whatever happens here.
     }
@@ -160,18 +156,30 @@ export class Toolcoach {
     return this.versions.get(toolName);
   }
 
+  /** The client's reporter (shared by its session views). */
   stats(): ReporterStats {
-    return this.reporter.stats();
+    return this.core.reporter.stats();
   }
 
   flush(timeoutMs?: number): Promise<FlushResult> {
-    return this.reporter.flush(timeoutMs);
+    return this.core.reporter.flush(timeoutMs);
   }
 
-  /** Delivers what is queued (within `timeoutMs`, default 5 s), then stops reporting. */
+  /**
+   * Delivers what is queued (within `timeoutMs`, default 5 s), then stops reporting and refreshing, for the client and
+   * all its session views. On a session view: `close()`, then a flush; the client goes on.
+   */
   shutdown(timeoutMs?: number): Promise<FlushResult> {
-    if (this.onBeforeExit) process.removeListener('beforeExit', this.onBeforeExit);
-    return this.reporter.shutdown(timeoutMs);
+    if (!this.isView) return this.core.shutdown(timeoutMs);
+    this.close();
+    return this.core.reporter.flush(timeoutMs);
+  }
+
+  /** Stops refreshing the descriptions of the tools this client or view loaded (a conversation that ended). */
+  close(): void {
+    if (this.watched) this.core.unwatch(this.watched);
+    this.watched = undefined;
+    this.loaded.clear();
   }
 
   /**
@@ -181,13 +189,10 @@ export class Toolcoach {
   async loadTools<T extends ToolLike>(tools: T[], options: LoadToolsOptions = {}): Promise<T[]> {
     let source: DescriptionSource = 'given';
     try {
-      const definitions = tools.map((tool) => toToolDefinition(tool, this.baseDescriptions.get(tool)));
+      const definitions = tools.map((tool) => toToolDefinition(tool, this.core.baseDescriptions.get(tool)));
       let served = new Map<string, ToolDescription>();
       try {
-        served = await this.fetchDescriptions(
-          definitions.map((d) => d.name),
-          definitions,
-        );
+        served = await this.fetchDescriptions(definitions);
         this.applyDescriptions(tools, served);
         source = 'server';
         this.cache?.save(definitions, served);
@@ -198,17 +203,30 @@ export class Toolcoach {
           source = 'cache';
         }
         const fallback = source === 'cache' ? `the descriptions cached on disk at ${cached!.savedAt}` : 'the tool descriptions as given';
-        this.log.warn(
+        this.core.log.warn(
           'load-tools',
-          `toolcoach: could not load tool descriptions from ${this.baseUrl} (${describe(error)}); using ${fallback}`,
+          `toolcoach: could not load tool descriptions from ${this.core.baseUrl} (${describe(error)}); using ${fallback}`,
         );
       }
-      if (options.guard) this.guardTools(tools, definitions, served, options.guard === true ? undefined : options.guard.mode);
+      if (options.guard) this.guardTools(tools, definitions, served, modeOf(options.guard));
+      for (const tool of tools) this.loaded.set(tool.name, { tool, guard: options.guard });
+      this.watched ??= this.core.watch(this);
     } catch (error) {
-      this.log.warn('load-tools-internal', `toolcoach: loadTools failed (${describe(error)}); using the tools as given`);
+      this.core.log.warn('load-tools-internal', `toolcoach: loadTools failed (${describe(error)}); using the tools as given`);
     }
     this.loadSource = source;
     return tools;
+  }
+
+  /**
+   * Asks the registry once whether the descriptions of the loaded tools changed (what the refresh timer does), with
+   * the ETag of its last answer, and gives the tools a new version in place: the next model call sees it, and events
+   * of calls from then on carry it. A 304 changes nothing. Tools loaded while the server was unreachable are
+   * registered again. Resolves to whether a description changed; never rejects.
+   */
+  refreshDescriptions(): Promise<boolean> {
+    this.refreshing ??= this.pollDescriptions().finally(() => (this.refreshing = undefined));
+    return this.refreshing;
   }
 
   /**
@@ -219,22 +237,22 @@ export class Toolcoach {
     try {
       return this.guards.get(toolName)?.guard.check(args) ?? { action: 'run' };
     } catch (error) {
-      this.log.warn('guard-check', `toolcoach: the guard could not check a call of ${toolName} (${describe(error)}); letting it through`);
+      this.core.log.warn(
+        'guard-check',
+        `toolcoach: the guard could not check a call of ${toolName} (${describe(error)}); letting it through`,
+      );
       return { action: 'run' };
     }
   }
 
   /** @internal The guard notes what it did to a call that a ToolcoachCallbackHandler will report. */
   noteGuardOutcome(toolCallId: string, outcome: GuardOutcome): void {
-    if (this.guardOutcomes.size >= MAX_GUARD_OUTCOMES) this.guardOutcomes.delete(this.guardOutcomes.keys().next().value!);
-    this.guardOutcomes.set(toolCallId, outcome);
+    this.core.noteGuardOutcome(toolCallId, outcome);
   }
 
-  /** @internal The handler takes the guard's outcome of the call it reports. */
+  /** @internal The handler takes the guard's outcome of the call it reports (of any view: call ids are unique). */
   takeGuardOutcome(toolCallId: string): GuardOutcome | undefined {
-    const outcome = this.guardOutcomes.get(toolCallId);
-    this.guardOutcomes.delete(toolCallId);
-    return outcome;
+    return this.core.takeGuardOutcome(toolCallId);
   }
 
   /** @internal A refused call no handler will see: reported here, as the mistake it was. */
@@ -263,8 +281,8 @@ export class Toolcoach {
   async validate(toolName: string, args: unknown): Promise<ValidationOutcome> {
     let notChecked: string;
     try {
-      const response = await this.request('POST', `/v1/tools/${encodeURIComponent(toolName)}/validate`, { arguments: args });
-      const result = response as ValidationResult;
+      const path = `/v1/tools/${encodeURIComponent(toolName)}/validate`;
+      const result = (await this.core.request('POST', path, this.rolloutHeaders, { arguments: args })).body as ValidationResult;
       if (result.checked !== false) return { ...result, checked: true, checkedBy: 'server' };
       notChecked = result.reason ?? 'the server could not check them';
     } catch (error) {
@@ -281,24 +299,81 @@ export class Toolcoach {
       const reason = `not checked by the server (${notChecked}); checked by the local guard`;
       return { valid: errors.length === 0, errors, suggestion: null, checked: true, checkedBy: 'local', reason };
     }
-    this.log.warn('validate', `toolcoach: arguments of ${toolName} were not checked (${notChecked}); letting them through`);
+    this.core.log.warn('validate', `toolcoach: arguments of ${toolName} were not checked (${notChecked}); letting them through`);
     return { valid: true, errors: [], suggestion: null, checked: false, checkedBy: null, reason: `not checked: ${notChecked}` };
   }
 
-  private async fetchDescriptions(names: string[], definitions: ToolDefinition[]): Promise<Map<string, ToolDescription>> {
-    const deadline = AbortSignal.timeout(this.startupTimeoutMs);
-    await this.request('POST', '/v1/tools:bulk', { tools: definitions }, deadline);
-    const list = (await this.request('GET', '/v1/tools?format=raw', undefined, deadline)) as { tools: ToolDescription[] };
-    const wanted = new Set(names);
-    return new Map(list.tools.filter((tool) => wanted.has(tool.name)).map((tool) => [tool.name, tool]));
+  private async fetchDescriptions(definitions: ToolDefinition[]): Promise<Map<string, ToolDescription>> {
+    const deadline = AbortSignal.timeout(this.core.startupTimeoutMs);
+    await this.core.request('POST', '/v1/tools:bulk', this.rolloutHeaders, { tools: definitions }, deadline);
+    const list = await this.core.request('GET', '/v1/tools?format=raw', this.rolloutHeaders, undefined, deadline);
+    this.etag = list.etag;
+    return servedOf(
+      list.body,
+      definitions.map((d) => d.name),
+    );
+  }
+
+  private async pollDescriptions(): Promise<boolean> {
+    if (this.loaded.size === 0) return false;
+    try {
+      if (this.loadSource !== 'server') return await this.reloadTools();
+      const headers = { ...this.rolloutHeaders, ...(this.etag ? { 'if-none-match': this.etag } : {}) };
+      const answer = await this.core.request('GET', '/v1/tools?format=raw', headers);
+      if (answer.status === 304) return false;
+      this.etag = answer.etag;
+      const served = servedOf(answer.body, [...this.loaded.keys()]);
+      const changed = [...this.loaded.values()].filter(({ tool }) => {
+        const next = served.get(tool.name);
+        return next !== undefined && (next.version !== this.versions.get(tool.name) || next.description !== tool.description);
+      });
+      if (changed.length === 0) return false;
+      this.applyDescriptions(
+        changed.map(({ tool }) => tool),
+        served,
+      );
+      for (const { tool, guard } of changed) {
+        if (guard) this.guardTools([tool], [toToolDefinition(tool, this.core.baseDescriptions.get(tool))], served, modeOf(guard));
+      }
+      const loaded = [...this.loaded.values()].map(({ tool }) => tool);
+      this.cache?.save(
+        loaded.map((tool) => toToolDefinition(tool, this.core.baseDescriptions.get(tool))),
+        served,
+      );
+      return true;
+    } catch (error) {
+      this.core.log.warn(
+        'refresh',
+        `toolcoach: could not refresh tool descriptions from ${this.core.baseUrl} (${describe(error)}); keeping the ones loaded`,
+      );
+      return false;
+    }
+  }
+
+  /** Loads again what was loaded while the registry could not be reached: registering the tools is part of it. */
+  private async reloadTools(): Promise<boolean> {
+    const before = [...this.loaded.values()].map(({ tool }) => [tool.name, tool.description, this.versions.get(tool.name)]);
+    const byGuard = new Map<string, Array<{ tool: ToolLike; guard: LoadToolsOptions['guard'] }>>();
+    for (const entry of this.loaded.values()) {
+      const key = JSON.stringify(entry.guard ?? false);
+      byGuard.set(key, [...(byGuard.get(key) ?? []), entry]);
+    }
+    for (const entries of byGuard.values()) {
+      await this.loadTools(
+        entries.map(({ tool }) => tool),
+        { guard: entries[0].guard },
+      );
+    }
+    const after = [...this.loaded.values()].map(({ tool }) => [tool.name, tool.description, this.versions.get(tool.name)]);
+    return JSON.stringify(before) !== JSON.stringify(after);
   }
 
   private guardTools(tools: ToolLike[], definitions: ToolDefinition[], served: Map<string, ToolDescription>, mode: GuardMode | undefined) {
     const missing = definitions.filter((definition) => !served.get(definition.name)?.guard).map((definition) => definition.name);
     if (missing.length > 0) {
-      this.log.warn(
+      this.core.log.warn(
         'guard-own-schema',
-        `toolcoach: the guard checks ${missing.join(', ')} against the tools' own schemas only (no guard section from ${this.baseUrl})`,
+        `toolcoach: the guard checks ${missing.join(', ')} against the tools' own schemas only (no guard section from ${this.core.baseUrl})`,
       );
     }
     definitions.forEach((definition, index) => {
@@ -310,7 +385,7 @@ export class Toolcoach {
       if (this.guards.get(definition.name)?.key !== key) {
         const guard = new ArgumentGuard(definition.name, parameters, section, effectiveMode);
         if (guard.compileError) {
-          this.log.warn(
+          this.core.log.warn(
             `guard-compile:${definition.name}`,
             `toolcoach: the guard cannot compile the schema of ${definition.name} (${guard.compileError}); it checks learned limits only`,
           );
@@ -326,26 +401,10 @@ export class Toolcoach {
     for (const tool of tools) {
       const served = descriptions.get(tool.name);
       if (!served) continue;
-      if (!this.baseDescriptions.has(tool)) this.baseDescriptions.set(tool, tool.description);
+      if (!this.core.baseDescriptions.has(tool)) this.core.baseDescriptions.set(tool, tool.description);
       tool.description = served.description;
       this.versions.set(tool.name, served.version);
     }
-  }
-
-  private async request(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<unknown> {
-    const response = await this.fetch(this.baseUrl + path, {
-      method,
-      headers: {
-        authorization: `Bearer ${this.apiKey}`,
-        ...this.rolloutHeaders,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: signal ?? AbortSignal.timeout(this.startupTimeoutMs),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`HTTP ${response.status} from ${method} ${path}: ${text.slice(0, 200)}`);
-    return JSON.parse(text);
   }
 }
 
@@ -356,17 +415,13 @@ export function stickyHeaders(session: string | undefined, agent: string | undef
   return {};
 }
 
-function describe(error: unknown): string {
-  const { name, message, cause } = (error ?? {}) as { name?: unknown; message?: unknown; cause?: { code?: unknown } };
-  if (name === 'TimeoutError') return 'timed out';
-  if (typeof cause?.code === 'string') return cause.code;
-  return typeof message === 'string' ? message : String(error);
+function modeOf(guard: LoadToolsOptions['guard']): GuardMode | undefined {
+  return guard === true || !guard ? undefined : guard.mode;
 }
 
-function readSdkVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
-  } catch {
-    return '0.0.0';
-  }
+/** The served descriptions of the named tools, out of a `GET /v1/tools?format=raw` answer. */
+function servedOf(body: unknown, names: string[]): Map<string, ToolDescription> {
+  const wanted = new Set(names);
+  const tools = (body as { tools: ToolDescription[] }).tools;
+  return new Map(tools.filter((tool) => wanted.has(tool.name)).map((tool) => [tool.name, tool]));
 }

@@ -200,7 +200,7 @@ describe('ToolcoachCallbackHandler', () => {
   it('carries the description version the tool was loaded with', async () => {
     const tc = new Toolcoach({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k', cacheDir: false, flushOnExit: false, logger: { warn() {} } });
     (tc as unknown as { versions: Map<string, number> }).versions.set('prime_factorization', 3);
-    const enqueue = jest.spyOn((tc as unknown as { reporter: { enqueue(e: ToolEvent): void } }).reporter, 'enqueue');
+    const enqueue = jest.spyOn((tc as unknown as { core: { reporter: { enqueue(e: ToolEvent): void } } }).core.reporter, 'enqueue');
     const handler = new ToolcoachCallbackHandler(tc);
     start(handler, 'run-1');
     handler.handleToolEnd('[2,2,3]', 'run-1');
