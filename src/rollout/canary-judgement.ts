@@ -1,6 +1,6 @@
-import { estimateEffect } from '../analytics/effect-statistics';
+import { estimateEffect } from '../statistics/effect-statistics';
 import type { CanaryDesign, RunningCanary } from '../registry/registry.types';
-import { isCanaryPhase } from './canary-assignment';
+import { isCanaryPhase } from '../registry/canary-assignment';
 import type { CanarySides } from './canary-sides';
 import { decideSequential, SequentialDecision } from './sequential-decision';
 
