@@ -423,7 +423,21 @@ export class NightlyService {
     let measured = 0;
     let retired = 0;
     const until = new Date(day.getTime() + DAY_MS);
-    for (const recommendation of await this.recommendations.findAppliedRecommendations(projectId)) {
+    const applied = await this.recommendations.findAppliedRecommendations(projectId);
+    // a warning dismissed outside the nightly (by a person, or its canary stopped by hand) ends its recommendation too:
+    // nothing of it is served any more, so there is no effect to measure or warning to retire
+    const dismissed = await this.registry.findDismissedWarnings(
+      projectId,
+      applied.flatMap((r) => (r.warningId ? [r.warningId] : [])),
+    );
+    for (const recommendation of applied) {
+      const reason = recommendation.warningId ? dismissed.get(recommendation.warningId) : undefined;
+      if (reason === undefined) continue;
+      const effect = { ...(recommendation.effect ?? {}), warningDismissed: reason ?? 'dismissed' };
+      await this.recommendations.markDismissed(projectId, recommendation.id, until, effect);
+    }
+    for (const recommendation of applied) {
+      if (recommendation.warningId && dismissed.has(recommendation.warningId)) continue;
       if (canaryTools.has(recommendation.tool) || !recommendation.appliedAt || recommendation.appliedAt > until) continue;
       const counts = await this.countMatchedMistakes(projectId, recommendation, until);
       if (!counts) continue;

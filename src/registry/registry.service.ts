@@ -34,6 +34,11 @@ export class RegistryService {
     private readonly changes: RegistryChangesChannel,
   ) {}
 
+  /** Of `warningIds`, those dismissed (by a person, a canary stopped by hand or rolled back), with their reason. */
+  findDismissedWarnings(projectId: string, warningIds: readonly string[]): Promise<Map<string, string | null>> {
+    return this.tools.findDismissedWarnings(projectId, warningIds);
+  }
+
   async findArgumentSchemas(projectId: string, toolNames: readonly string[]): Promise<Map<string, ArgumentSchema>> {
     const rows = await this.schemas.findActiveToolSchemas(projectId, toolNames);
     const schemas = new Map<string, ArgumentSchema>();

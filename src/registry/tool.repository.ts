@@ -224,6 +224,16 @@ export class ToolRepository {
     return count === 1;
   }
 
+  /** Of `ids`, the warnings that are dismissed, with the reason each was dismissed for. */
+  async findDismissedWarnings(projectId: string, ids: readonly string[]): Promise<Map<string, string | null>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.prisma.toolWarning.findMany({
+      where: { projectId, id: { in: [...ids] }, status: 'dismissed' },
+      select: { id: true, dismissedReason: true },
+    });
+    return new Map(rows.map((row) => [row.id, row.dismissedReason]));
+  }
+
   async findWarningToolName(projectId: string, warningId: string): Promise<string | null> {
     const warning = await this.prisma.toolWarning.findFirst({
       where: { id: warningId, projectId },

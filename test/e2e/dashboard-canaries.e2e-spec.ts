@@ -85,5 +85,17 @@ if (!hasChromium) reportSkip(`the dashboard canaries test (test/e2e/dashboard-ca
       status: 'rolled_back',
       decision: { reason: 'stopped by hand', by: 'api' },
     });
+
+    // the next nightly ends the recommendation of the stopped warning too, keeps it out, and says why on the page
+    expect((await runNightly(t, new Date().toISOString().slice(0, 10))).body).toMatchObject({
+      status: 'succeeded',
+      counts: { applied: 0 },
+    });
+    const recommendations = (await t.request('GET', '/v1/recommendations?tool=prime_factorization')).body.items;
+    expect(recommendations.find((r: { warningId: string | null }) => r.warningId === canary.warningId)).toMatchObject({
+      status: 'dismissed',
+      effect: { warningDismissed: 'rolled_back' },
+    });
+    expect((await t.request('GET', '/v1/tools/prime_factorization/description')).body.description).not.toContain("'numbers'");
   }, 90_000);
 });
