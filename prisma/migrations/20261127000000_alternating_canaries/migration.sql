@@ -7,7 +7,8 @@ ALTER TABLE "canaries" ADD CONSTRAINT "canaries_design_check" CHECK ("design" IN
 ALTER TABLE "canaries" ADD COLUMN "looks" INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE "canaries" ADD COLUMN "max_looks" INTEGER NOT NULL DEFAULT 7;
 -- every warning the canary version added; warning_id stays the first of them
-ALTER TABLE "canaries" ADD COLUMN "warning_ids" UUID[] NOT NULL DEFAULT '{}';
+-- nullable like every Prisma scalar list (Prisma writes [] for it); the code reads a missing list as empty
+ALTER TABLE "canaries" ADD COLUMN "warning_ids" UUID[] DEFAULT '{}';
 UPDATE "canaries" SET "warning_ids" = ARRAY["warning_id"] WHERE "warning_id" IS NOT NULL;
 -- the last look's counts per side and warning, and what the canary waits for
 ALTER TABLE "canaries" ADD COLUMN "state" JSONB;
