@@ -1,4 +1,4 @@
-import { CanaryBundles, matchOf, mistakesOverlap, orderForRollout } from './canary-bundles';
+import { CanaryBundles, matchOf, mistakesOverlap, orderForRollout, restatedWarning } from './canary-bundles';
 import type { StoredRecommendation } from './recommendation.repository';
 import type { MistakeMatch } from './recommendation-rules';
 import { targetedMistakes } from './schema-quality-rules';
@@ -180,6 +180,14 @@ describe('CanaryBundles', () => {
       overlapping.text,
       example.text,
     ]);
+  });
+
+  it('names the applied warning a definition line restates, and none for a learned warning', () => {
+    const applied = { ...recommendation('malformed_arguments', 20, MALFORMED, 'gcd'), status: 'applied', warningId: 'w1' };
+    const otherTool = { ...recommendation('malformed_arguments', 20, MALFORMED, 'lcm'), status: 'applied', warningId: 'w2' };
+    expect(restatedWarning(recommendation('schema_quality', 0, EXAMPLE_LINE, 'gcd'), [otherTool, applied])).toBe(applied);
+    expect(restatedWarning(recommendation('schema_quality', 0, ONE_PER_CALL, 'gcd'), [applied])).toBeNull();
+    expect(restatedWarning(recommendation('type_mismatch', 8, MALFORMED, 'gcd'), [applied])).toBeNull();
   });
 
   it("reads a recommendation's match from its evidence, null without one", () => {

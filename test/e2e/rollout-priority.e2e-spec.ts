@@ -20,6 +20,7 @@ interface Recommendation {
   text: string;
   warningId: string | null;
   effect: Record<string, unknown> | null;
+  waitingFor: Record<string, unknown> | null;
 }
 interface Canary {
   id: string;
@@ -99,7 +100,14 @@ it("gives a tool's first canary to the warning backed by 20 malformed-JSON mista
   await p.sendDay(2, () => null, { a: 12, b: 18 });
   expect(await p.nightly()).toMatchObject({ canariesPromoted: 1, applied: 0 });
   expect(await p.canaries()).toEqual([expect.objectContaining({ id: first.id, status: 'promoted' })]);
-  expect(byKind(await p.recommendations(), 'schema_quality')).toEqual([expect.objectContaining({ id: example.id, status: 'proposed' })]);
+  // and the API says why, not that the next nightly applies it
+  expect(byKind(await p.recommendations(), 'schema_quality')).toEqual([
+    expect.objectContaining({
+      id: example.id,
+      status: 'proposed',
+      waitingFor: { reason: 'restates_applied', recommendationId: learned.id },
+    }),
+  ]);
   expect(await p.served()).toContain(learned.text);
   expect(await p.served()).not.toContain('Example call');
 }, 60_000);
