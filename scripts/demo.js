@@ -15,8 +15,9 @@ const env = (...names) => names.map((name) => process.env[name]?.trim()).find((v
 const BASE_URL = (env('TOOLCOACH_URL', 'TOOLCOACH_BASE_URL') ?? 'http://localhost:3000').replace(/\/+$/, '');
 const API_KEY = env('TOOLCOACH_API_KEY', 'TOOLCOACH_DEV_KEY') ?? 'tc_dev_key';
 const AGENT = 'demo-math-agent';
-// The effect of a warning is judged once at least 30 calls on each side (without it, with it) were seen.
-const SESSIONS_PER_PHASE = 20;
+// A canary is decided at its first look once each side has 100 calls (the rollout policy's minCalls) or the evidence is
+// clear; 40 sessions give each tool that many calls in a phase, so the second nightly decides every canary.
+const SESSIONS_PER_PHASE = 40;
 const TOOL_NAMES = mathTools().map((t) => t.name);
 
 async function api(method, path, json) {
@@ -170,7 +171,7 @@ async function printCanaries() {
   const { body } = await api('GET', '/v1/rollout/canaries?limit=50');
   for (const canary of (body.items ?? []).filter((c) => TOOL_NAMES.includes(c.tool)).reverse()) {
     const numbers = canary.decision
-      ? `: mistakes ${side(canary.decision.canary)} with it, ${side(canary.decision.previous)} without (${canary.decision.reason})`
+      ? `: mistakes ${side(canary.decision.canary)} with it, ${side(canary.decision.previous)} without`
       : ` (${canary.state?.waitingFor ?? 'not looked at yet'})`;
     console.log(`   ${canary.tool} v${canary.canaryVersion} against v${canary.previousVersion}: ${canary.status}${numbers}`);
   }

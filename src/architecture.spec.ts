@@ -6,7 +6,33 @@ import * as ts from 'typescript';
 // are read by TypeScript's own pre-processor: static imports, re-exports, `import type`, dynamic import() and require().
 
 const REPO_ROOT = resolve(__dirname, '..');
-const FEATURES = ['src/ingest', 'src/categorize', 'src/registry', 'src/analytics', 'src/dashboard'];
+const FEATURES = [
+  'src/ingest',
+  'src/categorize',
+  'src/registry',
+  'src/rollout',
+  'src/analytics',
+  'src/alerts',
+  'src/retention',
+  'src/dashboard',
+];
+/** Every folder of src/ and what it is; the README's "Architecture" names each too (a test checks both). */
+const FOLDERS: Record<string, string> = {
+  'src/alerts': 'feature: alert rules, incidents and webhook deliveries',
+  'src/analytics': 'feature: the nightly job (stats, recommendations, auto-applied warnings, effects)',
+  'src/categorize': 'feature: the worker that categorizes and stores events',
+  'src/config': 'shared: the validated environment',
+  'src/dashboard': 'reader at the edge: read-only queries and the web page',
+  'src/diagnosis': 'pure core: categorizer, fingerprints, argument-name matching',
+  'src/generated': 'generated: the Prisma client',
+  'src/infra': 'shared infrastructure: http, queue, prisma, logging, locks, validation',
+  'src/ingest': 'feature: validates and enqueues events (HTTP, OTLP)',
+  'src/registry': 'feature: tools, versions, warnings, which version each caller is served',
+  'src/retention': 'feature: deletes what is past its retention',
+  'src/rollout': 'decision layer above the registry: canary policy, looks, promote and roll back',
+  'src/statistics': 'pure core: effect and proportion statistics',
+  'src/tenancy': 'shared: projects, API keys, rate limits',
+};
 /** The composition root wires every part together, so it alone may import the dashboard. */
 const COMPOSITION_ROOT = ['src/main.ts', 'src/app.module.ts', 'src/app.factory.ts'];
 
@@ -21,6 +47,17 @@ const isIn = (path: string, folder: string) => path === folder || path.startsWit
 
 const FORBIDDEN_ARROWS: ForbiddenArrow[] = [
   { from: 'src/diagnosis', forbids: (target) => !isIn(target, 'src/diagnosis'), why: 'the pure core imports nothing of ours' },
+  { from: 'src/statistics', forbids: (target) => !isIn(target, 'src/statistics'), why: 'the pure core imports nothing of ours' },
+  {
+    from: 'src/registry',
+    forbids: (target) => isIn(target, 'src/rollout') || isIn(target, 'src/analytics'),
+    why: 'which version a caller is served belongs to the registry; rollout and analytics build on it',
+  },
+  {
+    from: 'src/rollout',
+    forbids: (target) => isIn(target, 'src/analytics'),
+    why: 'rollout is a thin decision layer above the registry; the nightly (analytics) calls it',
+  },
   {
     from: 'src/dashboard',
     forbids: (target) => isIn(target, 'src/ingest') || isIn(target, 'src/categorize'),
@@ -115,8 +152,22 @@ describe('architecture', () => {
     ['src/infra/http/openapi/openapi.document.ts', "import { eventSchema } from '../../../ingest/event.schemas';"],
     ['src/ingest/ingest.service.ts', "import { CategorizeService } from '../categorize/categorize.service';"],
     ['src/registry/tools.controller.ts', "import { toErrorGroupView } from '../dashboard/error-group-view';"],
+    ['src/registry/description.service.ts', "import { servedVersionOf } from '../rollout/canary-assignment';"],
+    ['src/rollout/canary-sides.ts', "import type { Proportion } from '../analytics/effect-statistics';"],
+    ['src/statistics/effect-statistics.ts', "import { DAY_MS } from '../analytics/analytics-day';"],
   ])('refuses %s importing what its part must not: %s', (path, text) => {
     expect(forbiddenImports([{ path, text }])).toHaveLength(1);
+  });
+
+  it("names every folder of src/ here and in the README's architecture section", () => {
+    const folders = readdirSync(join(REPO_ROOT, 'src'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => `src/${entry.name}`)
+      .sort();
+    expect(folders).toEqual(Object.keys(FOLDERS).sort());
+    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+    const architecture = readme.slice(readme.indexOf('## Architecture'), readme.indexOf('\n## ', readme.indexOf('## Architecture') + 1));
+    expect(folders.filter((folder) => !architecture.includes(`\`${folder}\``))).toEqual([]);
   });
 
   it('makes node-postgres clients and pools in one module only, where each gets its connection-error listener', () => {

@@ -222,6 +222,26 @@
     return `<div class="panel notes" data-testid="project-notes"><h2>Notes</h2><ul>${items}</ul></div>`;
   }
 
+  // What holds a proposed recommendation (GET /v1/recommendations, waitingFor), in words.
+  function waitingText(waiting) {
+    switch (waiting.reason) {
+      case 'canary':
+        return `the running canary of ${waiting.tool} (since ${when(waiting.since)})`;
+      case 'review':
+        return `a person's review${waiting.reviewReason ? ': ' + waiting.reviewReason : ''}`;
+      case 'auto_apply_off':
+        return 'auto-apply, which is off';
+      case 'kind_not_auto_applied':
+        return `auto-apply of ${waiting.kind}, which the policy leaves out`;
+      case 'below_thresholds':
+        return `more occurrences (${waiting.count} of ${waiting.minOccurrences})`;
+      case 'proposal_only':
+        return 'a person: it is not applicable as a warning';
+      default:
+        return 'the next nightly run';
+    }
+  }
+
   function effectHtml(effect) {
     if (!effect) return '<span class="muted">not measured yet</span>';
     const w = effect.withWarning || {};
@@ -233,6 +253,40 @@
         ? ` <span class="muted" data-testid="effect-guard">of which the guard prevented ${num(w.preventedCount)}; it corrected ${num(w.correctedCount)} calls</span>`
         : '';
     return `<span class="pill ${esc(effect.verdict)}" data-testid="effect-verdict">${esc(effect.verdict)}</span> mistake rate ${rate(w)} with the warning (${num(w.calls)} calls) vs ${rate(wo)} without (${num(wo.calls)} calls)${guard}`;
+  }
+
+  // The tool's canaries (docs/rollout.md): a running one with its design, which version everyone is served until the
+  // next nightly look, each warning's calls and mistakes per side at the last look, when it is decided at the latest,
+  // and buttons to promote or stop it; the ended ones with their decision.
+  function canariesHtml(canaries) {
+    if (canaries.length === 0) return '';
+    const side = (s) => (s ? `${num(s.mistakes)}/${num(s.calls)} (v${s.version})` : '–');
+    const rows = canaries
+      .map((c) => {
+        const warnings = (c.decision && c.decision.warnings) || (c.state && c.state.warnings) || [];
+        const numbers = warnings.length
+          ? warnings
+              .map(
+                (w) => `<div data-testid="canary-warning">${side(w.canary)} with it, ${side(w.previous)} without: ${esc(w.reason)}</div>`,
+              )
+              .join('')
+          : c.sides
+            ? `<div data-testid="canary-warning">${side(c.sides.canary)} with it, ${side(c.sides.previous)} without (every failure, live)</div>`
+            : '<span class="muted">not looked at yet</span>';
+        const serving =
+          c.status === 'running'
+            ? c.design === 'alternating'
+              ? `everyone gets v${c.state && c.state.servedUntilNextLook === 'previous' ? c.previousVersion : c.canaryVersion} until the next nightly`
+              : `${Math.round(c.share * 100)}% of sticky ids get v${c.canaryVersion}`
+            : '';
+        const actions =
+          c.status === 'running'
+            ? `<button data-canary="${esc(c.id)}" data-canary-action="promote">Promote</button><button data-canary="${esc(c.id)}" data-canary-action="stop">Stop</button>`
+            : '';
+        return `<tr data-testid="canary" data-status="${esc(c.status)}"><td>v${c.canaryVersion} against v${c.previousVersion}<br><span class="muted">${esc(c.design)}, look ${num(c.looks)} of ${num(c.maxLooks)}</span></td><td><span class="pill ${esc(c.status)}" data-field="status">${esc(c.status)}</span><br><span class="muted" data-testid="canary-serving">${esc(serving)}</span></td><td>${numbers}${c.expectedDecision ? `<div class="muted" data-testid="canary-expected">decided ${esc(c.expectedDecision.text)}</div>` : ''}</td><td class="actions">${actions}</td></tr>`;
+      })
+      .join('');
+    return `<div class="panel" data-testid="canaries"><h2>Canaries</h2><table><thead><tr><th>versions</th><th>status</th><th>mistakes per side</th><th></th></tr></thead><tbody>${rows}</tbody></table></div>`;
   }
 
   // The registered definition judged before any mistake (docs/tool-quality.md): score and findings, worst first.
@@ -305,6 +359,9 @@
       .then((list) => (list.quality || []).find((q) => q.tool === name))
       .catch(() => undefined);
     const guardStats = await loadGuardStats(tool);
+    const canaries = await api(`/v1/rollout/canaries?tool=${tool}&limit=5`)
+      .then((page) => page.items)
+      .catch(() => []);
     const effectByWarning = new Map(recommendations.items.filter((r) => r.warningId).map((r) => [r.warningId, r]));
     const t = stats.totals;
     const categories = [...new Set(stats.series.flatMap((p) => Object.keys(p.errorsByCategory)))].sort();
@@ -321,6 +378,7 @@
       <div class="panel" id="tool-chart"></div>
       ${qualityHtml(quality)}
       ${guardHtml(guardStats)}
+      ${canariesHtml(canaries)}
       <h2>Error groups</h2><div class="panel" id="tool-groups"></div>
       <div class="grid2">
         <div class="panel"><h2>Live description${description ? ' (version ' + description.version + ')' : ''}</h2>${
@@ -359,6 +417,15 @@
       { label: 'calls', color: '#2e6be6', value: (p) => p.calls },
       ...categories.map((c) => ({ label: c, color: CATEGORY_COLORS[c] || '#999', value: (p) => p.errorsByCategory[c] || 0 })),
     ]);
+    view.querySelectorAll('button[data-canary]').forEach((button) =>
+      button.addEventListener('click', async () => {
+        button.disabled = true;
+        await api(`/v1/rollout/canaries/${button.dataset.canary}/${button.dataset.canaryAction}`, { method: 'POST' }).catch(
+          () => undefined,
+        );
+        route();
+      }),
+    );
     renderGroups(document.getElementById('tool-groups'), await withSampleMessages(groups.items));
   }
 
@@ -405,7 +472,7 @@
           : `<table data-testid="recommendations"><thead><tr><th>tool</th><th>recommendation</th><th class="num">confidence</th><th>status</th><th>effect</th><th></th></tr></thead><tbody>${list.items
               .map(
                 (r) =>
-                  `<tr data-recommendation="${esc(r.id)}"><td><a href="#/tools/${encodeURIComponent(r.tool)}">${esc(r.tool)}</a></td><td>${esc(r.text)}<br><span class="muted">${esc(r.kind)}${r.evidence.proposalOnly ? ` (not applicable as a warning: ${esc(r.evidence.proposalOnly)})` : ''}</span></td><td class="num">${(r.confidence * 100).toFixed(0)}%</td><td><span class="pill ${esc(r.status)}" data-field="status">${esc(r.status)}</span></td><td>${r.status === 'applied' ? effectHtml(r.effect) : ''}</td><td class="actions">${r.status === 'proposed' && !r.evidence.proposalOnly ? '<button class="primary" data-action="apply">Apply</button>' : ''}${r.status !== 'dismissed' ? '<button data-action="dismiss">Dismiss</button>' : ''}</td></tr>`,
+                  `<tr data-recommendation="${esc(r.id)}"><td><a href="#/tools/${encodeURIComponent(r.tool)}">${esc(r.tool)}</a></td><td>${esc(r.text)}<br><span class="muted">${esc(r.kind)}${r.evidence.proposalOnly ? ` (not applicable as a warning: ${esc(r.evidence.proposalOnly)})` : ''}</span></td><td class="num">${(r.confidence * 100).toFixed(0)}%</td><td><span class="pill ${esc(r.status)}" data-field="status">${esc(r.status)}</span></td><td>${r.status === 'applied' ? effectHtml(r.effect) : r.status === 'proposed' && r.waitingFor ? `<span class="muted" data-testid="waiting-for">waits for ${esc(waitingText(r.waitingFor))}</span>` : ''}</td><td class="actions">${r.status === 'proposed' && !r.evidence.proposalOnly ? '<button class="primary" data-action="apply">Apply</button>' : ''}${r.status !== 'dismissed' ? '<button data-action="dismiss">Dismiss</button>' : ''}</td></tr>`,
               )
               .join('')}</tbody></table>`
       }</div>`,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../infra/prisma/prisma.service';
 import { DailyToolStatRow, ToolDayTotals } from './daily-stats';
-import { DailyVersionCount } from './effect-statistics';
+import { DailyVersionCount } from '../statistics/effect-statistics';
 import { MistakeMatch } from './recommendation-rules';
 
 /** A called name the nightly matched to a registered tool (see intended-tool). */

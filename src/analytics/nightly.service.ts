@@ -14,7 +14,7 @@ import { JobRunRepository } from './job-run.repository';
 import { RecommendationApplier } from './recommendation-applier';
 import { autoApplyHold } from './auto-apply-policy';
 import { computeDailyToolStat } from './daily-stats';
-import { estimateEffect, splitByWarning, splitGuardOutcomes } from './effect-statistics';
+import { estimateEffect, splitByWarning, splitGuardOutcomes } from '../statistics/effect-statistics';
 import { findIntendedTool } from './intended-tool';
 import { deriveRecommendations, GroupEvidence, MistakeMatch, RECOMMENDATION_KINDS, RecommendationDraft } from './recommendation-rules';
 import { deriveMisnamedToolRecommendation, describeUnknownTool, UNKNOWN_TOOL_NOTE, UnknownToolNote } from './unknown-tool-rules';

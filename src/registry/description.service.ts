@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ApiError, notFound } from '../infra/http/api-error';
-import { servedVersionOf } from '../rollout/canary-assignment';
+import { servedVersionOf } from './canary-assignment';
 import { strongEtag } from './etag';
 import { GUARD_POLICY_CHANGE, GuardService } from './guard.service';
 import { ProjectNoteRepository } from './project-note.repository';

@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
-import { RolloutPolicyModule } from '../rollout/rollout-policy.module';
 import { CanaryChangesService } from './canary-changes.service';
 import { ProjectNoteRepository } from './project-note.repository';
 import { RegistryChangesChannel } from './registry-changes.channel';
 import { RegistryService } from './registry.service';
+import { RolloutPolicyRepository } from './rollout-policy.repository';
 import { ToolChangesService } from './tool-changes.service';
 import { ToolRepository } from './tool.repository';
 import { ToolSchemaRepository } from './tool-schema.repository';
@@ -13,8 +13,8 @@ import { ToolSchemaRepository } from './tool-schema.repository';
  * also uses the writes, the reads and the change channel.
  */
 @Module({
-  imports: [RolloutPolicyModule],
   providers: [
+    RolloutPolicyRepository,
     ProjectNoteRepository,
     ToolSchemaRepository,
     ToolRepository,
@@ -23,6 +23,14 @@ import { ToolSchemaRepository } from './tool-schema.repository';
     RegistryService,
     CanaryChangesService,
   ],
-  exports: [RegistryService, ToolChangesService, ToolRepository, RegistryChangesChannel, ProjectNoteRepository, CanaryChangesService],
+  exports: [
+    RegistryService,
+    ToolChangesService,
+    ToolRepository,
+    RegistryChangesChannel,
+    ProjectNoteRepository,
+    CanaryChangesService,
+    RolloutPolicyRepository,
+  ],
 })
 export class RegistryModule {}

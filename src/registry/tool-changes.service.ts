@@ -3,7 +3,7 @@ import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { randomUUID } from 'node:crypto';
 import { ApiError, notFound } from '../infra/http/api-error';
-import { RolloutPolicyRepository } from '../rollout/rollout-policy.repository';
+import { RolloutPolicyRepository } from './rollout-policy.repository';
 import { RegistryChangesChannel } from './registry-changes.channel';
 import type {
   CanarySettings,

@@ -3,7 +3,7 @@ import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../infra/prisma/prisma.service';
-import { CANARY_SELECT } from '../rollout/canary.select';
+import { CANARY_SELECT } from './canary.select';
 import type {
   CanaryRecord,
   CanarySettings,

@@ -3,7 +3,7 @@ import { FastifyReply } from 'fastify';
 import { notFound } from '../infra/http/api-error';
 import { BodyKeysAreData } from '../infra/http/json-body-parser';
 import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
-import { stickyIdOf } from '../rollout/canary-assignment';
+import { stickyIdOf } from './canary-assignment';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
 import { AuthenticatedProject } from '../tenancy/project.repository';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { estimateEffect, EffectEstimate } from '../analytics/effect-statistics';
+import { estimateEffect, EffectEstimate } from '../statistics/effect-statistics';
 import { ApiError, notFound } from '../infra/http/api-error';
 import { isUuid } from '../infra/http/storable-values';
 import { CanaryChangesService } from '../registry/canary-changes.service';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../infra/prisma/prisma.service';
-import type { DailyVersionCount } from '../analytics/effect-statistics';
+import type { DailyVersionCount } from '../statistics/effect-statistics';
 import type { RunningCanary } from '../registry/registry.types';
 import { firstCountedDay } from './canary-sides';
 

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Logger } from 'pino';
 import { quoted } from '../alerts/alert-conditions';
 import { AlertNotifier } from '../alerts/alert-notifier.service';
-import type { DailyVersionCount } from '../analytics/effect-statistics';
+import type { DailyVersionCount } from '../statistics/effect-statistics';
 import { ROOT_LOGGER } from '../infra/logging/logging.module';
 import { CanaryChangesService } from '../registry/canary-changes.service';
 import type { RunningCanary } from '../registry/registry.types';

@@ -1,6 +1,6 @@
-import { estimateEffect } from '../analytics/effect-statistics';
+import { estimateEffect } from '../statistics/effect-statistics';
 import type { CanaryDesign, RunningCanary } from '../registry/registry.types';
-import { isCanaryPhase } from './canary-assignment';
+import { isCanaryPhase } from '../registry/canary-assignment';
 import type { CanarySides } from './canary-sides';
 import { decideSequential, SequentialDecision } from './sequential-decision';
 
@@ -40,12 +40,9 @@ export function judgeCanary(canary: RunningCanary, warnings: readonly WarningCou
   const headline = judged[0].sides;
   const design = nextDesign(canary, headline);
   const action = harmful.length > 0 ? 'roll_back' : waiting.length > 0 ? 'wait' : 'promote';
-  const reason =
-    action === 'roll_back'
-      ? harmful.map((each) => each.verdict.reason).join('; ')
-      : action === 'promote'
-        ? [...new Set(judged.map((each) => each.verdict.reason))].join('; ')
-        : waiting[0].verdict.reason;
+  // each warning's reason is a sentence of its own; several are told apart by their order in `warnings`
+  const reasonOf = (each: readonly { verdict: SequentialDecision }[]) => [...new Set(each.map((one) => one.verdict.reason))].join(' ');
+  const reason = action === 'roll_back' ? reasonOf(harmful) : action === 'promote' ? reasonOf(judged) : waiting[0].verdict.reason;
   const perWarning = judged.map((each) => ({
     warningId: each.warningId,
     counted: each.counted,

@@ -1,4 +1,4 @@
-import type { DailyVersionCount, Proportion } from '../analytics/effect-statistics';
+import type { DailyVersionCount, Proportion } from '../statistics/effect-statistics';
 
 // The two sides a canary is judged on: calls that reported the canary version and calls that reported the previous
 // one, from the UTC day before the canary started (its baseline: the day whose mistakes made the warning, when only the

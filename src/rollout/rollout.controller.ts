@@ -8,7 +8,7 @@ import type { CanaryStatus } from '../registry/registry.types';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
 import type { AuthenticatedProject } from '../tenancy/project.repository';
-import type { RolloutPolicy } from './rollout-policy.repository';
+import type { RolloutPolicy } from '../registry/rollout-policy.repository';
 import type { CanaryView } from './canary-control.service';
 import {
   CANARIES_QUERY_SCHEMA,
@@ -112,5 +112,16 @@ function toCanaryView(canary: CanaryView) {
     startedAt: canary.startedAt,
     decidedAt: canary.decidedAt,
     sides: canary.sides,
+    expectedDecision: canary.status === 'running' ? expectedDecisionOf(canary) : null,
+  };
+}
+
+/** When a running canary is decided at the latest: the nightly look of its deadline (sooner on clear evidence). */
+function expectedDecisionOf(canary: CanaryView): { atLatestLook: number; nightlyRunsLeft: number; text: string } {
+  const left = Math.max(1, canary.maxLooks - canary.looks);
+  return {
+    atLatestLook: canary.maxLooks,
+    nightlyRunsLeft: left,
+    text: `at the latest at look ${canary.maxLooks}, in ${left} more nightly run${left === 1 ? '' : 's'}; sooner when the evidence is clear or both sides have ${canary.minCalls} calls`,
   };
 }

@@ -4,13 +4,12 @@ import { RegistryModule } from '../registry/registry.module';
 import { CanaryControlService } from './canary-control.service';
 import { CanaryCountsRepository } from './canary-counts.repository';
 import { CanaryDecisionService } from './canary-decision.service';
-import { RolloutPolicyModule } from './rollout-policy.module';
 import { RolloutController } from './rollout.controller';
 import { RolloutService } from './rollout.service';
 
 /** Guarded rollout for every role that needs it: the nightly decides canaries, the api serves the policy and list. */
 @Module({
-  imports: [RegistryModule, AlertsCoreModule, RolloutPolicyModule],
+  imports: [RegistryModule, AlertsCoreModule],
   providers: [RolloutService, CanaryDecisionService, CanaryCountsRepository, CanaryControlService],
   exports: [RolloutService, CanaryDecisionService],
 })

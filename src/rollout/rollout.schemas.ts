@@ -170,6 +170,19 @@ export const CANARY_RESPONSE = {
     decision: CANARY_DECISION,
     startedAt: DATE_TIME,
     decidedAt: NULLABLE_DATE_TIME,
+    expectedDecision: {
+      type: 'object',
+      nullable: true,
+      additionalProperties: false,
+      required: ['atLatestLook', 'nightlyRunsLeft', 'text'],
+      description:
+        'GET /v1/rollout/canaries, a running canary: the look of its deadline and how many nightly runs are left until it; null once ended',
+      properties: {
+        atLatestLook: { type: 'integer', minimum: 1 },
+        nightlyRunsLeft: { type: 'integer', minimum: 1 },
+        text: { type: 'string' },
+      },
+    },
   },
 } as const;
 

@@ -1,4 +1,4 @@
-import { twoProportionPValue } from '../analytics/effect-statistics';
+import { twoProportionPValue } from '../statistics/effect-statistics';
 
 // When an alternating canary is promoted or rolled back, judged every night on the cumulative counts of each side.
 // The nightly looks as often as it likes, so the harm and benefit tests are anytime-valid: an e-process per direction

@@ -137,6 +137,8 @@ describe('canary rollout of description versions (split design)', () => {
       decision: null,
     });
     expect(canary.startedAt).toBe(`${D2}T00:00:00.000Z`);
+    // the user sees when it is decided at the latest
+    expect(canary.expectedDecision).toMatchObject({ atLatestLook: 7, nightlyRunsLeft: 7, text: expect.stringContaining('look 7') });
 
     // a caller without a sticky id cannot stick: it keeps the previous version
     const anonymous = await description('prime_factorization');

@@ -30,20 +30,33 @@ interface Shape {
   name: string;
   /** One entry per conversation of a day: the client settings it runs with. */
   conversations: (day: number) => Array<{ agent: string; session?: string }>;
+  /**
+   * restart: each agent process starts (loads its tools) once a day; long-running: one process for all days, which
+   * loads its tools once and follows new versions by the SDK's refresh (ETag polling), never restarted.
+   */
+  lifetime: 'restart' | 'long-running';
 }
 
 const SHAPES: Shape[] = [
   {
     name: 'one agent without a session, restarted each day',
     conversations: () => Array.from({ length: CONVERSATIONS_PER_DAY }, () => ({ agent: 'math-agent' })),
+    lifetime: 'restart',
   },
   {
-    name: 'one session per conversation',
+    name: 'one agent without a session that is never restarted',
+    conversations: () => Array.from({ length: CONVERSATIONS_PER_DAY }, () => ({ agent: 'math-agent' })),
+    lifetime: 'long-running',
+  },
+  {
+    name: 'one session per conversation (one client, forSession)',
     conversations: (day) => Array.from({ length: CONVERSATIONS_PER_DAY }, (_, i) => ({ agent: 'math-agent', session: `d${day}-c${i}` })),
+    lifetime: 'restart',
   },
   {
     name: 'ten agents',
     conversations: () => Array.from({ length: CONVERSATIONS_PER_DAY }, (_, i) => ({ agent: `math-agent-${i % 10}` })),
+    lifetime: 'restart',
   },
 ];
 
@@ -59,19 +72,43 @@ describe.each(SHAPES)('on the default policies, the loop closes for $name', (sha
     project = await t.createProject(`shape-${shape.name.replace(/\W/g, '')}`);
   });
   afterAll(async () => {
+    for (const root of processes.values()) await root.shutdown(1000);
     await t?.close();
   });
 
-  /** One day of conversations: each client (one per agent and session) loads its tools once, as an agent does at start. */
+  type Client = { tc: Toolcoach; tools: Awaited<ReturnType<Toolcoach['loadTools']>> };
+  /** Agent processes by agent name; a long-running one lives across days. */
+  const processes = new Map<string, Toolcoach>();
+  const longRunningClients = new Map<string, Client>();
+
+  /**
+   * One day of conversations. An agent process (one per agent name) is one Toolcoach client; a conversation with a
+   * session is a `forSession` view of it with tools loaded for it; without one, the process loads its tools once.
+   */
   async function runDay(day: number): Promise<Day> {
-    const clients = new Map<string, { tc: Toolcoach; tools: Awaited<ReturnType<Toolcoach['loadTools']>> }>();
+    const clients = shape.lifetime === 'long-running' ? longRunningClients : new Map<string, Client>();
+    if (shape.lifetime === 'restart') processes.clear();
     const outcome: Day = { calls: 0, mistakes: 0 };
     let conversation = 0;
     for (const settings of shape.conversations(day)) {
       const key = `${settings.agent}\u0000${settings.session ?? ''}`;
       let client = clients.get(key);
       if (!client) {
-        const tc = new Toolcoach({ baseUrl: t.baseUrl, apiKey: project.apiKey, ...settings, cacheDir: false, flushIntervalMs: 100 });
+        let root = processes.get(settings.agent);
+        if (!root) {
+          // the long-running process polls every 100 ms here (60 s by default) so the test need not wait a minute
+          const refresh = shape.lifetime === 'long-running' ? { refreshIntervalMs: 100 } : {};
+          root = new Toolcoach({
+            baseUrl: t.baseUrl,
+            apiKey: project.apiKey,
+            agent: settings.agent,
+            cacheDir: false,
+            flushIntervalMs: 100,
+            ...refresh,
+          });
+          processes.set(settings.agent, root);
+        }
+        const tc = settings.session ? root.forSession(settings.session) : root;
         client = { tc, tools: await tc.loadTools(mathTools()) };
         expect(tc.descriptionSource).toBe('server');
         clients.set(key, client);
@@ -87,10 +124,11 @@ describe.each(SHAPES)('on the default policies, the loop closes for $name', (sha
       }
     }
     let sent = 0;
-    for (const { tc } of clients.values()) {
-      const flushed = await tc.shutdown(10_000);
+    for (const root of processes.values()) {
+      const flushed = shape.lifetime === 'long-running' ? await root.flush(10_000) : await root.shutdown(10_000);
       expect(flushed.isComplete).toBe(true);
-      sent += tc.stats().sent;
+      sent += root.stats().sent - (sentBefore.get(root) ?? 0);
+      sentBefore.set(root, root.stats().sent);
     }
     await eventually(async () => {
       const { rows } = await t.db.sql.query('SELECT count(*)::int AS n FROM events WHERE project_id = $1', [project.projectId]);
@@ -100,6 +138,18 @@ describe.each(SHAPES)('on the default policies, the loop closes for $name', (sha
     return outcome;
   }
   let storedBefore = 0;
+  const sentBefore = new Map<Toolcoach, number>();
+
+  /** A long-running process follows the version each tool is served now (refresh) before its next day. */
+  async function awaitRefresh(): Promise<void> {
+    if (shape.lifetime !== 'long-running') return;
+    for (const tool of ['prime_factorization', 'factorial']) {
+      const served = (await api('GET', `/v1/tools/${tool}/description`)).body.version;
+      for (const { tc } of longRunningClients.values()) {
+        await eventually(async () => (tc.descriptionVersionOf(tool) === served ? true : undefined), 10_000, 50);
+      }
+    }
+  }
 
   it('serves every mistake its warning, decides each canary within 3 nightlies, and the next day has <= 20% of the mistakes', async () => {
     expect((await api('GET', '/v1/rollout/policy')).body).toMatchObject({ enabled: true, design: 'alternating' });
@@ -107,6 +157,7 @@ describe.each(SHAPES)('on the default policies, the loop closes for $name', (sha
     expect(days[0].mistakes).toBeGreaterThan(0);
     for (let nightly = 1; nightly <= 3; nightly++) {
       expect((await runNightly({ request: (method, path) => api(method, path) }, today())).body).toMatchObject({ status: 'succeeded' });
+      await awaitRefresh();
       days.push(await runDay(nightly + 1));
     }
 

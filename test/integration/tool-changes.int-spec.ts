@@ -3,7 +3,7 @@ import { ToolDefinition } from '../../src/registry/registry.types';
 import { ToolChangesService } from '../../src/registry/tool-changes.service';
 import { ToolSchemaRepository } from '../../src/registry/tool-schema.repository';
 import { ToolRepository } from '../../src/registry/tool.repository';
-import { RolloutPolicyRepository } from '../../src/rollout/rollout-policy.repository';
+import { RolloutPolicyRepository } from '../../src/registry/rollout-policy.repository';
 import { MediumModule, startMediumModule } from '../support/medium-module';
 
 /**

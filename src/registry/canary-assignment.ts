@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { RunningCanary } from '../registry/registry.types';
+import type { RunningCanary } from './registry.types';
 
 // Which callers see a canary description version (docs/rollout.md). Alternating (the default): every caller, with or
 // without an id, gets the canary version after an even number of nightly looks and the previous version after an odd

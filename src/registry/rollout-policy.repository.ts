@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../infra/prisma/prisma.service';
-import type { CanaryDesign } from '../registry/registry.types';
+import type { CanaryDesign } from './registry.types';
 
 /** Whether the nightly's automatic warnings start as canaries, and with which share and minimum of calls a side. */
 export interface RolloutPolicy {
