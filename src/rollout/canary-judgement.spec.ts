@@ -60,10 +60,14 @@ describe('judgeCanary', () => {
   });
 
   it('rolls back every harmful warning and names each reason', () => {
-    const harmful = sides([100, 40], [100, 5]);
-    const look = judgeCanary(canaryOf(), [warning('w-name', harmful), warning('w-type', harmful)], DAY);
+    const look = judgeCanary(
+      canaryOf(),
+      [warning('w-name', sides([100, 40], [100, 5])), warning('w-type', sides([100, 30], [100, 2]))],
+      DAY,
+    );
     expect(look.rolledBackWarningIds).toEqual(['w-name', 'w-type']);
-    expect(look.reason.split('; ')).toHaveLength(2);
+    expect(look.reason).toContain('canary 40/100 against previous 5/100');
+    expect(look.reason).toContain('canary 30/100 against previous 2/100');
   });
 
   it('waits while one warning waits though the other is decided, and says what it waits for', () => {
