@@ -237,6 +237,8 @@
         return `more occurrences (${waiting.count} of ${waiting.minOccurrences})`;
       case 'proposal_only':
         return 'a person: it is not applicable as a warning';
+      case 'restates_applied':
+        return 'the applied warning about the same mistakes to go: it says the same';
       default:
         return 'the next nightly run';
     }

@@ -29,6 +29,7 @@ export const WAITING_REASONS = [
   'auto_apply_off',
   'kind_not_auto_applied',
   'below_thresholds',
+  'restates_applied',
   'canary',
   'nightly',
 ] as const;
@@ -42,7 +43,9 @@ const WAITING_FOR = {
     'what a proposed recommendation waits for before the nightly applies it (null unless proposed), the first that holds: ' +
     'proposal_only (a change for a person to make outside the description: `detail`), review (its text quotes odd event ' +
     'data: `reviewReason`; apply it by hand), auto_apply_off, kind_not_auto_applied (`kind`), below_thresholds (`count` of ' +
-    '`minOccurrences`, `share` of `minShare`), canary (its tool runs canary `canaryId` since `since`: decided first), ' +
+    '`minOccurrences`, `share` of `minShare`), restates_applied (a schema_quality line about the mistakes applied ' +
+    'recommendation `recommendationId` already warns about: not added while that one is applied), canary (its tool ' +
+    'runs canary `canaryId` since `since`: decided first), ' +
     'nightly (nothing holds it: the next nightly run applies it, as a canary while the rollout policy is on)',
   properties: {
     reason: { enum: [...WAITING_REASONS] },
@@ -53,6 +56,7 @@ const WAITING_FOR = {
     minOccurrences: { type: 'integer' },
     share: { type: 'number' },
     minShare: { type: 'number' },
+    recommendationId: { type: 'string', format: 'uuid' },
     canaryId: { type: 'string', format: 'uuid' },
     tool: { type: 'string' },
     since: DATE_TIME,

@@ -38,13 +38,12 @@ export class CanaryBundles {
 
   /** Whether the nightly applies it now; `isCanary`: the rollout policy is on, so it starts or joins a canary. */
   admits(recommendation: StoredRecommendation, isCanary: boolean): boolean {
-    const match = matchOf(recommendation);
-    if (recommendation.kind === 'schema_quality' && this.restatesApplied(recommendation, match)) return false;
+    if (this.restatesApplied(recommendation)) return false;
     if (!isCanary) return true;
     if (this.runningTools.has(recommendation.tool)) return false;
     const bundle = this.started.get(recommendation.tool);
     if (!bundle) return true;
-    return recommendation.kind !== 'schema_quality' && bundle.every((other) => !mistakesOverlap(other, match));
+    return recommendation.kind !== 'schema_quality' && bundle.every((other) => !mistakesOverlap(other, matchOf(recommendation)));
   }
 
   isStarted(tool: string): boolean {
@@ -55,13 +54,28 @@ export class CanaryBundles {
     this.started.set(recommendation.tool, [...(this.started.get(recommendation.tool) ?? []), matchOf(recommendation)]);
   }
 
-  private restatesApplied(recommendation: StoredRecommendation, match: MistakeMatch | null): boolean {
-    return this.applied.some(
+  private restatesApplied(recommendation: StoredRecommendation): boolean {
+    return restatedWarning(recommendation, this.applied) !== null;
+  }
+}
+
+/**
+ * The applied warning, backed by mistakes, about the same mistakes as this schema_quality line: while there is one,
+ * the line is not added (GET /v1/recommendations says so). Null for another kind, or when none overlaps.
+ */
+export function restatedWarning(
+  recommendation: StoredRecommendation,
+  applied: readonly StoredRecommendation[],
+): StoredRecommendation | null {
+  if (recommendation.kind !== 'schema_quality') return null;
+  const match = matchOf(recommendation);
+  return (
+    applied.find(
       (other) =>
         other.tool === recommendation.tool &&
         other.kind !== 'schema_quality' &&
         Number((other.evidence as { count?: number }).count ?? 0) > 0 &&
         mistakesOverlap(matchOf(other), match),
-    );
-  }
+    ) ?? null
+  );
 }

@@ -5,12 +5,18 @@ import { RegistryService } from '../registry/registry.service';
 import type { RunningCanary } from '../registry/registry.types';
 import { RolloutService } from '../rollout/rollout.service';
 import { AutoApplyHold, autoApplyHold } from './auto-apply-policy';
+import { restatedWarning } from './canary-bundles';
 import { ProjectPolicyValues, RecommendationRepository, StoredRecommendation } from './recommendation.repository';
 import { DEFAULT_POLICY } from './nightly.service';
 import { proposalOnlyReason, RecommendationApplier } from './recommendation-applier';
 
 /** What a proposed recommendation waits for (GET /v1/recommendations `waitingFor`); null unless it is proposed. */
-export type WaitingFor = AutoApplyHold | { reason: 'canary'; canaryId: string; tool: string; since: Date } | { reason: 'nightly' };
+export type WaitingFor =
+  | AutoApplyHold
+  /** a definition line saying what an applied warning already says about the same mistakes (canary-bundles.ts) */
+  | { reason: 'restates_applied'; recommendationId: string }
+  | { reason: 'canary'; canaryId: string; tool: string; since: Date }
+  | { reason: 'nightly' };
 
 export type RecommendationView = StoredRecommendation & { waitingFor: WaitingFor | null };
 
@@ -67,14 +73,24 @@ export class RecommendationsService {
 
   /**
    * Says what each proposed recommendation waits for, in the nightly's order: what holds it from being applied by
-   * itself (auto-apply-policy.ts), else its tool's running canary (decided before the tool's description changes
-   * again), else the next nightly run. The policy and the running canaries are read once for the whole page.
+   * itself (auto-apply-policy.ts), else the applied warning a definition line restates, else its tool's running canary
+   * (decided before the tool's description changes again), else the next nightly run. The policy, the running canaries
+   * and the applied recommendations are read once for the whole page.
    */
   private async describeWaits(projectId: string, rows: readonly StoredRecommendation[]): Promise<RecommendationView[]> {
     if (!rows.some((row) => row.status === 'proposed')) return rows.map((row) => ({ ...row, waitingFor: null }));
-    const [policy, canaries] = await Promise.all([this.getPolicy(projectId), this.rollout.findRunningCanaries(projectId)]);
+    const [policy, canaries, applied] = await Promise.all([
+      this.getPolicy(projectId),
+      this.rollout.findRunningCanaries(projectId),
+      rows.some((row) => row.status === 'proposed' && row.kind === 'schema_quality')
+        ? this.recommendations.findAppliedRecommendations(projectId)
+        : [],
+    ]);
     const canaryOf = new Map<string, RunningCanary>(canaries.map((canary) => [canary.tool, canary]));
-    return rows.map((row) => ({ ...row, waitingFor: row.status === 'proposed' ? waitingFor(row, policy, canaryOf.get(row.tool)) : null }));
+    return rows.map((row) => ({
+      ...row,
+      waitingFor: row.status === 'proposed' ? waitingFor(row, policy, applied, canaryOf.get(row.tool)) : null,
+    }));
   }
 
   private async find(projectId: string, id: string): Promise<StoredRecommendation> {
@@ -84,9 +100,16 @@ export class RecommendationsService {
   }
 }
 
-function waitingFor(recommendation: StoredRecommendation, policy: ProjectPolicyValues, canary: RunningCanary | undefined): WaitingFor {
+function waitingFor(
+  recommendation: StoredRecommendation,
+  policy: ProjectPolicyValues,
+  applied: readonly StoredRecommendation[],
+  canary: RunningCanary | undefined,
+): WaitingFor {
   const hold = autoApplyHold(recommendation, policy);
   if (hold) return hold;
+  const restated = restatedWarning(recommendation, applied);
+  if (restated) return { reason: 'restates_applied', recommendationId: restated.id };
   if (canary) return { reason: 'canary', canaryId: canary.id, tool: canary.tool, since: canary.startedAt };
   return { reason: 'nightly' };
 }

@@ -1,4 +1,4 @@
-import { canaryBucket, isServedCanary, MAX_STICKY_ID_CHARS, stickyIdOf } from './canary-assignment';
+import { canaryBucket, isCanaryPhase, isServedCanary, MAX_STICKY_ID_CHARS, servedVersionOf, stickyIdOf } from './canary-assignment';
 
 describe('canary assignment', () => {
   const canaryId = '6a1f3c2e-0d4b-4c55-9a8e-2f7b1c0d9e11';
@@ -44,5 +44,47 @@ describe('canary assignment', () => {
     expect(stickyIdOf({ session: '  ', agent: 'a-1' })).toBe('a-1');
     expect(stickyIdOf({})).toBeNull();
     expect(stickyIdOf({ agent: 'x'.repeat(1000) })).toHaveLength(MAX_STICKY_ID_CHARS);
+  });
+
+  describe('servedVersionOf', () => {
+    const canary = (design: 'alternating' | 'split', looks: number, share = 0.3) => ({
+      id: canaryId,
+      design,
+      looks,
+      share,
+      canaryVersion: 7,
+      previousVersion: 4,
+    });
+    const callers = [null, 'agent-1', 'session-xyz', ...Array.from({ length: 50 }, (_, i) => `agent-${i}`)];
+
+    it('alternating: serves every caller, with an id or without, the canary version after an even number of looks', () => {
+      for (const looks of [0, 2, 4, 6]) {
+        expect(new Set(callers.map((id) => servedVersionOf(canary('alternating', looks), id)))).toEqual(new Set([7]));
+      }
+      for (const looks of [1, 3, 5, 7]) {
+        expect(new Set(callers.map((id) => servedVersionOf(canary('alternating', looks), id)))).toEqual(new Set([4]));
+      }
+      expect([0, 1, 2, 3].map(isCanaryPhase)).toEqual([true, false, true, false]);
+    });
+
+    it('alternating: ignores the share, even 0', () => {
+      expect(servedVersionOf(canary('alternating', 0, 0), 'agent-1')).toBe(7);
+    });
+
+    it('split: serves each sticky id its side on every look, the previous version without an id', () => {
+      for (const id of callers.slice(1)) {
+        const side = isServedCanary(canaryId, id, 0.3) ? 7 : 4;
+        for (const looks of [0, 1, 2, 3]) expect(servedVersionOf(canary('split', looks), id)).toBe(side);
+      }
+      for (const looks of [0, 1]) expect(servedVersionOf(canary('split', looks), null)).toBe(4);
+      const served = callers.slice(1).map((id) => servedVersionOf(canary('split', 0), id));
+      // both sides are reached among 52 ids at a share of 0.3
+      expect(new Set(served)).toEqual(new Set([4, 7]));
+    });
+
+    it('split: everyone on the previous version at share 0 and on the canary at share 1', () => {
+      expect(servedVersionOf(canary('split', 0, 0), 'agent-1')).toBe(4);
+      expect(servedVersionOf(canary('split', 0, 1), 'agent-1')).toBe(7);
+    });
   });
 });
