@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Logger } from 'pino';
 import { ROOT_LOGGER } from '../infra/logging/logging.module';
 import { AdvisoryLocks } from '../infra/locks/advisory-lock';
+import type { WarningTest } from '../registry/canary-history.repository';
 import { RegistryService } from '../registry/registry.service';
 import { CanaryDecisionService, CanaryNight } from '../rollout/canary-decision.service';
 import { RolloutService } from '../rollout/rollout.service';
@@ -436,6 +437,10 @@ export class NightlyService {
       const effect = { ...(recommendation.effect ?? {}), warningDismissed: reason ?? 'dismissed' };
       await this.recommendations.markDismissed(projectId, recommendation.id, until, effect);
     }
+    const tests = await this.registry.findTestsOfWarnings(
+      projectId,
+      applied.flatMap((r) => (r.warningId ? [r.warningId] : [])),
+    );
     for (const recommendation of applied) {
       if (recommendation.warningId && dismissed.has(recommendation.warningId)) continue;
       if (canaryTools.has(recommendation.tool) || !recommendation.appliedAt || recommendation.appliedAt > until) continue;
@@ -450,6 +455,9 @@ export class NightlyService {
         withWarning: { ...estimate.withWarning, ...guard.withWarning },
         withoutWarning: { ...estimate.withoutWarning, ...guard.withoutWarning },
         method: split.method,
+        // how the warning was tested before it reached everyone: its canary's design and the warnings tested with it
+        // (each about another mistake), or `none` (applied to everyone at once: rollout off, or before canaries)
+        testedBy: testedByOf(recommendation.warningId ? tests.get(recommendation.warningId) : undefined),
         measuredFor: day.toISOString().slice(0, 10),
       };
       measured += 1;
@@ -464,6 +472,10 @@ export class NightlyService {
     }
     return { measured, retired };
   }
+}
+
+function testedByOf(test: WarningTest | undefined) {
+  return test ? { canaryId: test.canaryId, design: test.design, testedWith: test.testedWith } : { design: 'none' as const };
 }
 
 /** Why a run that waited `lockWaitMs` for its project's lock in vain did not run (the scheduled and the queued alike). */

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CanaryChangesService } from './canary-changes.service';
+import { CanaryHistoryRepository } from './canary-history.repository';
 import { ProjectNoteRepository } from './project-note.repository';
 import { RegistryChangesChannel } from './registry-changes.channel';
 import { RegistryService } from './registry.service';
@@ -15,6 +16,7 @@ import { ToolSchemaRepository } from './tool-schema.repository';
 @Module({
   providers: [
     RolloutPolicyRepository,
+    CanaryHistoryRepository,
     ProjectNoteRepository,
     ToolSchemaRepository,
     ToolRepository,

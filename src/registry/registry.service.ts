@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ArgumentSchema, compileArgumentSchema, MAX_CACHED_PATTERN_BYTES } from '../diagnosis';
 import { SharedTimeSlice } from '../infra/event-loop/shared-time-slice';
+import { CanaryHistoryRepository, WarningTest } from './canary-history.repository';
 import { ProjectNote, ProjectNoteRepository } from './project-note.repository';
 import { RegistryChangesChannel } from './registry-changes.channel';
 import type { JsonObject, WarningRecord } from './registry.types';
@@ -32,11 +33,17 @@ export class RegistryService {
     private readonly timeSlice: SharedTimeSlice,
     private readonly notes: ProjectNoteRepository,
     private readonly changes: RegistryChangesChannel,
+    private readonly canaryHistory: CanaryHistoryRepository,
   ) {}
 
   /** Of `warningIds`, those dismissed (by a person, a canary stopped by hand or rolled back), with their reason. */
   findDismissedWarnings(projectId: string, warningIds: readonly string[]): Promise<Map<string, string | null>> {
     return this.tools.findDismissedWarnings(projectId, warningIds);
+  }
+
+  /** The decided canary that tested each of `warningIds`, if one did: how each warning's effect was established. */
+  findTestsOfWarnings(projectId: string, warningIds: readonly string[]): Promise<Map<string, WarningTest>> {
+    return this.canaryHistory.findTestsOfWarnings(projectId, warningIds);
   }
 
   async findArgumentSchemas(projectId: string, toolNames: readonly string[]): Promise<Map<string, ArgumentSchema>> {

@@ -168,6 +168,13 @@ it('tests two warnings about different mistakes in one canary version and credit
     status: 'applied',
     effect: { verdict: 'helped', withWarning: { calls: 100, mistakes: 2 }, withoutWarning: { calls: 100, mistakes: 20 } },
   });
+  // and each says how it was tested: which canary, its design, and the warning tested beside it
+  expect(after.find((r) => r.id === name.id)!.effect).toMatchObject({
+    testedBy: { design: 'alternating', canaryId: expect.any(String), testedWith: [type.warningId] },
+  });
+  expect(after.find((r) => r.id === type.id)!.effect).toMatchObject({
+    testedBy: { design: 'alternating', testedWith: [name.warningId] },
+  });
 }, 60_000);
 
 it('never tests two warnings about overlapping mistakes in one canary: the second waits for the next nightly', async () => {
