@@ -47,11 +47,12 @@ describe('canary assignment', () => {
   });
 
   describe('servedVersionOf', () => {
-    const canary = (design: 'alternating' | 'split', looks: number, share = 0.3) => ({
+    const canary = (design: 'alternating' | 'split', looks: number, share = 0.3, state: Record<string, unknown> | null = null) => ({
       id: canaryId,
       design,
       looks,
       share,
+      state,
       canaryVersion: 7,
       previousVersion: 4,
     });
@@ -65,6 +66,13 @@ describe('canary assignment', () => {
         expect(new Set(callers.map((id) => servedVersionOf(canary('alternating', looks), id)))).toEqual(new Set([4]));
       }
       expect([0, 1, 2, 3].map(isCanaryPhase)).toEqual([true, false, true, false]);
+    });
+
+    it('alternating: serves the version its last look chose, whatever the parity of its looks', () => {
+      // a split canary that turned alternating because its canary side got no call serves the canary first
+      expect(servedVersionOf(canary('alternating', 1, 0.3, { servedUntilNextLook: 'canary' }), null)).toBe(7);
+      expect(servedVersionOf(canary('alternating', 2, 0.3, { servedUntilNextLook: 'previous' }), null)).toBe(4);
+      expect(servedVersionOf(canary('alternating', 3, 0.3, { servedUntilNextLook: 'split' }), null)).toBe(4);
     });
 
     it('alternating: ignores the share, even 0', () => {

@@ -29,11 +29,23 @@ export function isServedCanary(canaryId: string, stickyId: string | null, share:
 
 /** The version this caller is served while `canary` runs. */
 export function servedVersionOf(
-  canary: Pick<RunningCanary, 'id' | 'design' | 'looks' | 'share' | 'canaryVersion' | 'previousVersion'>,
+  canary: Pick<RunningCanary, 'id' | 'design' | 'looks' | 'state' | 'share' | 'canaryVersion' | 'previousVersion'>,
   stickyId: string | null,
 ): number {
-  const isCanarySide = canary.design === 'alternating' ? isCanaryPhase(canary.looks) : isServedCanary(canary.id, stickyId, canary.share);
+  const isCanarySide =
+    canary.design === 'alternating' ? servedPhaseOf(canary) === 'canary' : isServedCanary(canary.id, stickyId, canary.share);
   return isCanarySide ? canary.canaryVersion : canary.previousVersion;
+}
+
+/**
+ * Which version an alternating canary serves everyone until its next look: the one its last look chose
+ * (`state.servedUntilNextLook`); before any look, its own; for a canary without that record, by the parity of its
+ * looks (first its own, then in turn).
+ */
+export function servedPhaseOf(canary: Pick<RunningCanary, 'looks' | 'state'>): 'canary' | 'previous' {
+  const chosen = canary.state?.servedUntilNextLook;
+  if (chosen === 'canary' || chosen === 'previous') return chosen;
+  return isCanaryPhase(canary.looks) ? 'canary' : 'previous';
 }
 
 /** Whether an alternating canary serves its own version after `looks` nightly looks: first its own, then in turn. */

@@ -120,11 +120,17 @@ describe('judgeCanary', () => {
       expect(look).toMatchObject({ action: 'wait', design: 'alternating' });
       expect(look.state).toMatchObject({ design: 'alternating', designSwitched: 'from split: no caller was served the canary version' });
       expect(look.decision).toMatchObject({ design: 'alternating' });
+      // the side that got no call is served first, whatever the parity of the looks
+      for (const looks of [0, 1]) {
+        const again = judgeCanary(canaryOf({ design: 'split', looks }), [warning('w-name', sides([0, 0], [80, 20]))], DAY);
+        expect(again.state.servedUntilNextLook).toBe('canary');
+      }
     });
 
     it('turns alternating when no caller was served the previous version', () => {
       const look = judgeCanary(canaryOf({ design: 'split' }), [warning('w-name', sides([80, 0], [0, 0]))], DAY);
       expect(look.state).toMatchObject({ design: 'alternating', designSwitched: 'from split: no caller was served the previous version' });
+      expect(look.state.servedUntilNextLook).toBe('previous');
     });
 
     it('stays split when both sides got calls, or neither did (nothing says which side cannot be reached)', () => {

@@ -1,6 +1,6 @@
 import { estimateEffect } from '../statistics/effect-statistics';
 import type { CanaryDesign, RunningCanary } from '../registry/registry.types';
-import { isCanaryPhase } from '../registry/canary-assignment';
+import { servedPhaseOf } from '../registry/canary-assignment';
 import type { CanarySides } from './canary-sides';
 import { decideSequential, SequentialDecision } from './sequential-decision';
 
@@ -54,7 +54,7 @@ export function judgeCanary(canary: RunningCanary, warnings: readonly WarningCou
     harmPValue: each.verdict.harmPValue,
     benefitPValue: each.verdict.benefitPValue,
   }));
-  const nextPhase = design === 'alternating' ? (isCanaryPhase(look) ? 'canary' : 'previous') : 'split';
+  const nextPhase = design === 'alternating' ? nextPhaseOf(canary, design, headline) : 'split';
   const state = {
     look,
     maxLooks: canary.maxLooks,
@@ -84,6 +84,15 @@ function nextDesign(canary: RunningCanary, sides: CanarySides): CanaryDesign {
   return isOneSided ? 'alternating' : 'split';
 }
 
+/**
+ * The version an alternating canary serves everyone until its next look: the other one than since the last look; a
+ * split canary that just turned alternating serves first the side that got no call.
+ */
+function nextPhaseOf(canary: RunningCanary, design: CanaryDesign, sides: CanarySides): 'canary' | 'previous' {
+  if (canary.design !== design) return sides.canary.calls === 0 ? 'canary' : 'previous';
+  return servedPhaseOf(canary) === 'canary' ? 'previous' : 'canary';
+}
+
 function switchReason(sides: CanarySides): string {
   return sides.canary.calls === 0 ? 'no caller was served the canary version' : 'no caller was served the previous version';
 }
@@ -93,7 +102,7 @@ function switchReason(sides: CanarySides): string {
  * no call reporting it means the clients did not fetch their descriptions again (SDK refresh, a gateway's poll).
  */
 function exposureOf(canary: RunningCanary, sides: CanarySides): string | null {
-  if (canary.design !== 'alternating' || !isCanaryPhase(canary.looks) || sides.canary.calls > 0) return null;
+  if (canary.design !== 'alternating' || servedPhaseOf(canary) !== 'canary' || sides.canary.calls > 0) return null;
   return `no call reported version ${canary.canaryVersion} while it was served to every caller: clients must fetch descriptions again (the SDKs' refresh, the gateway's poll) to be counted`;
 }
 
