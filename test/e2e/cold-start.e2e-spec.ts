@@ -3,10 +3,12 @@ import { runNightly } from '../support/job-runs';
 import { sendEvents } from '../support/send-events';
 import { startTestApp, TestApp } from '../support/test-app';
 
-// The day the first nightly runs (no event yet), the day agents call the tool, and a day with loops.
+// The day the first nightly runs (no event yet), the two days agents call the tool (the canary's two turns), and a day
+// with loops.
 const D0 = '2026-05-01';
 const D1 = '2026-05-02';
 const D2 = '2026-05-03';
+const D3 = '2026-05-04';
 const ONE_PER_CALL = 'Pass a single integer; call this tool once per number.';
 
 // The tool of this project's origin story, registered as it was when agents sent `numbers: [12, 15, 18]`.
@@ -23,6 +25,8 @@ type Recommendation = {
   text: string;
   status: string;
   appliedVersion: number | null;
+  warningId: string | null;
+  waitingFor: Record<string, unknown> | null;
   evidence: Record<string, unknown>;
   effect: Record<string, unknown> | null;
 };
@@ -36,8 +40,6 @@ describe('cold start: tool quality at registration, before the first mistake', (
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp();
-    // every warning is served to every agent at once here; canaries have their own test (canary.e2e-spec.ts)
-    await t.request('PUT', '/v1/rollout/policy', { body: { enabled: false, share: 0.2, minCalls: 100 } });
   });
   afterAll(() => t.close());
 
@@ -46,6 +48,7 @@ describe('cold start: tool quality at registration, before the first mistake', (
     (await t.request('GET', `/v1/recommendations?tool=${tool}&limit=200`)).body.items;
   const byKey = (list: Recommendation[], key: string) => list.find((r) => r.evidenceKey === key);
   const kindsAt = (findings: Finding[]) => findings.map((f) => `${f.kind}@${f.path}`);
+  const canariesOf = async (tool: string) => (await t.request('GET', `/v1/rollout/canaries?tool=${tool}`)).body.items;
 
   it('answers the registration with the findings for the missing bounds, the one-value-per-call rule and the example', async () => {
     const registered = await t.request('PUT', '/v1/tools/prime_factorization', { body: ORIGIN_TOOL });
@@ -99,17 +102,22 @@ describe('cold start: tool quality at registration, before the first mistake', (
     expect(rows[0].n).toBe(0);
   });
 
-  it('turns the findings into schema_quality recommendations at the first nightly: additions applied as warnings, schema changes proposed', async () => {
+  it('turns the findings into schema_quality recommendations at the first nightly: one addition starts a canary, the next waits for it, schema changes are proposed', async () => {
     const run = await runNightly(t, D0);
     expect(run.body).toMatchObject({ status: 'succeeded', date: D0 });
-    expect(run.body.counts.applied).toBeGreaterThanOrEqual(2);
+    // the project's default policy: the highest-severity addition starts as a canary served to every caller
+    expect(run.body.counts.applied).toBe(1);
 
     const list = await recommendations('prime_factorization');
     const batching = byKey(list, 'schema_quality:batchable_single_value:/parameters/properties/number')!;
     expect(batching).toMatchObject({ kind: 'schema_quality', status: 'applied', text: ONE_PER_CALL });
     expect(batching.evidence).toMatchObject({ count: 0, finding: { kind: 'batchable_single_value', severity: 'high' } });
+    const [canary] = await canariesOf('prime_factorization');
+    expect(canary).toMatchObject({ status: 'running', design: 'alternating', previousVersion: 1, canaryVersion: 2 });
+    // the example is about the same mistakes (argument mismatches): it waits until the canary is decided
     const example = byKey(list, 'schema_quality:no_usage_example:/description')!;
-    expect(example).toMatchObject({ status: 'applied', text: 'Example call: {"number":12}' });
+    expect(example).toMatchObject({ status: 'proposed', text: 'Example call: {"number":12}' });
+    expect(example.waitingFor).toMatchObject({ reason: 'canary', canaryId: canary.id });
 
     const bounds = byKey(list, 'schema_quality:unbounded_number:/parameters/properties/number')!;
     expect(bounds).toMatchObject({ kind: 'schema_quality', status: 'proposed', warningId: null });
@@ -119,8 +127,9 @@ describe('cold start: tool quality at registration, before the first mistake', (
     expect(refused.body.error.code).toBe('not_applicable');
 
     const served = (await t.request('GET', '/v1/tools/prime_factorization/description')).body;
+    expect(served.version).toBe(2);
     expect(served.description).toContain(`- ${ONE_PER_CALL}`);
-    expect(served.description).toContain('- Example call: {"number":12}');
+    expect(served.description).not.toContain('Example call');
     // no occurrence to state: the warning line carries no "N of M recent calls"
     expect(served.description).not.toContain('recent calls failed');
     expect(served.baseDescription).toBe(ORIGIN_TOOL.description);
@@ -132,21 +141,15 @@ describe('cold start: tool quality at registration, before the first mistake', (
     expect((await t.request('GET', '/v1/tools/prime_factorization/description')).body.version).toBe(served.version);
   });
 
-  it('measures the applied addition like any warning: calls that saw it batch numbers far less often', async () => {
-    const batching = byKey(
-      await recommendations('prime_factorization'),
-      'schema_quality:batchable_single_value:/parameters/properties/number',
-    )!;
-    const current = (await t.request('GET', '/v1/tools/prime_factorization/description')).body.version;
-    expect(batching.appliedVersion).toBeLessThanOrEqual(current);
-    const call = (second: number, version: number, isBatched: boolean) =>
+  it('decides the canary on its two turns and measures the addition like any warning: calls that saw it batch numbers far less often', async () => {
+    const call = (day: string, second: number, version: number, isBatched: boolean) =>
       isBatched
         ? {
             id: randomUUID(),
             tool: 'prime_factorization',
             status: 'error',
             arguments: { numbers: [12, 15, 18] },
-            occurredAt: at(D1, second),
+            occurredAt: at(day, second),
             descriptionVersion: version,
             error: {
               type: 'ValidationError',
@@ -160,16 +163,14 @@ describe('cold start: tool quality at registration, before the first mistake', (
             status: 'success',
             arguments: { number: 12 + second },
             result: [2, 2, 3],
-            occurredAt: at(D1, second),
+            occurredAt: at(day, second),
             descriptionVersion: version,
           };
-    const events = [];
-    // before: the description as registered; 12 of 40 calls batch the numbers
-    for (let i = 0; i < 40; i++) events.push(call(i, 1, i % 10 < 3));
-    // after: the description with the warnings; 1 of 40
-    for (let i = 0; i < 40; i++) events.push(call(100 + i, current, i === 0));
-    await sendEvents(t, events);
-
+    // D1, the canary's turn: every caller is served the addition (v2); 3 of 100 calls batch the numbers
+    await sendEvents(
+      t,
+      Array.from({ length: 100 }, (_, i) => call(D1, i, 2, i % 34 === 0)),
+    );
     const stored = await t.db.sql.query(
       `SELECT DISTINCT category, subtype, argument_path FROM events WHERE project_id = $1 AND status = 'error'`,
       [t.projectId],
@@ -177,9 +178,25 @@ describe('cold start: tool quality at registration, before the first mistake', (
     // the mistake the warning targets: the invented plural name (measured with array-for-scalar and missing `number`)
     expect(stored.rows).toEqual([{ category: 'argument_mismatch', subtype: 'unknown_argument', argument_path: '/numbers' }]);
 
-    const run = await runNightly(t, D1);
+    // no call saw v1 since the day before the canary started: nothing to compare yet, so every caller gets v1 in turn
+    expect((await runNightly(t, D1)).body).toMatchObject({ status: 'succeeded', counts: { effectsMeasured: 0 } });
+    const [waiting] = await canariesOf('prime_factorization');
+    expect(waiting).toMatchObject({ status: 'running', looks: 1, state: { servedUntilNextLook: 'previous' } });
+    expect((await t.request('GET', '/v1/tools/prime_factorization/description')).body.version).toBe(1);
+
+    // D2, the previous version's turn: 30 of 100 calls batch the numbers
+    await sendEvents(
+      t,
+      Array.from({ length: 100 }, (_, i) => call(D2, i, 1, i % 10 < 3)),
+    );
+    const run = await runNightly(t, D2);
     expect(run.body.status).toBe('succeeded');
-    expect(run.body.counts.effectsMeasured).toBeGreaterThanOrEqual(2);
+    expect(run.body.counts.effectsMeasured).toBeGreaterThanOrEqual(1);
+    const [decided] = (await canariesOf('prime_factorization')).filter((c: { id: string }) => c.id === waiting.id);
+    expect(decided).toMatchObject({
+      status: 'promoted',
+      decision: { action: 'promote', look: 2, canary: { calls: 100, mistakes: 3 }, previous: { calls: 100, mistakes: 30 } },
+    });
 
     const measured = byKey(
       await recommendations('prime_factorization'),
@@ -188,19 +205,24 @@ describe('cold start: tool quality at registration, before the first mistake', (
     expect(measured.status).toBe('applied');
     // still the same finding: first seen at the first nightly, not at this one
     expect(measured.evidence.firstSeen).toBe(`${D0}T00:00:00.000Z`);
+    // measured the night it was promoted
     expect(measured.effect).toMatchObject({
       verdict: 'helped',
       method: 'version',
-      withoutWarning: { calls: 40, mistakes: 12 },
-      withWarning: { calls: 40, mistakes: 1 },
+      withoutWarning: { calls: 100, mistakes: 30 },
+      withWarning: { calls: 100, mistakes: 3 },
     });
-    // the example targets every argument mismatch of the tool, whatever name the model invented
-    const example = byKey(await recommendations('prime_factorization'), 'schema_quality:no_usage_example:/description')!;
-    expect(example.effect).toMatchObject({
-      verdict: 'helped',
-      withoutWarning: { calls: 40, mistakes: 12 },
-      withWarning: { calls: 40, mistakes: 1 },
-    });
+    // the same night, the warning learned from the batched calls (evidence first) starts the tool's next canary, and the
+    // example (every argument mismatch of the tool, whatever name the model invented) waits for it in turn
+    const [next] = await canariesOf('prime_factorization');
+    expect(next).toMatchObject({ status: 'running', previousVersion: 2, canaryVersion: 3 });
+    const after = await recommendations('prime_factorization');
+    expect(after.find((r) => r.warningId === next.warningId)).toMatchObject({ kind: 'wrong_argument_name', status: 'applied' });
+    const example = byKey(after, 'schema_quality:no_usage_example:/description')!;
+    expect(example).toMatchObject({ status: 'proposed', waitingFor: { reason: 'canary', canaryId: next.id } });
+    const served = (await t.request('GET', '/v1/tools/prime_factorization/description')).body.description;
+    expect(served).toContain(`- ${ONE_PER_CALL}`);
+    expect(served).not.toContain('Example call');
   });
 
   it('finds a loop when a session repeats one failing call 6 times, not 5, and recommends a review of the error message', async () => {
@@ -209,7 +231,7 @@ describe('cold start: tool quality at registration, before the first mistake', (
       tool,
       status: 'error',
       arguments: args,
-      occurredAt: at(D2, second),
+      occurredAt: at(D3, second),
       sessionId,
       error: { type: 'ToolException', message: 'Tool execution failed' },
     });
@@ -220,7 +242,7 @@ describe('cold start: tool quality at registration, before the first mistake', (
     for (let i = 0; i < 5; i++) events.push(failing('add_numbers', 'session-five', 20 + i, { a: 1, b: 'two' }));
     await sendEvents(t, events);
 
-    const run = await runNightly(t, D2);
+    const run = await runNightly(t, D3);
     expect(run.body.status).toBe('succeeded');
 
     const loop = byKey(await recommendations('prime_factorization'), 'loop:')!;

@@ -12,8 +12,6 @@ let t: TestApp;
 
 beforeAll(async () => {
   t = await startTestApp();
-  // the warning is served to every agent at once; canaries have their own test
-  await t.request('PUT', '/v1/rollout/policy', { body: { enabled: false, share: 0.2, minCalls: 100 } });
   const registered = await t.request('PUT', '/v1/tools/factorial', {
     body: { description: 'Returns n! for an integer n.', parameters: { type: 'object', properties: { n: { type: 'integer' } } } },
   });
@@ -52,7 +50,8 @@ function call(day: string, i: number, version: number, outcome: Outcome) {
 }
 
 it("counts the guard's prevented and corrected calls on each side of the warning, apart from the mistakes that ran", async () => {
-  // D1, version 1: ten overflows above 20 teach the limit; the nightly applies the warning as version 2
+  // D1, version 1: ten overflows above 20 teach the limit; the nightly starts the warning as a canary (version 2),
+  // served to every caller until the next nightly (the default policy, docs/rollout.md)
   const first = Array.from({ length: 73 }, (_, i) => call(D1, i, 1, i < 63 ? 'success' : 'overflow'));
   await sendEvents(t, first);
   expect((await runNightly(t, D1)).body).toMatchObject({ status: 'succeeded' });
@@ -60,10 +59,11 @@ it("counts the guard's prevented and corrected calls on each side of the warning
   const applied = await t.request('GET', '/v1/recommendations?status=applied&tool=factorial');
   const seen: number = applied.body.items.find((r: { kind: string }) => r.kind === 'learned_limit').appliedVersion;
 
-  // D2: 40 calls saw version 1 (15 overflows, no guard); 60 saw the warning (2 overflows ran, 3 refused, 7 corrected)
+  // D2: 40 calls of agents that had not fetched the descriptions again saw version 1 (15 overflows, no guard); 100 saw
+  // the warning (2 overflows ran, 3 refused, 7 corrected): 100 calls a side, so the next nightly decides the canary
   const outcomes: Array<[number, Outcome]> = [
     ...Array.from({ length: 40 }, (_, i): [number, Outcome] => [1, i < 15 ? 'overflow' : 'success']),
-    ...Array.from({ length: 60 }, (_, i): [number, Outcome] => [
+    ...Array.from({ length: 100 }, (_, i): [number, Outcome] => [
       seen,
       i < 2 ? 'overflow' : i < 5 ? 'prevented' : i < 12 ? 'corrected' : 'success',
     ]),
@@ -73,12 +73,20 @@ it("counts the guard's prevented and corrected calls on each side of the warning
     outcomes.map(([version, outcome], i) => call(D2, i, version, outcome)),
   );
   expect((await runNightly(t, D2)).body).toMatchObject({ status: 'succeeded' });
+  // the newest canary may be the next warning's (a tool-quality addition), started once this one was decided
+  const canaries: Array<{ canaryVersion: number }> = (await t.request('GET', '/v1/rollout/canaries?tool=factorial')).body.items;
+  expect(canaries.find((canary) => canary.canaryVersion === seen)).toMatchObject({
+    status: 'promoted',
+    canaryVersion: seen,
+    decision: { look: 1, action: 'promote' },
+  });
 
+  // measured the night the canary was promoted
   const { body } = await t.request('GET', '/v1/recommendations?status=applied&tool=factorial');
   const [limit] = body.items.filter((r: { kind: string }) => r.kind === 'learned_limit');
   // the model still made the mistake 5 times with the warning (2 ran, 3 the guard stopped): the rate counts all 5
   expect(limit.effect).toMatchObject({ verdict: 'helped', method: 'version' });
-  expect(limit.effect.withWarning).toMatchObject({ calls: 60, mistakes: 5, reachedToolCount: 2, preventedCount: 3, correctedCount: 7 });
+  expect(limit.effect.withWarning).toMatchObject({ calls: 100, mistakes: 5, reachedToolCount: 2, preventedCount: 3, correctedCount: 7 });
   // without it: D1's 73 calls (10 overflows) and D2's 40 (15), all of which ran
   expect(limit.effect.withoutWarning).toMatchObject({
     calls: 113,

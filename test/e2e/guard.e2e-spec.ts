@@ -15,8 +15,6 @@ let t: TestApp;
 
 beforeAll(async () => {
   t = await startTestApp();
-  // the learned warning is served to every agent at once; canaries have their own test
-  await t.request('PUT', '/v1/rollout/policy', { body: { enabled: false, share: 0.2, minCalls: 100 } });
 });
 
 afterAll(() => t?.close());

@@ -11,14 +11,13 @@ const DAY_MS = 86_400_000;
  * A long-lived session (an MCP client's, which re-lists its tools after notifications/tools/list_changed) misspells a
  * tool name at v1, is served the misnamed_tool warning (v2) mid-session, and stops misspelling. Each call to the wrong
  * name counts against the version the session had loaded when it made the call, not the newest it ever loaded.
- * Phases are timed around the real clock, as sessions are: the nightly applies a warning of today as of now.
+ * Phases are timed around the real clock, as sessions are: the nightly applies a warning of today as of now. On the
+ * default policy the warning is a canary served to every caller until the next nightly, which promotes it and measures it.
  */
 describe('calls to a misspelled tool name in a session that loads a new version midway', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp();
-    // this file serves each warning to every agent at once; canaries have their own test (canary.e2e-spec.ts)
-    await t.request('PUT', '/v1/rollout/policy', { body: { enabled: false, share: 0.2, minCalls: 100 } });
   });
   afterAll(() => t.close());
 
@@ -79,6 +78,8 @@ describe('calls to a misspelled tool name in a session that loads a new version 
     const served = (await t.request('GET', '/v1/tools/prime_factorization/description')).body;
     expect(served.version).toBe(2);
     expect(served.description).toContain(`there is no \`${MISSPELLED}\``);
+    const canaries = async () => (await t.request('GET', '/v1/rollout/canaries?tool=prime_factorization')).body.items;
+    expect(await canaries()).toEqual([expect.objectContaining({ status: 'running', design: 'alternating', canaryVersion: 2 })]);
 
     // after list_changed the long session re-lists and reports v2; it misspells once more, after a v2 call
     at = Date.now() + 5;
@@ -90,6 +91,13 @@ describe('calls to a misspelled tool name in a session that loads a new version 
 
     const second = await runNightly(t, day);
     expect(second.body).toMatchObject({ status: 'succeeded', counts: { effectsMeasured: 1 } });
+    // the canary's calls made clearly fewer mistakes: promoted at its first look, and measured the same night
+    expect(await canaries()).toEqual([
+      expect.objectContaining({
+        status: 'promoted',
+        decision: expect.objectContaining({ action: 'promote', look: 1, canary: expect.objectContaining({ calls: 42, mistakes: 1 }) }),
+      }),
+    ]);
     // a warning measured worse would have been retired (autoRetire): the one recommendation is still applied
     const { items } = (await t.request('GET', '/v1/recommendations')).body;
     expect(items.map((r: { kind: string; status: string }) => `${r.kind}:${r.status}`)).toEqual(['misnamed_tool:applied']);

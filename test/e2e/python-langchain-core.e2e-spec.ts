@@ -27,8 +27,6 @@ describeWithVenv('Python SDK with real langchain_core 1.6.5 against the running 
   let run: { code: number | null; output: string };
   beforeAll(async () => {
     t = await startTestApp();
-    // test_c expects the nightly's warning served to every caller at once; canaries (docs/rollout.md) have their own test
-    await t.request('PUT', '/v1/rollout/policy', { body: { enabled: false, share: 0.2, minCalls: 100 } });
     // The real-langchain module, and the handler tests that only run when langchain_core is importable.
     run = await runPython(
       (venv as { python: string }).python,

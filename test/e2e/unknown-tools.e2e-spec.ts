@@ -11,15 +11,14 @@ const notAValidTool = (name: string) => `Error: ${name} is not a valid tool, try
 
 /**
  * Calls to a misspelled tool close the loop: 30 calls to `prime_factorise` -> one nightly -> a warning on
- * `prime_factorization` served in its description -> sessions that loaded it stop misspelling -> measured `helped`.
+ * `prime_factorization` served in its description (a canary, to every caller, on the default policy) -> sessions that
+ * loaded it stop misspelling -> the next nightly promotes it and measures it `helped`.
  * A name like no registered tool becomes a project note on GET /v1/tools, never a recommendation.
  */
 describe('unknown tools close the loop', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp();
-    // this file serves each warning to every agent at once; canaries have their own test (canary.e2e-spec.ts)
-    await t.request('PUT', '/v1/rollout/policy', { body: { enabled: false, share: 0.2, minCalls: 100 } });
   });
   afterAll(() => t.close());
 
@@ -90,6 +89,8 @@ describe('unknown tools close the loop', () => {
 
     const description = (await t.request('GET', '/v1/tools/prime_factorization/description')).body;
     expect(description.version).toBe(2);
+    const [canary] = (await t.request('GET', '/v1/rollout/canaries?tool=prime_factorization')).body.items;
+    expect(canary).toMatchObject({ status: 'running', design: 'alternating', previousVersion: 1, canaryVersion: 2 });
     // 30 misspelled calls of the 70 made to either name since the mistake was first seen
     expect(description.description).toContain(
       '- This tool is `prime_factorization`; there is no `prime_factorise`. 30 of 70 recent calls failed this way.',
@@ -127,6 +128,9 @@ describe('unknown tools close the loop', () => {
 
     const run = await runNightly(t, D2);
     expect(run.body).toMatchObject({ status: 'succeeded', counts: { effectsMeasured: 1 } });
+    // its calls made clearly fewer misspellings: promoted at its first look, so measured the same night
+    const [canary] = (await t.request('GET', '/v1/rollout/canaries?tool=prime_factorization')).body.items;
+    expect(canary).toMatchObject({ status: 'promoted', decision: { action: 'promote', look: 1 } });
     const [recommendation] = (await t.request('GET', '/v1/recommendations?status=applied')).body.items;
     expect(recommendation.kind).toBe('misnamed_tool');
     expect(recommendation.effect).toMatchObject({

@@ -45,7 +45,6 @@ describe('names and values that do not read as what they are', () => {
 
   beforeAll(async () => {
     t = await startTestApp();
-    await t.request('PUT', '/v1/rollout/policy', { body: { enabled: false, share: 0.2, minCalls: 100 } });
     const tools = [...Object.keys(hostileNames), ...Object.keys(linkValues).map((k) => `value_${k}`), 'plain_name', 'malformed_json'];
     for (const tool of tools) {
       const registered = await t.request('PUT', `/v1/tools/${tool}`, {

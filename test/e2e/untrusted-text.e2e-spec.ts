@@ -13,8 +13,6 @@ describe('text from events in learned warnings', () => {
   let stored = 0;
   beforeAll(async () => {
     t = await startTestApp();
-    // this file serves each warning to every agent at once; canaries have their own test (canary.e2e-spec.ts)
-    await t.request('PUT', '/v1/rollout/policy', { body: { enabled: false, share: 0.2, minCalls: 100 } });
     const registered = await t.request('PUT', '/v1/tools/lookup', {
       body: {
         description: 'Look up the weather of a city.',
