@@ -142,7 +142,8 @@ def run_nightly(day, timeout_s=60.0):
 @unittest.skipUnless(HAS_LANGCHAIN, "langchain_core is not installed (test/e2e/python-langchain-core.e2e-spec.ts installs it)")
 @unittest.skipUnless(BASE_URL and API_KEY, "set TOOLCOACH_URL and TOOLCOACH_API_KEY to run against a real backend")
 class RealLangchainCoreTest(unittest.TestCase):
-    """In order: load_tools registers, every kind of failure arrives categorized, a nightly's warning is served as v2."""
+    """In order: load_tools registers, every kind of failure arrives categorized, a nightly's warning is served as v2, as
+    a canary that the next nightly promotes."""
 
     def reporter(self):
         reporter = Reporter(flush_interval_s=0.05)
@@ -301,6 +302,33 @@ class RealLangchainCoreTest(unittest.TestCase):
         self.assertEqual(prime_counts, {"corrected": 1, "prevented": 1, "byKind": {"rename": 1, "unwrap_array": 1}})
         self.assertEqual(api("GET", "/v1/tools/factorial/guard-stats?from=%s" % since)["totals"], {"corrected": 0, "prevented": 1, "byKind": {}})
 
+
+    # Known bug: pydantic's tool_call_schema carries the tool's description at its root, and after load_tools that is the
+    # served one; the next load_tools registers it as a changed schema, a new version that supersedes the canary.
+    @unittest.expectedFailure
+    def test_e_one_agent_is_served_the_canary_until_the_next_nightly_promotes_it(self):
+        # The default rollout policy (docs/rollout.md): test_c's nightly started the warning as a canary served to every
+        # caller, this one agent without a session included; its calls with the warning decide it at the next nightly.
+        load_tools(TOOLS)
+        version = factorial.metadata["toolcoach_description_version"]
+        canaries = lambda: api("GET", "/v1/rollout/canaries?tool=factorial")["items"]  # noqa: E731
+        canary = next(c for c in canaries() if c["canaryVersion"] == version)
+        self.assertEqual((canary["status"], canary["design"], canary["previousVersion"]), ("running", "alternating", 1))
+        reporter = self.reporter()
+        config = {"callbacks": [ToolcoachCallbackHandler(reporter, agent="langchain-core-e2e")]}
+        # told that n above 20 fails, the model stays within it: 100 calls with the warning
+        for i in range(100):
+            factorial.invoke({"name": "factorial", "args": {"n": i % 21}, "id": "lc_warned%d" % i, "type": "tool_call"}, config)
+        self.assertTrue(reporter.close(10))
+        stored_events("factorial", 3 + 31 + 1 + 1 + 100)
+
+        self.assertEqual(run_nightly(datetime.now(timezone.utc).date().isoformat())["status"], "succeeded")
+        decided = next(c for c in canaries() if c["id"] == canary["id"])
+        self.assertEqual((decided["status"], decided["decision"]["action"]), ("promoted", "promote"), decided)
+        self.assertEqual(decided["decision"]["canary"]["version"], version)
+        # measured the night it was promoted
+        limit = next(r for r in api("GET", "/v1/recommendations?status=applied&tool=factorial")["items"] if r["kind"] == "learned_limit")
+        self.assertEqual((limit["effect"]["verdict"], limit["effect"]["withWarning"]["calls"]), ("helped", 102), limit["effect"])
 
 if __name__ == "__main__":
     unittest.main()

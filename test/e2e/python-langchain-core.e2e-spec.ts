@@ -46,8 +46,11 @@ describeWithVenv('Python SDK with real langchain_core 1.6.5 against the running 
       outcome,
     }));
     const realTests = results.filter(({ path }) => path.startsWith('tests.test_langchain_core.'));
-    expect(realTests.map(({ outcome }) => outcome)).toEqual(['ok', 'ok', 'ok', 'ok']);
+    // test_e, the canary decided at the next nightly, fails on a known bug of the SDK (its comment says which); a fix
+    // turns it into an unexpected success, which fails the run until the marker goes
+    expect(realTests.map(({ outcome }) => outcome)).toEqual(['ok', 'ok', 'ok', 'ok', 'expected']);
     expect(results.filter(({ outcome }) => outcome !== 'ok').map(({ name }) => name)).toEqual([
+      'test_e_one_agent_is_served_the_canary_until_the_next_nightly_promotes_it',
       'test_works_duck_typed_when_langchain_core_is_absent',
     ]);
     expect(results).toContainEqual(
