@@ -6,13 +6,14 @@ import { eventually, startTestApp, TestApp, TestResponse } from '../support/test
 const D1 = '2026-03-01';
 const D2 = '2026-03-02';
 
-/** The whole loop: mistakes -> nightly job -> warnings served -> fewer mistakes with the new version -> "helped". */
+/**
+ * The whole loop on the default policies: mistakes -> nightly job -> warnings served to every caller as canaries ->
+ * fewer mistakes with the new version -> the next nightly promotes each canary and measures it "helped".
+ */
 describe('nightly analytics and the feedback loop', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp();
-    // this loop serves each warning to every agent at once; canaries have their own test (canary.e2e-spec.ts)
-    await t.request('PUT', '/v1/rollout/policy', { body: { enabled: false, share: 0.2, minCalls: 100 } });
   });
   afterAll(() => t.close());
 
@@ -172,21 +173,39 @@ describe('nightly analytics and the feedback loop', () => {
     expect(rows[0].n).toBe(2);
   });
 
-  it('proves the warnings helped once calls that saw them make the mistake less often', async () => {
+  it('promotes both canaries at the next nightly and proves the warnings helped once calls that saw them make the mistake less often', async () => {
+    const canaries = async () => (await t.request('GET', '/v1/rollout/canaries')).body.items;
+    expect((await canaries()).map((c: { tool: string; status: string }) => `${c.tool}:${c.status}`).sort()).toEqual([
+      'factorial:running',
+      'prime_factorization:running',
+    ]);
+    // 100 calls a side on D2 (with D1 as the previous side's baseline): each canary is decided at its first look. The
+    // calls at v1 are those of agents that had not fetched the descriptions again.
     const events = [];
-    for (let i = 0; i < 60; i++) events.push(factorialCall(D2, i, i < 2 ? 25 : i % 21, 2));
+    for (let i = 0; i < 100; i++) events.push(factorialCall(D2, i, i < 2 ? 25 : i % 21, 2));
     for (let i = 0; i < 40; i++) events.push(factorialCall(D2, 100 + i, i < 15 ? 30 : i % 21, 1));
-    for (let i = 0; i < 60; i++) events.push(primeCall(D2, 200 + i, i === 0, 2));
+    for (let i = 0; i < 100; i++) events.push(primeCall(D2, 200 + i, i === 0, 2));
+    for (let i = 0; i < 60; i++) events.push(primeCall(D2, 300 + i, i % 4 === 0, 1));
     await send(events);
 
     const run = await runNightly(t, D2);
     expect(run.body.status).toBe('succeeded');
+    const decided = (await canaries()).map((c: { tool: string; status: string; decision: { look: number } }) => [
+      c.tool,
+      c.status,
+      c.decision.look,
+    ]);
+    expect(decided.sort()).toEqual([
+      ['factorial', 'promoted', 1],
+      ['prime_factorization', 'promoted', 1],
+    ]);
+    // measured the night they were promoted
     expect(run.body.counts.effectsMeasured).toBe(2);
 
     const { body } = await t.request('GET', '/v1/recommendations?status=applied');
     const byKind = Object.fromEntries(body.items.map((r: { kind: string; effect: unknown }) => [r.kind, r.effect]));
     expect(byKind.learned_limit).toMatchObject({ verdict: 'helped', method: 'version' });
-    expect(byKind.learned_limit.withWarning).toMatchObject({ calls: 60, mistakes: 2 });
+    expect(byKind.learned_limit.withWarning).toMatchObject({ calls: 100, mistakes: 2 });
     expect(byKind.learned_limit.withoutWarning).toMatchObject({ calls: 113, mistakes: 25 });
     expect(byKind.learned_limit.relativeChange).toBeLessThan(0);
     expect(byKind.wrong_argument_name).toMatchObject({ verdict: 'helped' });

@@ -34,8 +34,6 @@ describe('OpenAPI document', () => {
 
   beforeAll(async () => {
     t = await startTestApp();
-    // this file serves each warning to every agent at once; canaries have their own test (canary.e2e-spec.ts)
-    await t.request('PUT', '/v1/rollout/policy', { body: { enabled: false, share: 0.2, minCalls: 100 } });
     // this test database refuses events whose id starts with poison-, as a bad row would: they are dead-lettered
     await t.db.sql.query(`
       CREATE FUNCTION refuse_poison() RETURNS trigger AS $$

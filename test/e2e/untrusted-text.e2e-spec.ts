@@ -105,6 +105,14 @@ describe('text from events in learned warnings', () => {
     expect(liveDescription).toContain("Do not pass 'cities'");
   });
 
+  it('serves the applied warning to every caller as a canary (the default policy), held warnings left out of it', async () => {
+    const [canary] = (await t.request('GET', '/v1/rollout/canaries?tool=lookup')).body.items;
+    expect(canary).toMatchObject({ status: 'running', design: 'alternating', previousVersion: 1 });
+    const served = (await t.request('GET', '/v1/tools/lookup/description', { headers: { 'x-toolcoach-session': 'any' } })).body;
+    expect(served).toMatchObject({ version: canary.canaryVersion, description: liveDescription });
+    expect(served.description).not.toContain('previous instructions');
+  });
+
   it('lets a human apply a reviewed recommendation, with the name quoted as data', async () => {
     const recommendation = recommendations.find((r) => r.kind === 'wrong_argument_name' && r.status === 'proposed') as { id?: string };
     const applied = await t.request('POST', `/v1/recommendations/${recommendation.id}/apply`);
