@@ -178,7 +178,8 @@ describe('cold start: tool quality at registration, before the first mistake', (
     // the mistake the warning targets: the invented plural name (measured with array-for-scalar and missing `number`)
     expect(stored.rows).toEqual([{ category: 'argument_mismatch', subtype: 'unknown_argument', argument_path: '/numbers' }]);
 
-    // no call saw v1 since the day before the canary started: nothing to compare yet, so every caller gets v1 in turn
+    // no call reported v1 from the baseline day (D0, the day before the canary started) on: nothing to compare yet, so
+    // the look waits and every caller is served v1 in turn
     expect((await runNightly(t, D1)).body).toMatchObject({ status: 'succeeded', counts: { effectsMeasured: 0 } });
     const [waiting] = await canariesOf('prime_factorization');
     expect(waiting).toMatchObject({ status: 'running', looks: 1, state: { servedUntilNextLook: 'previous' } });
@@ -212,14 +213,15 @@ describe('cold start: tool quality at registration, before the first mistake', (
       withoutWarning: { calls: 100, mistakes: 30 },
       withWarning: { calls: 100, mistakes: 3 },
     });
-    // the same night, the warning learned from the batched calls (evidence first) starts the tool's next canary, and the
-    // example (every argument mismatch of the tool, whatever name the model invented) waits for it in turn
+    // the same night, the warning learned from the batched calls (evidence first) starts the tool's next canary; the
+    // example (every argument mismatch of the tool, whatever name the model invented) restates it, so it waits for it
     const [next] = await canariesOf('prime_factorization');
     expect(next).toMatchObject({ status: 'running', previousVersion: 2, canaryVersion: 3 });
     const after = await recommendations('prime_factorization');
-    expect(after.find((r) => r.warningId === next.warningId)).toMatchObject({ kind: 'wrong_argument_name', status: 'applied' });
+    const learned = after.find((r) => r.warningId === next.warningId)!;
+    expect(learned).toMatchObject({ kind: 'wrong_argument_name', status: 'applied' });
     const example = byKey(after, 'schema_quality:no_usage_example:/description')!;
-    expect(example).toMatchObject({ status: 'proposed', waitingFor: { reason: 'canary', canaryId: next.id } });
+    expect(example).toMatchObject({ status: 'proposed', waitingFor: { reason: 'restates_applied', recommendationId: learned.id } });
     const served = (await t.request('GET', '/v1/tools/prime_factorization/description')).body.description;
     expect(served).toContain(`- ${ONE_PER_CALL}`);
     expect(served).not.toContain('Example call');
