@@ -303,9 +303,6 @@ class RealLangchainCoreTest(unittest.TestCase):
         self.assertEqual(api("GET", "/v1/tools/factorial/guard-stats?from=%s" % since)["totals"], {"corrected": 0, "prevented": 1, "byKind": {}})
 
 
-    # Known bug: pydantic's tool_call_schema carries the tool's description at its root, and after load_tools that is the
-    # served one; the next load_tools registers it as a changed schema, a new version that supersedes the canary.
-    @unittest.expectedFailure
     def test_e_one_agent_is_served_the_canary_until_the_next_nightly_promotes_it(self):
         # The default rollout policy (docs/rollout.md): test_c's nightly started the warning as a canary served to every
         # caller, this one agent without a session included; its calls with the warning decide it at the next nightly.

@@ -231,7 +231,13 @@ def tool_definition(tool: Any) -> Optional[Dict[str, Any]]:
     name = target.get("name") if isinstance(target, dict) else getattr(target, "name", None)
     if not isinstance(name, str) or not name:
         return None
-    return {"name": name, "description": _own_description(target), "parameters": parameters_schema(tool)}
+    own = _own_description(target)
+    parameters = parameters_schema(tool)
+    # pydantic puts the tool's description (the live one, once load_tools set it) at the schema's root: send the own one
+    current = target.get("description") if isinstance(target, dict) else getattr(target, "description", None)
+    if isinstance(parameters.get("description"), str) and parameters["description"] == current and current != own:
+        parameters = {**parameters, "description": own}
+    return {"name": name, "description": own, "parameters": parameters}
 
 
 def _own_description(target: Any) -> str:

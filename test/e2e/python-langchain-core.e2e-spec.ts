@@ -46,11 +46,8 @@ describeWithVenv('Python SDK with real langchain_core 1.6.5 against the running 
       outcome,
     }));
     const realTests = results.filter(({ path }) => path.startsWith('tests.test_langchain_core.'));
-    // test_e, the canary decided at the next nightly, fails on a known bug of the SDK (its comment says which); a fix
-    // turns it into an unexpected success, which fails the run until the marker goes
-    expect(realTests.map(({ outcome }) => outcome)).toEqual(['ok', 'ok', 'ok', 'ok', 'expected']);
+    expect(realTests.map(({ outcome }) => outcome)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
     expect(results.filter(({ outcome }) => outcome !== 'ok').map(({ name }) => name)).toEqual([
-      'test_e_one_agent_is_served_the_canary_until_the_next_nightly_promotes_it',
       'test_works_duck_typed_when_langchain_core_is_absent',
     ]);
     expect(results).toContainEqual(
@@ -131,6 +128,9 @@ describeWithVenv('Python SDK with real langchain_core 1.6.5 against the running 
       parameters: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
     });
     expect(factorial.description).toContain("'n' above 20 fails (overflow)");
+    // on the default policy: a canary served to every caller, which test_e's nightly promoted on the agent's calls
+    const canaries = (await t.request('GET', '/v1/rollout/canaries?tool=factorial')).body.items;
+    expect(canaries).toContainEqual(expect.objectContaining({ status: 'promoted', previousVersion: 1, canaryVersion: 2 }));
     const prime = listed.body.tools.find((tool: { name: string }) => tool.name === 'prime_factorization');
     expect(prime).toMatchObject({ parameters: { properties: { number: { type: 'integer' } }, required: ['number'] } });
   });
