@@ -83,6 +83,12 @@ describe('compareParametersSchemas: spellings of the same acceptance', () => {
     ],
     ['a description on one side only', withN({ type: 'integer', minimum: 0 }), FACTORIAL, ['description']],
     [
+      "the root's description reworded (the tool's own description, which an SDK may copy from the served text)",
+      { ...FACTORIAL, description: 'Returns n! for a non-negative integer n.' },
+      { ...FACTORIAL, description: "Returns n! for a non-negative integer n.\n\n'n' above 20 fails (overflow)." },
+      ['description'],
+    ],
+    [
       'default, examples, $comment',
       withN({ type: 'integer', minimum: 0, default: 1, examples: [3], $comment: 'x' }),
       withN({ type: 'integer', minimum: 0 }),

@@ -136,7 +136,10 @@ function normalizeSchema(schema: unknown, pointer: string, out: AcceptanceForm):
     if (keyword === '$schema' && pointer === '') {
       note(out, '$schema', String(value));
     } else if (keyword === 'description' && typeof value === 'string') {
-      addDescriptions(out, pointer, [value]);
+      // the root's description repeats the tool's own (pydantic copies the docstring there; an SDK that re-registers a
+      // tool whose description it replaced with the served one copies that): the tool's description is compared as
+      // its own field, so the root's is a note, never a change that would end a running canary
+      if (pointer !== '') addDescriptions(out, pointer, [value]);
       note(out, 'description', `${here}=${value}`);
     } else if (ANNOTATION_SET.has(keyword)) {
       note(out, keyword as SchemaDifference, `${here}=${canonicalJson(value)}`);
