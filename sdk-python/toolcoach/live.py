@@ -77,9 +77,10 @@ def load_tools(
     LangChain tools that handle their errors (``handle_tool_error`` / ``handle_validation_error``) are set up so that
     ``ToolcoachCallbackHandler`` reports a handled error as the error it was (``record_handled_errors``).
 
-    Guarded rollout: while a new description version is a canary, the server serves each sticky id the same version
-    every time. ``session`` is sent as ``X-Toolcoach-Session``; without it ``agent`` as ``X-Toolcoach-Agent``; with
-    neither, the tools get the version everyone had before the canary (docs/rollout.md).
+    Guarded rollout (docs/rollout.md): by default a canary alternates for every caller between two nightly runs, and
+    the refresh below follows each turn. With the split design the server serves each sticky id the same version every
+    time: ``session`` is sent as ``X-Toolcoach-Session``; without it ``agent`` as ``X-Toolcoach-Agent``; with neither,
+    the tools get the version everyone had before the canary.
 
     Fallback: when registration or reading fails within ``timeout_s`` in all (toolcoach down, slow, key refused, a
     schema refused), a warning is logged once and every tool keeps its own description.
@@ -319,7 +320,7 @@ def _apply(tool: Any, live: Dict[str, Dict[str, Any]]) -> None:
 
 
 def sticky_headers(session: Optional[str], agent: Optional[str]) -> Dict[str, str]:
-    """The session id if there is one, else the agent name: the server hashes it to pick a canary's side."""
+    """The session id if there is one, else the agent name: a split canary's side is picked by its hash."""
     if session:
         return {"X-Toolcoach-Session": session}
     if agent:

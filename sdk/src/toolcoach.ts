@@ -29,10 +29,10 @@ export interface ToolcoachOptions extends Pick<
   /** Default `agent` of every event that does not name one. */
   agent?: string;
   /**
-   * A sticky id for guarded rollout (docs/rollout.md): while a new description version is a canary, the server serves
-   * every request with the same id the same version. Sent as `X-Toolcoach-Session`; without it, `agent` is sent as
-   * `X-Toolcoach-Agent`; with neither, this client gets the version everyone had before the canary. Also the
-   * `sessionId` of every event this client reports. One conversation of many: `forSession(id)` instead.
+   * A sticky id for guarded rollout (docs/rollout.md): a canary of the split design serves every request with the
+   * same id the same version (the default design alternates for every caller, and `refreshIntervalMs` follows it).
+   * Sent as `X-Toolcoach-Session`; without it, `agent` is sent as `X-Toolcoach-Agent`. Also the `sessionId` of every
+   * event this client reports. One conversation of many: `forSession(id)` instead.
    */
   session?: string;
   /**
@@ -408,7 +408,7 @@ export class Toolcoach {
   }
 }
 
-/** The session id if there is one, else the agent name: the server hashes it to pick a canary's side. */
+/** The session id if there is one, else the agent name: a split canary's side is picked by its hash (docs/rollout.md). */
 export function stickyHeaders(session: string | undefined, agent: string | undefined): Record<string, string> {
   if (session) return { 'x-toolcoach-session': session };
   if (agent) return { 'x-toolcoach-agent': agent };
