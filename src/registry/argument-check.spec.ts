@@ -104,6 +104,34 @@ describe('checkArguments', () => {
     expect(result.suggestion).toEqual({ city: 'Paris' });
   });
 
+  it('lists 100 errors of a call with thousands of undeclared names, counts the rest, and copies nothing for a suggestion', () => {
+    const values: unknown[] = [];
+    const recording: ArgumentSchema = {
+      json: primeFactors.json,
+      validate: (value, budgetMs) => {
+        values.push(value);
+        return primeFactors.validate(value, budgetMs);
+      },
+    };
+    const args = { numbers: [12], ...Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`extra_${i}`, i])) };
+    const result = check(args, recording);
+    expect(result).toMatchObject({ valid: false, checked: true, suggestion: null });
+    expect(result.errors).toHaveLength(100);
+    // 3,001 undeclared names and the missing `number`: 3,002 errors
+    expect(result.incomplete).toContain('intended names looked up for the first 16 of 3001 unknown names only');
+    expect(result.incomplete).toContain('2902 more errors not listed (at most 100 per answer)');
+    // the renamed `numbers` leaves 3,000 strays the schema refuses: no corrected copy is built and checked
+    expect(values).toEqual([args]);
+  });
+
+  it('counts the strays beside a missing argument past the ones listed, and still suggests the rename', () => {
+    const args = { town: 'Paris', ...Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`extra_${i}`, i])) };
+    const result = check(args, weather);
+    expect(result.errors).toHaveLength(100);
+    expect(result.incomplete).toContain('2902 more errors not listed');
+    expect(result.suggestion).toEqual({ ...args, town: undefined, city: 'Paris' });
+  });
+
   it('reads arguments sent as a JSON string and refuses what is not an object', () => {
     expect(check('{"number": 12}').valid).toBe(true);
     expect(check('{"number": ').errors).toEqual([

@@ -71,7 +71,8 @@ export class ToolValidationService implements OnModuleInit, RegistryChangeListen
     await this.timeSlice.yieldIfDue();
     return checkArguments({
       tool: name,
-      arguments: rawArguments,
+      // arguments sent as a JSON string are parsed once, here: an object reads as itself
+      arguments: typeof args === 'object' && args !== null ? args : rawArguments,
       schema: tool.schema,
       learnedRenames,
       learnedLimits: tool.learnedLimits,
