@@ -1,5 +1,5 @@
 import { type ArgumentSchema, compileArgumentSchema } from '../diagnosis';
-import { checkArguments, hasUndeclaredArguments } from './argument-check';
+import { checkArguments, checkArgumentsInSteps, hasUndeclaredArguments } from './argument-check';
 import { learnedLimitsOf } from './learned-limits';
 
 const primeFactors = compileArgumentSchema({
@@ -175,6 +175,29 @@ describe('hasUndeclaredArguments', () => {
       clock.mockRestore();
     }
     expect(budgets).toEqual([undefined, 10]);
+  });
+
+  it('pauses after the schema check and between names looked up, counting only its own time against the budget', () => {
+    let clockMs = 1_000;
+    const clock = jest.spyOn(performance, 'now').mockImplementation(() => clockMs);
+    try {
+      const args = { numbers: [12], extra_a: 1, extra_b: 2 };
+      const steps = checkArgumentsInSteps({ tool: 'prime_factors', arguments: args, schema: primeFactors, learnedRenames: new Map() });
+      let pauses = 0;
+      let step = steps.next();
+      // at each pause other requests run for 100 ms, four budgets' worth
+      for (; !step.done; step = steps.next()) {
+        pauses++;
+        clockMs += 100;
+      }
+      expect(pauses).toBe(3);
+      expect(step.value).toMatchObject({ valid: false, checked: true, suggestion: null });
+      // every name was looked up: none of the 300 ms paused was the call's
+      expect(step.value.incomplete).toBeUndefined();
+      expect(step.value.errors.find((error) => error.path === '/numbers')?.message).toContain("the parameter is 'number'");
+    } finally {
+      clock.mockRestore();
+    }
   });
 
   it('tells whether learned renames could matter', () => {

@@ -85,10 +85,23 @@ export function hasUndeclaredArguments(args: unknown, schema: ArgumentSchema): b
  * what is left; what is cut short is said in `incomplete`.
  */
 export function checkArguments(input: ArgumentCheckInput): ArgumentCheck {
+  const steps = checkArgumentsInSteps(input);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * checkArguments, pausing where the caller may let other work run (between the schema check and each intended name
+ * looked up): a whole budget at once would hold the event loop for 25 ms. The budget counts the call's own work only:
+ * time spent paused moves its deadline.
+ */
+export function* checkArgumentsInSteps(input: ArgumentCheckInput): Generator<void, ArgumentCheck, void> {
   const omissions: string[] = [];
   // read once: arguments sent as a JSON string cost a parse of their whole text each time
   const args = readArguments(input.arguments);
-  const result = checkSchema(input, args, performance.now() + ARGUMENT_VALIDATION_BUDGET_MS, omissions);
+  const result = yield* checkSchema(input, args, new CallBudget(), omissions);
   const schemaErrors: ArgumentFinding[] = result.errors.map((error) => ({ kind: 'schema', ...error }));
   const learned = input.checks !== 'schema' && isObject(args) ? checkLearnedLimits(args, input.learnedLimits ?? []) : [];
   const { valid, suggestion, checked, reason } = result;
@@ -99,12 +112,27 @@ export function checkArguments(input: ArgumentCheckInput): ArgumentCheck {
   return { valid: false, errors: [...schemaErrors, ...learned], suggestion: kept, checked, reason, ...incomplete };
 }
 
-function checkSchema(
+/** The call's budget, ARGUMENT_VALIDATION_BUDGET_MS of its own work: a pause (other work running) moves the deadline. */
+class CallBudget {
+  private deadlineMs = performance.now() + ARGUMENT_VALIDATION_BUDGET_MS;
+
+  remainingMs(): number {
+    return this.deadlineMs - performance.now();
+  }
+
+  *pause(): Generator<void, void, void> {
+    const pausedAt = performance.now();
+    yield;
+    this.deadlineMs += performance.now() - pausedAt;
+  }
+}
+
+function* checkSchema(
   input: ArgumentCheckInput,
   args: unknown,
-  deadlineMs: number,
+  budget: CallBudget,
   omissions: string[],
-): Omit<ArgumentCheck, 'errors'> & { errors: ArgumentError[] } {
+): Generator<void, Omit<ArgumentCheck, 'errors'> & { errors: ArgumentError[] }, void> {
   if (!isObject(args)) {
     const message = 'arguments must be a JSON object of argument names to values';
     return {
@@ -124,10 +152,12 @@ function checkSchema(
   // are listed up to what is used and counted once.
   const checkedOnce = reusingCheck(input.schema, args, check);
   const strays = undeclaredArguments(args, input.schema.json);
-  const renames = resolveRenames(input, args, strays, checkedOnce, deadlineMs, omissions);
+  yield* budget.pause();
+  const renames = yield* resolveRenames(input, args, strays, checkedOnce, budget, omissions);
   const errors = describeErrors(check, args, input.schema.json, strays, renames, omissions);
   if (!isCorrectable(check, renames)) return { valid: false, errors, suggestion: null, checked: true, reason: null };
-  const remainingMs = deadlineMs - performance.now();
+  yield* budget.pause();
+  const remainingMs = budget.remainingMs();
   if (remainingMs < 1) omissions.push(`no suggestion: the ${ARGUMENT_VALIDATION_BUDGET_MS} ms budget of the call was spent`);
   const suggestion = remainingMs < 1 ? null : suggestCorrection(args, input.schema, renames, remainingMs);
   return { valid: false, errors, suggestion, checked: true, reason: null };
@@ -183,14 +213,14 @@ function reusingCheck(schema: ArgumentSchema, args: unknown, check: SchemaCheck)
  * For each undeclared argument, the declared one it stands for: learned from events first, then by the name itself.
  * Only the first MAX_MATCHED_UNKNOWN_NAMES unknown names are looked up, and none once the budget is spent.
  */
-function resolveRenames(
+function* resolveRenames(
   input: ArgumentCheckInput,
   args: Record<string, unknown>,
   strays: UndeclaredArguments,
   schema: ArgumentSchema,
-  deadlineMs: number,
+  budget: CallBudget,
   omissions: string[],
-): Map<string, string> {
+): Generator<void, Map<string, string>, void> {
   const { declared } = strays;
   const renames = new Map<string, string>();
   if (declared.length === 0 || strays.count === 0) return renames;
@@ -201,7 +231,8 @@ function resolveRenames(
       omissions.push(`intended names looked up for the first ${index} of ${strays.count} unknown names only (at most ${index} per call)`);
       break;
     }
-    if (performance.now() >= deadlineMs) {
+    if (index > 0) yield* budget.pause();
+    if (budget.remainingMs() <= 0) {
       omissions.push(
         `intended names looked up for ${index} of ${strays.count} unknown names: the ${ARGUMENT_VALIDATION_BUDGET_MS} ms budget of the call was spent`,
       );
