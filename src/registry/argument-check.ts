@@ -86,10 +86,7 @@ export function hasUndeclaredArguments(args: unknown, schema: ArgumentSchema): b
  */
 export function checkArguments(input: ArgumentCheckInput): ArgumentCheck {
   const steps = checkArgumentsInSteps(input);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
+  for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value;
 }
 
 /**
@@ -150,9 +147,9 @@ function* checkSchema(
   // Everything below shares the one validation budget: the diagnosis reuses this check, the suggestion gets the rest.
   // Nothing below walks every name of the call more than once (a 1 MB call holds 13,500 of them): the undeclared ones
   // are listed up to what is used and counted once.
+  yield* budget.pause();
   const checkedOnce = reusingCheck(input.schema, args, check);
   const strays = undeclaredArguments(args, input.schema.json);
-  yield* budget.pause();
   const renames = yield* resolveRenames(input, args, strays, checkedOnce, budget, omissions);
   const errors = describeErrors(check, args, input.schema.json, strays, renames, omissions);
   if (!isCorrectable(check, renames)) return { valid: false, errors, suggestion: null, checked: true, reason: null };
