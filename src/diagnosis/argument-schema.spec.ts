@@ -110,6 +110,32 @@ describe('compileArgumentSchema', () => {
     expect(check.status === 'checked' && check.errors.length).toBe(MAX_REPORTED_SCHEMA_ERRORS);
   });
 
+  it(`checks only the first ${MAX_REPORTED_SCHEMA_ERRORS} undeclared names under a closed schema, counting the rest, with the same errors`, () => {
+    const properties = { city: { type: 'string' }, days: { type: 'integer' } };
+    const closed = compileArgumentSchema({ type: 'object', properties, required: ['city'], additionalProperties: false });
+    // minProperties reads the set of names: every name of the call is checked, as before
+    const everyName = compileArgumentSchema({
+      type: 'object',
+      properties,
+      required: ['city'],
+      additionalProperties: false,
+      minProperties: 0,
+    });
+    const strays = Array.from({ length: 5000 }, (_, i) => `,"stray_${i}":${i}`).join('');
+    // as the body parser reads it: `__proto__` is a plain own name, among the first strays
+    const args: unknown = JSON.parse(`{"stray":1,"__proto__":{"x":1},"days":"three"${strays}}`);
+    // a budget no machine runs out of: what is compared is the answers
+    const check = closed.validate(args, GENEROUS_BUDGET_MS);
+    const reference = everyName.validate(args, GENEROUS_BUDGET_MS);
+    expect(reference).toMatchObject({ status: 'checked', unlistedErrors: 5002 + 2 - MAX_REPORTED_SCHEMA_ERRORS });
+    expect(check).toEqual({ ...reference, elapsedMs: expect.any(Number) });
+    const strayErrors = check.status === 'checked' ? check.errors.filter((error) => error.keyword === 'additionalProperties') : [];
+    expect(strayErrors.slice(0, 3).map((error) => error.params.additionalProperty)).toEqual(['stray', '__proto__', 'stray_0']);
+    // a call with no more strays than are reported is checked as it is
+    expect(closed.validate({ days: 1, a: 1 })).toMatchObject({ status: 'checked', errors: expect.any(Array) });
+    expect(closed.validate({ days: 1, a: 1 })).not.toHaveProperty('unlistedErrors');
+  });
+
   it('answers unusable for a schema it cannot compile, and never throws', () => {
     expect(compileArgumentSchema({ type: 'object', properties: { a: { pattern: '(a)\\1' } } }).validate({ a: 'aa' })).toEqual({
       status: 'unusable',

@@ -47,8 +47,11 @@ export interface ArgumentSchema {
 }
 
 export type SchemaCheck =
-  /** Ajv's errors (allErrors, the first MAX_REPORTED_SCHEMA_ERRORS), empty when the arguments are valid. */
-  | { readonly status: 'checked'; readonly errors: readonly AjvLikeError[]; readonly elapsedMs: number }
+  /**
+   * Ajv's errors (allErrors, the first MAX_REPORTED_SCHEMA_ERRORS), empty when the arguments are valid; `unlistedErrors`:
+   * how many more there were (or would have been: undeclared names past the reported ones are counted, not checked).
+   */
+  | { readonly status: 'checked'; readonly errors: readonly AjvLikeError[]; readonly elapsedMs: number; readonly unlistedErrors?: number }
   /** The validation ran out of budget, now or recently, or the schema takes too long to compile. */
   | { readonly status: 'too_expensive' }
   /** The schema cannot be compiled (for instance a pattern the linear-time engine cannot run). */

@@ -1,5 +1,5 @@
 import { type ArgumentSchema, compileArgumentSchema } from '../diagnosis';
-import { checkArguments, hasUndeclaredArguments } from './argument-check';
+import { checkArguments, checkArgumentsInSteps, hasUndeclaredArguments } from './argument-check';
 import { learnedLimitsOf } from './learned-limits';
 
 const primeFactors = compileArgumentSchema({
@@ -104,6 +104,34 @@ describe('checkArguments', () => {
     expect(result.suggestion).toEqual({ city: 'Paris' });
   });
 
+  it('lists 100 errors of a call with thousands of undeclared names, counts the rest, and copies nothing for a suggestion', () => {
+    const values: unknown[] = [];
+    const recording: ArgumentSchema = {
+      json: primeFactors.json,
+      validate: (value, budgetMs) => {
+        values.push(value);
+        return primeFactors.validate(value, budgetMs);
+      },
+    };
+    const args = { numbers: [12], ...Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`extra_${i}`, i])) };
+    const result = check(args, recording);
+    expect(result).toMatchObject({ valid: false, checked: true, suggestion: null });
+    expect(result.errors).toHaveLength(100);
+    // 3,001 undeclared names and the missing `number`: 3,002 errors
+    expect(result.incomplete).toContain('intended names looked up for the first 16 of 3001 unknown names only');
+    expect(result.incomplete).toContain('2902 more errors not listed (at most 100 per answer)');
+    // the renamed `numbers` leaves 3,000 strays the schema refuses: no corrected copy is built and checked
+    expect(values).toEqual([args]);
+  });
+
+  it('counts the strays beside a missing argument past the ones listed, and still suggests the rename', () => {
+    const args = { town: 'Paris', ...Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`extra_${i}`, i])) };
+    const result = check(args, weather);
+    expect(result.errors).toHaveLength(100);
+    expect(result.incomplete).toContain('2902 more errors not listed');
+    expect(result.suggestion).toEqual({ ...args, town: undefined, city: 'Paris' });
+  });
+
   it('reads arguments sent as a JSON string and refuses what is not an object', () => {
     expect(check('{"number": 12}').valid).toBe(true);
     expect(check('{"number": ').errors).toEqual([
@@ -147,6 +175,29 @@ describe('hasUndeclaredArguments', () => {
       clock.mockRestore();
     }
     expect(budgets).toEqual([undefined, 10]);
+  });
+
+  it('pauses after the schema check and between names looked up, counting only its own time against the budget', () => {
+    let clockMs = 1_000;
+    const clock = jest.spyOn(performance, 'now').mockImplementation(() => clockMs);
+    try {
+      const args = { numbers: [12], extra_a: 1, extra_b: 2 };
+      const steps = checkArgumentsInSteps({ tool: 'prime_factors', arguments: args, schema: primeFactors, learnedRenames: new Map() });
+      let pauses = 0;
+      let step = steps.next();
+      // at each pause other requests run for 100 ms, four budgets' worth
+      for (; !step.done; step = steps.next()) {
+        pauses++;
+        clockMs += 100;
+      }
+      expect(pauses).toBe(3);
+      expect(step.value).toMatchObject({ valid: false, checked: true, suggestion: null });
+      // every name was looked up: none of the 300 ms paused was the call's
+      expect(step.value.incomplete).toBeUndefined();
+      expect(step.value.errors.find((error) => error.path === '/numbers')?.message).toContain("the parameter is 'number'");
+    } finally {
+      clock.mockRestore();
+    }
   });
 
   it('tells whether learned renames could matter', () => {

@@ -85,10 +85,21 @@ export function hasUndeclaredArguments(args: unknown, schema: ArgumentSchema): b
  * what is left; what is cut short is said in `incomplete`.
  */
 export function checkArguments(input: ArgumentCheckInput): ArgumentCheck {
+  const steps = checkArgumentsInSteps(input);
+  for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value;
+}
+
+/**
+ * checkArguments, pausing where the caller may let other work run (between the schema check and each intended name
+ * looked up): a whole budget at once would hold the event loop for 25 ms. The budget counts the call's own work only:
+ * time spent paused moves its deadline.
+ */
+export function* checkArgumentsInSteps(input: ArgumentCheckInput): Generator<void, ArgumentCheck, void> {
   const omissions: string[] = [];
-  const result = checkSchema(input, performance.now() + ARGUMENT_VALIDATION_BUDGET_MS, omissions);
-  const schemaErrors: ArgumentFinding[] = result.errors.map((error) => ({ kind: 'schema', ...error }));
+  // read once: arguments sent as a JSON string cost a parse of their whole text each time
   const args = readArguments(input.arguments);
+  const result = yield* checkSchema(input, args, new CallBudget(), omissions);
+  const schemaErrors: ArgumentFinding[] = result.errors.map((error) => ({ kind: 'schema', ...error }));
   const learned = input.checks !== 'schema' && isObject(args) ? checkLearnedLimits(args, input.learnedLimits ?? []) : [];
   const { valid, suggestion, checked, reason } = result;
   const incomplete = omissions.length > 0 ? { incomplete: omissions.join('; ') } : {};
@@ -98,12 +109,27 @@ export function checkArguments(input: ArgumentCheckInput): ArgumentCheck {
   return { valid: false, errors: [...schemaErrors, ...learned], suggestion: kept, checked, reason, ...incomplete };
 }
 
-function checkSchema(
+/** The call's budget, ARGUMENT_VALIDATION_BUDGET_MS of its own work: a pause (other work running) moves the deadline. */
+class CallBudget {
+  private deadlineMs = performance.now() + ARGUMENT_VALIDATION_BUDGET_MS;
+
+  remainingMs(): number {
+    return this.deadlineMs - performance.now();
+  }
+
+  *pause(): Generator<void, void, void> {
+    const pausedAt = performance.now();
+    yield;
+    this.deadlineMs += performance.now() - pausedAt;
+  }
+}
+
+function* checkSchema(
   input: ArgumentCheckInput,
-  deadlineMs: number,
+  args: unknown,
+  budget: CallBudget,
   omissions: string[],
-): Omit<ArgumentCheck, 'errors'> & { errors: ArgumentError[] } {
-  const args = readArguments(input.arguments);
+): Generator<void, Omit<ArgumentCheck, 'errors'> & { errors: ArgumentError[] }, void> {
   if (!isObject(args)) {
     const message = 'arguments must be a JSON object of argument names to values';
     return {
@@ -119,13 +145,52 @@ function checkSchema(
   if (check.errors.length === 0) return { valid: true, errors: [], suggestion: null, checked: true, reason: null };
 
   // Everything below shares the one validation budget: the diagnosis reuses this check, the suggestion gets the rest.
+  // Nothing below walks every name of the call more than once (a 1 MB call holds 13,500 of them): the undeclared ones
+  // are listed up to what is used and counted once.
+  yield* budget.pause();
   const checkedOnce = reusingCheck(input.schema, args, check);
-  const renames = resolveRenames(input, args, checkedOnce, deadlineMs, omissions);
-  const errors = describeErrors(check.errors, args, input.schema.json, renames, omissions);
-  const remainingMs = deadlineMs - performance.now();
+  const strays = undeclaredArguments(args, input.schema.json);
+  const renames = yield* resolveRenames(input, args, strays, checkedOnce, budget, omissions);
+  const errors = describeErrors(check, args, input.schema.json, strays, renames, omissions);
+  if (!isCorrectable(check, renames)) return { valid: false, errors, suggestion: null, checked: true, reason: null };
+  yield* budget.pause();
+  const remainingMs = budget.remainingMs();
   if (remainingMs < 1) omissions.push(`no suggestion: the ${ARGUMENT_VALIDATION_BUDGET_MS} ms budget of the call was spent`);
   const suggestion = remainingMs < 1 ? null : suggestCorrection(args, input.schema, renames, remainingMs);
   return { valid: false, errors, suggestion, checked: true, reason: null };
+}
+
+/** The top-level names the schema does not declare: the first MAX_REPORTED_SCHEMA_ERRORS, and how many in all. */
+interface UndeclaredArguments {
+  declared: readonly string[];
+  first: readonly string[];
+  count: number;
+}
+
+function undeclaredArguments(args: Record<string, unknown>, schemaJson: Record<string, unknown>): UndeclaredArguments {
+  const declared = declaredProperties(schemaJson);
+  if (declared.length === 0) return { declared, first: [], count: 0 };
+  const declaredNames = new Set(declared);
+  const names = Object.keys(args);
+  const first: string[] = [];
+  let count = 0;
+  for (let i = 0; i < names.length; i++) {
+    if (declaredNames.has(names[i])) continue;
+    if (count++ < MAX_REPORTED_SCHEMA_ERRORS) first.push(names[i]);
+  }
+  return { declared, first, count };
+}
+
+/**
+ * A suggestion only renames the names looked up and unwraps arrays: arguments that still hold an undeclared name the
+ * schema refuses (one not renamed, or one below the top level) cannot become valid, and are not copied to find out.
+ */
+function isCorrectable(check: Extract<SchemaCheck, { status: 'checked' }>, renames: ReadonlyMap<string, string>): boolean {
+  return !check.errors.some((error) => {
+    if (ownValue(SUBTYPE_BY_SCHEMA_KEYWORD, error.keyword) !== 'unknown_argument') return false;
+    const name = stringParam(error, 'additionalProperty') ?? stringParam(error, 'unevaluatedProperty');
+    return error.instancePath !== '' || name === null || !renames.has(name);
+  });
 }
 
 function unchecked(status: 'too_expensive' | 'unusable'): Omit<ArgumentCheck, 'errors'> & { errors: ArgumentError[] } {
@@ -145,30 +210,32 @@ function reusingCheck(schema: ArgumentSchema, args: unknown, check: SchemaCheck)
  * For each undeclared argument, the declared one it stands for: learned from events first, then by the name itself.
  * Only the first MAX_MATCHED_UNKNOWN_NAMES unknown names are looked up, and none once the budget is spent.
  */
-function resolveRenames(
+function* resolveRenames(
   input: ArgumentCheckInput,
   args: Record<string, unknown>,
+  strays: UndeclaredArguments,
   schema: ArgumentSchema,
-  deadlineMs: number,
+  budget: CallBudget,
   omissions: string[],
-): Map<string, string> {
-  const declared = declaredProperties(input.schema.json);
+): Generator<void, Map<string, string>, void> {
+  const { declared } = strays;
   const renames = new Map<string, string>();
-  if (declared.length === 0) return renames;
-  const unknown = undeclaredNames(args, new Set(declared));
+  if (declared.length === 0 || strays.count === 0) return renames;
   const primary = diagnose({ tool: input.tool, arguments: args, error: { message: '' }, schema });
   const taken = new Set<string>();
-  for (const [index, wrong] of unknown.entries()) {
+  for (let index = 0; index < strays.count; index++) {
     if (index >= MAX_MATCHED_UNKNOWN_NAMES) {
-      omissions.push(`intended names looked up for the first ${index} of ${unknown.length} unknown names only (at most ${index} per call)`);
+      omissions.push(`intended names looked up for the first ${index} of ${strays.count} unknown names only (at most ${index} per call)`);
       break;
     }
-    if (performance.now() >= deadlineMs) {
+    if (index > 0) yield* budget.pause();
+    if (budget.remainingMs() <= 0) {
       omissions.push(
-        `intended names looked up for ${index} of ${unknown.length} unknown names: the ${ARGUMENT_VALIDATION_BUDGET_MS} ms budget of the call was spent`,
+        `intended names looked up for ${index} of ${strays.count} unknown names: the ${ARGUMENT_VALIDATION_BUDGET_MS} ms budget of the call was spent`,
       );
       break;
     }
+    const wrong = strays.first[index];
     const free = declared.filter((name) => !Object.hasOwn(args, name) && !taken.has(name));
     const learned = input.learnedRenames.get(wrong);
     const intended =
@@ -187,15 +254,17 @@ function resolveRenames(
 
 /** At most MAX_REPORTED_SCHEMA_ERRORS, like the schema's own: an undeclared name beside a missing one adds one each. */
 function describeErrors(
-  ajvErrors: readonly AjvLikeError[],
+  check: Extract<SchemaCheck, { status: 'checked' }>,
   args: Record<string, unknown>,
   schemaJson: Record<string, unknown>,
+  strays: UndeclaredArguments,
   renames: ReadonlyMap<string, string>,
   omissions: string[],
 ): ArgumentError[] {
+  const ajvErrors = check.errors;
   const errors: ArgumentError[] = [];
   const seen = new Set<string>();
-  let unlisted = 0;
+  let unlisted = check.unlistedErrors ?? 0;
   const add = (error: ArgumentError) => {
     const key = `${error.subtype}\u0000${error.path}`;
     if (seen.has(key)) return;
@@ -213,9 +282,9 @@ function describeErrors(
   // worker's categorizer does.
   const reportsUnknown = errors.some((error) => error.subtype === 'unknown_argument');
   const reportsMissingAtTop = errors.some((error) => error.subtype === 'missing_argument' && error.path.lastIndexOf('/') === 0);
-  const declared = new Set(declaredProperties(schemaJson));
-  if (!reportsUnknown && reportsMissingAtTop && declared.size > 0) {
-    for (const name of undeclaredNames(args, declared)) add(unknownArgumentError('', name, args, schemaJson, renames));
+  if (!reportsUnknown && reportsMissingAtTop) {
+    for (const name of strays.first) add(unknownArgumentError('', name, args, schemaJson, renames));
+    unlisted += strays.count - strays.first.length;
   }
   // Composite keywords (anyOf, not, ...) explain nothing their leaves do not; alone, they are all there is.
   if (errors.length === 0) {

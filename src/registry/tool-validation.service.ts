@@ -2,7 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ArgumentSchema, compileArgumentSchema, MAX_CACHED_PATTERN_BYTES } from '../diagnosis';
 import { SharedTimeSlice } from '../infra/event-loop/shared-time-slice';
 import { notFound } from '../infra/http/api-error';
-import { ArgumentCheck, checkArguments, hasUndeclaredArguments, readArguments, ValidationChecks } from './argument-check';
+import { ArgumentCheck, checkArgumentsInSteps, hasUndeclaredArguments, readArguments, ValidationChecks } from './argument-check';
 import { LearnedLimit, learnedLimitsOf } from './learned-limits';
 import { LearnedRenameRepository } from './learned-rename.repository';
 import { RegistryChange, RegistryChangeListener, RegistryChangesChannel } from './registry-changes.channel';
@@ -67,16 +67,21 @@ export class ToolValidationService implements OnModuleInit, RegistryChangeListen
     const learnedRenames = hasUndeclaredArguments(args, tool.schema)
       ? await this.learnedRenames(projectId, name, nowMs)
       : new Map<string, string>();
-    // a check may take its whole budget: when the process's slice is spent, requests already waiting go first
+    // a check may take its whole budget: whenever the process's slice is spent, requests already waiting go first
     await this.timeSlice.yieldIfDue();
-    return checkArguments({
+    const steps = checkArgumentsInSteps({
       tool: name,
-      arguments: rawArguments,
+      // arguments sent as a JSON string are parsed once, here: an object reads as itself
+      arguments: typeof args === 'object' && args !== null ? args : rawArguments,
       schema: tool.schema,
       learnedRenames,
       learnedLimits: tool.learnedLimits,
       checks,
     });
+    for (let step = steps.next(); ; step = steps.next()) {
+      if (step.done) return step.value;
+      await this.timeSlice.yieldIfDue();
+    }
   }
 
   private async compiledTool(projectId: string, name: string): Promise<CompiledTool> {

@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { ARGUMENT_VALIDATION_BUDGET_MS, MAX_MATCHED_UNKNOWN_NAMES } from '../../src/diagnosis';
 import { anErrorEvent } from '../factories/event.factory';
 import { AppProcess, startAppProcess } from '../support/app-process';
+import { probeLatencies } from '../support/probe-latencies';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
 import { expectHealthzResponsive } from '../support/responsiveness';
 
@@ -17,6 +16,8 @@ const JITTER_MS = 150;
 const MIN_ATTACK_MS = 2000;
 /** Each attack request is given up after this long: on the old code one took 57 s, and the test must say so, not hang. */
 const GIVE_UP_MS = 20_000;
+
+const quantile = (values: readonly number[], q: number) => [...values].sort((x, y) => x - y)[Math.ceil(q * values.length) - 1].toFixed(0);
 
 const longName = (prefix: string, index: number, length: number) => `${prefix}_${String(index).padStart(4, '0')}_`.padEnd(length, 'x');
 
@@ -110,44 +111,38 @@ describe('bounded validate (issue 33, findings 1 and 4)', () => {
 
   /** Runs `attack` while a process of its own asks /healthz every 20 ms; every /healthz latency. */
   const healthzDuring = async (attack: () => Promise<void>): Promise<number[]> => {
-    const probe = spawn(process.execPath, [join(__dirname, '..', 'support', 'latency-probe.js')], { stdio: ['pipe', 'pipe', 'inherit'] });
-    let output = '';
-    probe.stdout!.on('data', (chunk) => (output += chunk));
-    const exited = new Promise((resolve) => probe.on('exit', resolve));
-    probe.stdin!.write(
-      `${JSON.stringify({ url, headers: {}, loops: [{ name: 'healthz', method: 'GET', path: '/healthz', intervalMs: 20 }] })}\n`,
-    );
-    try {
-      await attack();
-    } finally {
-      probe.stdin!.end();
-      await exited;
-    }
-    const samples = (JSON.parse(output) as { healthz: Array<{ ms: number; status: number }> }).healthz;
-    expect(samples.filter((sample) => sample.status !== 200)).toEqual([]);
-    return samples.map((sample) => sample.ms);
+    const latencies = await probeLatencies(url, {}, [{ name: 'healthz', method: 'GET', path: '/healthz', intervalMs: 20 }], attack);
+    expect(latencies.healthz.filter((sample) => sample.status !== 200)).toEqual([]);
+    return latencies.healthz.map((sample) => sample.ms);
   };
 
   /**
    * Sends the attack again and again for MIN_ATTACK_MS, with /healthz probed meanwhile: each answered within the budget
-   * on top of what the same body costs, just before and after, against a schema that checks nothing (sending and
-   * parsing 1 MB takes its own time); /healthz always under 100 ms.
+   * on top of what the same body costs against a schema that checks nothing (sending and parsing 1 MB takes its own
+   * time); /healthz always under 100 ms. The same body goes to that schema after each attack, as often: the slowest
+   * of many requests on a shared machine is slower than the slowest of two, whatever they ask.
    */
   const expectBoundedAttack = async (tool: string, args: Record<string, unknown>) => {
     const answers: Array<{ status: number; body: Record<string, unknown>; ms: number }> = [];
-    const baselineMs = [(await validate('baseline', args)).ms];
+    const baselineMs: number[] = [];
+    // serialized once: 1 MB of JSON per request is the test's own CPU, taken from the process it measures
+    const body = JSON.stringify({ arguments: args });
     const healthzMs = await healthzDuring(async () => {
       const startedAt = performance.now();
-      while (answers.length < 5 || performance.now() - startedAt < MIN_ATTACK_MS) answers.push(await validate(tool, args));
+      while (answers.length < 5 || performance.now() - startedAt < MIN_ATTACK_MS) {
+        answers.push(await post(`/v1/tools/${tool}/validate`, body));
+        baselineMs.push((await post('/v1/tools/baseline/validate', body)).ms);
+      }
     });
-    baselineMs.push((await validate('baseline', args)).ms);
     const boundMs = Math.max(...baselineMs) + ARGUMENT_VALIDATION_BUDGET_MS + JITTER_MS;
+    const validateMs = answers.map((answer) => answer.ms);
     console.log(
-      `${tool}: ${JSON.stringify(args).length} bytes; validate max ${Math.max(...answers.map((answer) => answer.ms)).toFixed(0)} ms of ${answers.length} ` +
-        `(bound ${boundMs.toFixed(0)}); /healthz max ${Math.max(...healthzMs).toFixed(1)} ms of ${healthzMs.length}`,
+      `${tool}: ${body.length} bytes; validate p50 ${quantile(validateMs, 0.5)} max ${quantile(validateMs, 1)} ms of ${answers.length} ` +
+        `(same body, no checks: p50 ${quantile(baselineMs, 0.5)} max ${quantile(baselineMs, 1)}; bound ${boundMs.toFixed(0)}); ` +
+        `/healthz p95 ${quantile(healthzMs, 0.95)} max ${quantile(healthzMs, 1)} ms of ${healthzMs.length}`,
     );
     for (const answer of answers) expect(answer.status).toBe(200);
-    expect(Math.max(...answers.map((answer) => answer.ms))).toBeLessThan(boundMs);
+    expect(Math.max(...validateMs)).toBeLessThan(boundMs);
     expectHealthzResponsive(healthzMs);
     return answers[0].body;
   };
@@ -179,7 +174,8 @@ describe('bounded validate (issue 33, findings 1 and 4)', () => {
     const args = nearMissArguments(13_500, 256, 64);
     expect(JSON.stringify(args).length).toBeGreaterThan(900_000);
     const answer = await expectBoundedAttack('wide_64', args);
-    if (answer.checked) expect(answer).toMatchObject({ valid: false, incomplete: expect.any(String) });
+    // 13,500 undeclared names: 100 listed, the rest counted
+    if (answer.checked) expect(answer).toMatchObject({ valid: false, incomplete: expect.stringContaining('13400 more errors not listed') });
     else expect(answer).toMatchObject({ valid: true, reason: expect.stringMatching(/^schema too expensive/) });
     expect((answer.errors as unknown[]).length).toBeLessThanOrEqual(100);
   }, 180_000);

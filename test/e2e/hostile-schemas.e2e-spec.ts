@@ -130,7 +130,8 @@ describe('hostile schemas (issue 13, findings 1 and 2)', () => {
 
   /**
    * The bound for validating `args`: the budget on top of what the same request costs against a schema that checks
-   * nothing (a 300 KB body takes tens of ms to send and parse, whatever the schema).
+   * nothing (a 300 KB body takes tens of ms to send and parse, whatever the schema), the median of three: the fastest
+   * of three is what a single request costs when nothing else runs, and this process also runs Jest.
    */
   const validateBoundMs = async (args: unknown) => {
     if ((await t.request('GET', '/v1/tools/baseline/description')).status === 404) {
@@ -138,7 +139,7 @@ describe('hostile schemas (issue 13, findings 1 and 2)', () => {
     }
     const plainMs: number[] = [];
     for (let i = 0; i < 3; i++) plainMs.push((await validate('baseline', args)).ms);
-    return Math.min(...plainMs) + ARGUMENT_VALIDATION_BUDGET_MS + JITTER_MS;
+    return plainMs.sort((a, b) => a - b)[1] + ARGUMENT_VALIDATION_BUDGET_MS + JITTER_MS;
   };
 
   const storedErrorEvent = async (tool: string, args: unknown, message: string) => {

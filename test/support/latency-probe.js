@@ -2,7 +2,9 @@
 // Measures request latencies from a process of its own, so that the test's own work (building and sending events)
 // never inflates them. Reads one line of JSON on stdin:
 //   {"url": "http://127.0.0.1:1234", "headers": {...}, "loops": [{"name", "method", "path", "body"?, "intervalMs"}]}
-// repeats each loop's request until stdin closes, then prints {"<name>": [{"ms", "status"}...]} and exits.
+// prints "ready" on a line of its own once every loop is warmed up (the test starts its attack then: a probe still
+// starting on a busy machine would miss its beginning and take too few samples), repeats each loop's request until
+// stdin closes, then prints {"<name>": [{"ms", "status"}...]} and exits.
 
 let input = '';
 let isRunning = true;
@@ -29,6 +31,7 @@ function start(config) {
       .then((response) => response.arrayBuffer())
       .catch(() => undefined);
   const warmedUp = warmUp().then(() => Promise.all(config.loops.map(warmUp)));
+  void warmedUp.then(() => process.stdout.write('ready\n'));
   loops = config.loops.map(async (loop) => {
     const samples = (results[loop.name] = []);
     await warmedUp;
