@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { estimateEffect, EffectEstimate } from '../statistics/effect-statistics';
 import { ApiError, notFound } from '../infra/http/api-error';
 import { isUuid } from '../infra/http/storable-values';
 import { CanaryChangesService } from '../registry/canary-changes.service';
 import type { CanaryRecord, RunningCanary } from '../registry/registry.types';
 import { CanaryCountsRepository } from './canary-counts.repository';
+import { sideNumbers } from './canary-judgement';
 import { CanarySides, sumCanarySides } from './canary-sides';
 
 /** The reason a canary ended by switching the rollout policy off is recorded with (docs/rollout.md). */
@@ -97,14 +97,6 @@ function toLiveSides(sides: CanarySides, canary: RunningCanary): LiveSides {
 
 /** The decision record of a canary ended through the API: the nightly's shape, on the counts up to now. */
 function toApiDecision(action: CanaryEndAction, reason: string, sides: CanarySides, canary: RunningCanary): Record<string, unknown> {
-  const estimate = estimateEffect(sides.canary, sides.previous);
-  const side = (version: number, estimated: EffectEstimate['withWarning']) => ({
-    version,
-    calls: estimated.calls,
-    mistakes: estimated.mistakes,
-    rate: estimated.rate,
-    ci95: estimated.ci95,
-  });
   return {
     action,
     reason,
@@ -112,11 +104,7 @@ function toApiDecision(action: CanaryEndAction, reason: string, sides: CanarySid
     counted: 'errors',
     design: canary.design,
     look: canary.looks,
-    canary: side(canary.canaryVersion, estimate.withWarning),
-    previous: side(canary.previousVersion, estimate.withoutWarning),
-    relativeChange: estimate.relativeChange,
-    pValue: estimate.pValue,
-    verdict: estimate.verdict,
+    ...sideNumbers(canary, sides),
     decidedFor: null,
   };
 }

@@ -115,7 +115,24 @@ function decisionRecord(
   first: WarningCounts,
   outcome: { action: string; reason: string; design: CanaryDesign; look: number; day: Date; perWarning: unknown[] },
 ): Record<string, unknown> {
-  const estimate = estimateEffect(first.sides.canary, first.sides.previous);
+  return {
+    action: outcome.action,
+    reason: outcome.reason,
+    counted: first.counted,
+    design: outcome.design,
+    look: outcome.look,
+    ...sideNumbers(canary, first.sides),
+    warnings: outcome.perWarning,
+    decidedFor: outcome.day.toISOString().slice(0, 10),
+  };
+}
+
+/**
+ * The numbers every decision record shows of its two sides (the nightly's and a person's alike): calls, mistakes,
+ * rate and 95% interval per side, the relative change, and the fixed-sample p-value and verdict, for reading.
+ */
+export function sideNumbers(canary: Pick<RunningCanary, 'canaryVersion' | 'previousVersion'>, sides: CanarySides) {
+  const estimate = estimateEffect(sides.canary, sides.previous);
   const side = (version: number, estimated: typeof estimate.withWarning) => ({
     version,
     calls: estimated.calls,
@@ -124,17 +141,10 @@ function decisionRecord(
     ci95: estimated.ci95,
   });
   return {
-    action: outcome.action,
-    reason: outcome.reason,
-    counted: first.counted,
-    design: outcome.design,
-    look: outcome.look,
     canary: side(canary.canaryVersion, estimate.withWarning),
     previous: side(canary.previousVersion, estimate.withoutWarning),
     relativeChange: estimate.relativeChange,
     pValue: estimate.pValue,
     verdict: estimate.verdict,
-    warnings: outcome.perWarning,
-    decidedFor: outcome.day.toISOString().slice(0, 10),
   };
 }

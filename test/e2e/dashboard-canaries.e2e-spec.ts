@@ -1,25 +1,19 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { hasChromium, OpenBrowser, openChromium } from '../support/chromium';
 import { runNightly } from '../support/job-runs';
-import { reportSkip } from '../support/skip-report';
 import { sendEvents } from '../support/send-events';
 import { startTestApp, TestApp } from '../support/test-app';
 
 // Issue 34, finding 5: the tool page's "Canaries" panel (public/dashboard/app.js, canariesHtml) in real Chromium, on the
 // default policies: a running canary's design, what everyone is served until the next look, its numbers per side,
 // when it is decided at the latest, and the Stop button; the recommendations page says what a proposed one waits for.
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) reportSkip(`the dashboard canaries test (test/e2e/dashboard-canaries.e2e-spec.ts): ${CHROMIUM} is missing`);
+const isBrowserHere = hasChromium('the dashboard canaries test (test/e2e/dashboard-canaries.e2e-spec.ts)');
 
-(hasChromium ? describe : describe.skip)('the tool page shows and steers its canaries', () => {
+(isBrowserHere ? describe : describe.skip)('the tool page shows and steers its canaries', () => {
   let t: TestApp;
-  let browser: BrowserContext;
+  let browser: OpenBrowser;
   let page: Page;
-  let userDataDir: string;
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -45,15 +39,8 @@ if (!hasChromium) reportSkip(`the dashboard canaries test (test/e2e/dashboard-ca
       })),
     );
     expect((await runNightly(t, new Date().toISOString().slice(0, 10))).body).toMatchObject({ status: 'succeeded' });
-    const { chromium } = await import('playwright-core');
-    userDataDir = mkdtempSync(join(tmpdir(), 'tc-chromium-'));
-    browser = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
-      viewport: { width: 1400, height: 900 },
-    });
-    page = browser.pages()[0] ?? (await browser.newPage());
+    browser = await openChromium();
+    page = browser.page;
     await page.goto(`${t.baseUrl}/dashboard`);
     await page.fill('#api-key', t.apiKey);
     await page.click('#key-form button');
@@ -61,7 +48,6 @@ if (!hasChromium) reportSkip(`the dashboard canaries test (test/e2e/dashboard-ca
 
   afterAll(async () => {
     await browser?.close();
-    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
     await t?.close();
   });
 

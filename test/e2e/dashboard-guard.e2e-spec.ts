@@ -1,24 +1,18 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { BrowserContext, Page } from 'playwright-core';
-import { reportSkip } from '../support/skip-report';
+import type { Page } from 'playwright-core';
+import { hasChromium, OpenBrowser, openChromium } from '../support/chromium';
 import { sendEvents } from '../support/send-events';
 import { startTestApp, TestApp } from '../support/test-app';
 
 // The tool page's "Guarded execution" section (public/dashboard/app.js, guardHtml) in real Chromium: what the SDKs'
 // guard corrected (by kind) and prevented, per day, as GET /v1/tools/:name/guard-stats counts it.
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) reportSkip(`the dashboard guard test (test/e2e/dashboard-guard.e2e-spec.ts): ${CHROMIUM} is missing`);
+const isBrowserHere = hasChromium('the dashboard guard test (test/e2e/dashboard-guard.e2e-spec.ts)');
 const DAY_MS = 86_400_000;
 
-(hasChromium ? describe : describe.skip)("the tool page shows the guard's corrections and prevented calls", () => {
+(isBrowserHere ? describe : describe.skip)("the tool page shows the guard's corrections and prevented calls", () => {
   let t: TestApp;
-  let browser: BrowserContext;
+  let browser: OpenBrowser;
   let page: Page;
-  let userDataDir: string;
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -49,20 +43,12 @@ const DAY_MS = 86_400_000;
       call(1, 2, refused),
       call(1, 3, {}),
     ]);
-    const { chromium } = await import('playwright-core');
-    userDataDir = mkdtempSync(join(tmpdir(), 'tc-chromium-'));
-    browser = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
-      viewport: { width: 1400, height: 900 },
-    });
-    page = browser.pages()[0] ?? (await browser.newPage());
+    browser = await openChromium();
+    page = browser.page;
   }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
-    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
     await t?.close();
   });
 

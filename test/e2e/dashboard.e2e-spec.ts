@@ -1,31 +1,26 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { BrowserContext, Page } from 'playwright-core';
-import { reportSkip } from '../support/skip-report';
+import type { Page } from 'playwright-core';
+import { hasChromium, OpenBrowser, openChromium } from '../support/chromium';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
 import { runNightly } from '../support/job-runs';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(__dirname, '..', 'artifacts');
 // README shows docs/dashboard-*.png; they are rewritten only when asked, so a test run never dirties the tree
 const SCREENSHOTS = process.env.TOOLCOACH_WRITE_SCREENSHOTS === '1' ? join(__dirname, '..', '..', 'docs') : ARTIFACTS;
 const VIEWPORT = { width: 1400, height: 900 };
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium)
-  reportSkip(`the dashboard browser test (test/e2e/dashboard.e2e-spec.ts): ${CHROMIUM} is missing (apt-get install -y chromium)`);
+const isBrowserHere = hasChromium('the dashboard browser test (test/e2e/dashboard.e2e-spec.ts), apt-get install -y chromium');
 
 const DAY_MS = 86_400_000;
 const today = new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS);
 const ymd = (date: Date) => date.toISOString().slice(0, 10);
 
 /** The web dashboard in real Chromium: numbers on the page match the API, and a recommendation is applied through it. */
-(hasChromium ? describe : describe.skip)('web dashboard in Chromium', () => {
+(isBrowserHere ? describe : describe.skip)('web dashboard in Chromium', () => {
   let t: TestApp;
-  let browser: BrowserContext;
+  let browser: OpenBrowser;
   let page: Page;
-  let userDataDir: string;
   // what Chromium refused under the pages' Content-Security-Policy: a page that works only without it would show here
   const policyViolations: string[] = [];
 
@@ -119,25 +114,8 @@ const ymd = (date: Date) => date.toISOString().slice(0, 10);
       expect((await runNightly(t, ymd(new Date(today.getTime() - d * DAY_MS)))).body.status).toBe('succeeded');
     }
 
-    const { chromium } = await import('playwright-core');
-    userDataDir = mkdtempSync(join(tmpdir(), 'tc-chromium-'));
-    // a fresh profile per run; playwright takes it as launchPersistentContext's first argument, not as --user-data-dir
-    browser = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      viewport: VIEWPORT,
-    });
-    page = browser.pages()[0] ?? (await browser.newPage());
+    browser = await openChromium(VIEWPORT);
+    page = browser.page;
     page.on('pageerror', (error) => console.error('page error:', error));
     page.on('console', (message) => {
       if (/Content Security Policy/i.test(message.text())) policyViolations.push(message.text());
@@ -146,7 +124,6 @@ const ymd = (date: Date) => date.toISOString().slice(0, 10);
 
   afterAll(async () => {
     await browser?.close();
-    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
     await t?.close();
   });
 

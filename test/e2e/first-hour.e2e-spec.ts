@@ -63,6 +63,7 @@ describe('first-hour answers', () => {
       version: 1,
       status: 'restored',
       quality: expect.objectContaining({ score: expect.any(Number) }),
+      schema: { kept: 'current', reason: 'identical', differences: [] },
     });
     expect((await t.request('PUT', '/v1/tools/adder', { body: tool })).body.status).toBe('unchanged');
   });
