@@ -10,6 +10,7 @@ import { NightlyProcessor } from './nightly.processor';
 import { NightlyScheduler } from './nightly.scheduler';
 import { NightlyRunsService } from './nightly-runs.service';
 import { NightlyService } from './nightly.service';
+import { EffectMeasurementService } from './effect-measurement.service';
 import { RecommendationApplier } from './recommendation-applier';
 import { RecommendationRepository } from './recommendation.repository';
 import { RecommendationsController } from './recommendations.controller';
@@ -23,6 +24,7 @@ import { RecommendationsService } from './recommendations.service';
     RecommendationRepository,
     JobRunRepository,
     NightlyService,
+    EffectMeasurementService,
     NightlyRunsService,
     AdvisoryLocks,
     RecommendationApplier,

@@ -2,7 +2,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Logger } from 'pino';
 import { ROOT_LOGGER } from '../infra/logging/logging.module';
 import { AdvisoryLocks } from '../infra/locks/advisory-lock';
-import type { WarningTest } from '../registry/canary-history.repository';
 import { RegistryService } from '../registry/registry.service';
 import { CanaryDecisionService, CanaryNight } from '../rollout/canary-decision.service';
 import { RolloutService } from '../rollout/rollout.service';
@@ -15,9 +14,9 @@ import { JobRunRepository } from './job-run.repository';
 import { RecommendationApplier } from './recommendation-applier';
 import { autoApplyHold } from './auto-apply-policy';
 import { computeDailyToolStat } from './daily-stats';
-import { estimateEffect, splitByWarning, splitGuardOutcomes } from '../statistics/effect-statistics';
+import { EffectMeasurementService } from './effect-measurement.service';
 import { findIntendedTool } from './intended-tool';
-import { deriveRecommendations, GroupEvidence, MistakeMatch, RECOMMENDATION_KINDS, RecommendationDraft } from './recommendation-rules';
+import { deriveRecommendations, GroupEvidence, RECOMMENDATION_KINDS, RecommendationDraft } from './recommendation-rules';
 import { deriveMisnamedToolRecommendation, describeUnknownTool, UNKNOWN_TOOL_NOTE, UnknownToolNote } from './unknown-tool-rules';
 import { deriveLoopRecommendations, MAX_IDENTICAL_FAILURES, MAX_LOOPS_PER_DAY } from './loop-rules';
 import { deriveSchemaQualityRecommendations } from './schema-quality-rules';
@@ -78,6 +77,7 @@ export class NightlyService {
     private readonly locks: AdvisoryLocks,
     private readonly rollout: RolloutService,
     private readonly canaryDecisions: CanaryDecisionService,
+    private readonly effects: EffectMeasurementService,
     @Inject(ROOT_LOGGER) rootLogger: Logger,
   ) {
     this.logger = rootLogger.child({ context: 'NightlyService' });
@@ -212,7 +212,7 @@ export class NightlyService {
     const canaries = await this.decideCanaries(projectId, day, asOf);
     // before new warnings start canaries: a warning promoted tonight is measured tonight, and retiring one changes a
     // description no canary is testing yet
-    const { measured, retired } = await this.measureEffects(projectId, day, policy, canaries.runningTools);
+    const { measured, retired } = await this.effects.measureEffects(projectId, day, policy, canaries.runningTools);
     const canary = await this.rollout.findAutoCanarySettings(projectId);
     // a tool whose canary runs keeps its description as it is until the canary is decided (docs/rollout.md)
     for (const recommendation of recommendations) {
@@ -252,7 +252,7 @@ export class NightlyService {
     const recommendationOf = (warningId: string | null) => applied.find((each) => warningId !== null && each.warningId === warningId);
     const night = await this.canaryDecisions.decideCanaries(projectId, day, async (_running, warningId) => {
       const recommendation = recommendationOf(warningId);
-      return recommendation ? this.countMatchedMistakes(projectId, recommendation, until) : null;
+      return recommendation ? this.effects.countMatchedMistakes(projectId, recommendation, until) : null;
     });
     for (const { action, rolledBackWarningIds, decision } of night.decided) {
       if (action !== 'roll_back') continue;
@@ -402,80 +402,6 @@ export class NightlyService {
       draft.evidence.calls = Math.max(calls, draft.evidence.count);
     }
   }
-
-  /** The calls and the recommendation's own mistakes per version and day up to `until`; null without a match. */
-  private async countMatchedMistakes(projectId: string, recommendation: StoredRecommendation, until: Date) {
-    const match = (recommendation.evidence as { match?: MistakeMatch }).match;
-    if (!match) return null;
-    return match.calledTool
-      ? this.dailyStats.countMisnamedCallsByVersion(projectId, recommendation.tool, match.calledTool, until)
-      : this.dailyStats.countMistakesByVersion(projectId, recommendation.tool, match, until);
-  }
-
-  /** What the SDK guard prevented and corrected of the recommendation's tool; none for calls to a misnamed tool. */
-  private async countGuardOutcomes(projectId: string, recommendation: StoredRecommendation, until: Date) {
-    const match = (recommendation.evidence as { match?: MistakeMatch }).match;
-    if (!match || match.calledTool) return { prevented: [], corrected: [] };
-    return this.dailyStats.countGuardOutcomesByVersion(projectId, recommendation.tool, match, until);
-  }
-
-  /** Tools with a running canary are left to its decision: retiring one of their warnings would end the canary. */
-  private async measureEffects(projectId: string, day: Date, policy: ProjectPolicyValues, canaryTools: ReadonlySet<string>) {
-    let measured = 0;
-    let retired = 0;
-    const until = new Date(day.getTime() + DAY_MS);
-    const applied = await this.recommendations.findAppliedRecommendations(projectId);
-    // a warning dismissed outside the nightly (by a person, or its canary stopped by hand) ends its recommendation too:
-    // nothing of it is served any more, so there is no effect to measure or warning to retire
-    const dismissed = await this.registry.findDismissedWarnings(
-      projectId,
-      applied.flatMap((r) => (r.warningId ? [r.warningId] : [])),
-    );
-    for (const recommendation of applied) {
-      const reason = recommendation.warningId ? dismissed.get(recommendation.warningId) : undefined;
-      if (reason === undefined) continue;
-      const effect = { ...(recommendation.effect ?? {}), warningDismissed: reason ?? 'dismissed' };
-      await this.recommendations.markDismissed(projectId, recommendation.id, until, effect);
-    }
-    const tests = await this.registry.findTestsOfWarnings(
-      projectId,
-      applied.flatMap((r) => (r.warningId ? [r.warningId] : [])),
-    );
-    for (const recommendation of applied) {
-      if (recommendation.warningId && dismissed.has(recommendation.warningId)) continue;
-      if (canaryTools.has(recommendation.tool) || !recommendation.appliedAt || recommendation.appliedAt > until) continue;
-      const counts = await this.countMatchedMistakes(projectId, recommendation, until);
-      if (!counts) continue;
-      const exposure = { appliedVersion: recommendation.appliedVersion, appliedAt: recommendation.appliedAt };
-      const split = splitByWarning(counts.calls, counts.mistakes, exposure);
-      const estimate = estimateEffect(split.withWarning, split.withoutWarning);
-      const guard = splitGuardOutcomes(counts.calls, split, await this.countGuardOutcomes(projectId, recommendation, until), exposure);
-      const effect = {
-        ...estimate,
-        withWarning: { ...estimate.withWarning, ...guard.withWarning },
-        withoutWarning: { ...estimate.withoutWarning, ...guard.withoutWarning },
-        method: split.method,
-        // how the warning was tested before it reached everyone: its canary's design and the warnings tested with it
-        // (each about another mistake), or `none` (applied to everyone at once: rollout off, or before canaries)
-        testedBy: testedByOf(recommendation.warningId ? tests.get(recommendation.warningId) : undefined),
-        measuredFor: day.toISOString().slice(0, 10),
-      };
-      measured += 1;
-      const isUseless = estimate.verdict === 'no_effect' || estimate.verdict === 'worse';
-      if (isUseless && policy.autoRetire && recommendation.warningId) {
-        await this.registry.retireWarning(projectId, recommendation.warningId, `measured effect: ${estimate.verdict}`);
-        await this.recommendations.markDismissed(projectId, recommendation.id, until, { ...effect, retired: true });
-        retired += 1;
-      } else {
-        await this.recommendations.recordEffect(projectId, recommendation.id, { ...effect, flagged: isUseless });
-      }
-    }
-    return { measured, retired };
-  }
-}
-
-function testedByOf(test: WarningTest | undefined) {
-  return test ? { canaryId: test.canaryId, design: test.design, testedWith: test.testedWith } : { design: 'none' as const };
 }
 
 /** Why a run that waited `lockWaitMs` for its project's lock in vain did not run (the scheduled and the queued alike). */

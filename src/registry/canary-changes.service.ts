@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { CanaryRepository } from './canary.repository';
 import { RegistryChangesChannel } from './registry-changes.channel';
 import type { CanaryDesign, CanaryRecord, CanaryStatus, RunningCanary, WarningRecord } from './registry.types';
 import { desiredOf } from './tool-changes.service';
@@ -17,31 +18,32 @@ export const ROLLED_BACK_REASON = 'rolled_back';
 export class CanaryChangesService {
   constructor(
     private readonly tools: ToolRepository,
+    private readonly canaries: CanaryRepository,
     private readonly changes: RegistryChangesChannel,
   ) {}
 
   findRunningCanaries(projectId: string): Promise<RunningCanary[]> {
-    return this.tools.findRunningCanaries(projectId);
+    return this.canaries.findRunningCanaries(projectId);
   }
 
   findRunningAutoCanaries(projectId: string): Promise<RunningCanary[]> {
-    return this.tools.findRunningAutoCanaries(projectId);
+    return this.canaries.findRunningAutoCanaries(projectId);
   }
 
   findCanary(projectId: string, id: string): Promise<CanaryRecord | null> {
-    return this.tools.findCanary(projectId, id);
+    return this.canaries.findCanary(projectId, id);
   }
 
   listCanaries(
     projectId: string,
     filter: { tool?: string; status?: CanaryStatus; before?: { startedAt: Date; id: string }; limit: number },
   ): Promise<CanaryRecord[]> {
-    return this.tools.listCanaries(projectId, filter);
+    return this.canaries.listCanaries(projectId, filter);
   }
 
   /** False when the canary was no longer running (a newer version superseded it). */
   async promoteCanary(projectId: string, canary: RunningCanary, decision: Record<string, unknown>, at: Date): Promise<boolean> {
-    const tool = await this.tools.finishCanary(projectId, { id: canary.id, status: 'promoted', decision, at });
+    const tool = await this.canaries.finishCanary(projectId, { id: canary.id, status: 'promoted', decision, at });
     if (tool) await this.changes.publish({ projectId, tool });
     return tool !== null;
   }
@@ -56,7 +58,7 @@ export class CanaryChangesService {
     canary: RunningCanary,
     look: { design: CanaryDesign; state: Record<string, unknown> },
   ): Promise<boolean> {
-    const isRecorded = await this.tools.recordCanaryLook(projectId, canary.id, canary.looks, look);
+    const isRecorded = await this.canaries.recordCanaryLook(projectId, canary.id, canary.looks, look);
     if (isRecorded) await this.changes.publish({ projectId, tool: canary.tool });
     return isRecorded;
   }

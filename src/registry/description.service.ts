@@ -1,6 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ApiError, notFound } from '../infra/http/api-error';
 import { servedVersionOf } from './canary-assignment';
+import { CanaryRepository } from './canary.repository';
 import { strongEtag } from './etag';
 import { GUARD_POLICY_CHANGE, GuardService } from './guard.service';
 import { ProjectNoteRepository } from './project-note.repository';
@@ -39,6 +40,7 @@ export class DescriptionService implements OnModuleInit, RegistryChangeListener 
     private readonly notes: ProjectNoteRepository,
     private readonly changes: RegistryChangesChannel,
     private readonly guards: GuardService,
+    private readonly canaryRows: CanaryRepository,
   ) {}
 
   onModuleInit(): Promise<void> {
@@ -123,7 +125,7 @@ export class DescriptionService implements OnModuleInit, RegistryChangeListener 
     const cached = this.canaries.get(key);
     if (cached) return cached;
     const generation = this.canaries.currentGeneration;
-    const running = await this.tools.findRunningCanaries(projectId);
+    const running = await this.canaryRows.findRunningCanaries(projectId);
     this.canaries.set(key, running, generation);
     return running;
   }

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CanaryChangesService } from './canary-changes.service';
-import { CanaryHistoryRepository } from './canary-history.repository';
+import { CanaryRepository } from './canary.repository';
 import { ProjectNoteRepository } from './project-note.repository';
 import { RegistryChangesChannel } from './registry-changes.channel';
 import { RegistryService } from './registry.service';
@@ -16,7 +16,7 @@ import { ToolSchemaRepository } from './tool-schema.repository';
 @Module({
   providers: [
     RolloutPolicyRepository,
-    CanaryHistoryRepository,
+    CanaryRepository,
     ProjectNoteRepository,
     ToolSchemaRepository,
     ToolRepository,
@@ -33,6 +33,7 @@ import { ToolSchemaRepository } from './tool-schema.repository';
     ProjectNoteRepository,
     CanaryChangesService,
     RolloutPolicyRepository,
+    CanaryRepository,
   ],
 })
 export class RegistryModule {}

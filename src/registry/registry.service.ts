@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ArgumentSchema, compileArgumentSchema, MAX_CACHED_PATTERN_BYTES } from '../diagnosis';
 import { SharedTimeSlice } from '../infra/event-loop/shared-time-slice';
-import { CanaryHistoryRepository, WarningTest } from './canary-history.repository';
+import { CanaryRepository, WarningTest } from './canary.repository';
 import { ProjectNote, ProjectNoteRepository } from './project-note.repository';
 import { RegistryChangesChannel } from './registry-changes.channel';
 import type { JsonObject, WarningRecord } from './registry.types';
@@ -33,7 +33,7 @@ export class RegistryService {
     private readonly timeSlice: SharedTimeSlice,
     private readonly notes: ProjectNoteRepository,
     private readonly changes: RegistryChangesChannel,
-    private readonly canaryHistory: CanaryHistoryRepository,
+    private readonly canaries: CanaryRepository,
   ) {}
 
   /** Of `warningIds`, those dismissed (by a person, a canary stopped by hand or rolled back), with their reason. */
@@ -43,7 +43,7 @@ export class RegistryService {
 
   /** The decided canary that tested each of `warningIds`, if one did: how each warning's effect was established. */
   findTestsOfWarnings(projectId: string, warningIds: readonly string[]): Promise<Map<string, WarningTest>> {
-    return this.canaryHistory.findTestsOfWarnings(projectId, warningIds);
+    return this.canaries.findTestsOfWarnings(projectId, warningIds);
   }
 
   async findArgumentSchemas(projectId: string, toolNames: readonly string[]): Promise<Map<string, ArgumentSchema>> {

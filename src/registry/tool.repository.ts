@@ -3,15 +3,11 @@ import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../infra/prisma/prisma.service';
-import { CANARY_SELECT } from './canary.select';
+import { CanaryEnd, endCanary } from './canary.repository';
 import type {
-  CanaryRecord,
   CanarySettings,
-  CanaryDesign,
-  CanaryStatus,
   DescriptionView,
   JsonObject,
-  RunningCanary,
   ServedWarning,
   ToolState,
   WarningEvidence,
@@ -40,13 +36,6 @@ export interface ToolDecision<R> {
   canary?: CanarySettings & { warningId: string; startedAt: Date; join?: boolean };
   /** Ends the tool's running canary as decided. Without it, a new version or archiving ends it as superseded. */
   canaryEnd?: CanaryEnd;
-}
-
-export interface CanaryEnd {
-  id: string;
-  status: Exclude<CanaryStatus, 'running'>;
-  decision: Record<string, unknown> | null;
-  at: Date;
 }
 
 const UNIQUE_VIOLATION = 'P2002';
@@ -151,77 +140,6 @@ export class ToolRepository {
   async listServedTools(projectId: string, pinned: ReadonlyMap<string, number> = new Map()): Promise<ServedTool[]> {
     const rows = await this.prisma.$queryRaw<ServedRow[]>(selectServed(projectId, null, null, pinned));
     return rows.map(toServedTool);
-  }
-
-  /** The project's running canaries (at most one per tool), by tool name. */
-  async findRunningCanaries(projectId: string): Promise<RunningCanary[]> {
-    const rows = await this.prisma.canary.findMany({
-      where: { projectId, status: 'running' },
-      select: CANARY_SELECT,
-      orderBy: { tool: 'asc' },
-    });
-    return rows.map(toCanaryRecord);
-  }
-
-  /** The running canaries whose warning the nightly added (source auto), not those a person asked for. */
-  async findRunningAutoCanaries(projectId: string): Promise<RunningCanary[]> {
-    const running = await this.findRunningCanaries(projectId);
-    const warningIds = running.flatMap((canary) => (canary.warningId ? [canary.warningId] : []));
-    if (warningIds.length === 0) return [];
-    const auto = await this.prisma.toolWarning.findMany({
-      where: { projectId, id: { in: warningIds }, source: 'auto' },
-      select: { id: true },
-    });
-    const autoIds = new Set(auto.map((warning) => warning.id));
-    return running.filter((canary) => canary.warningId !== null && autoIds.has(canary.warningId));
-  }
-
-  async findCanary(projectId: string, id: string): Promise<CanaryRecord | null> {
-    const row = await this.prisma.canary.findUnique({ where: { projectId_id: { projectId, id } }, select: CANARY_SELECT });
-    return row ? toCanaryRecord(row) : null;
-  }
-
-  /** Canaries of the project, newest first, optionally of one tool or status; `before` is the last id of a page. */
-  async listCanaries(
-    projectId: string,
-    filter: { tool?: string; status?: CanaryStatus; before?: { startedAt: Date; id: string }; limit: number },
-  ): Promise<CanaryRecord[]> {
-    const before = filter.before;
-    const rows = await this.prisma.canary.findMany({
-      where: {
-        projectId,
-        tool: filter.tool,
-        status: filter.status,
-        ...(before ? { OR: [{ startedAt: { lt: before.startedAt } }, { startedAt: before.startedAt, id: { lt: before.id } }] } : {}),
-      },
-      select: CANARY_SELECT,
-      orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
-      take: filter.limit,
-    });
-    return rows.map(toCanaryRecord);
-  }
-
-  /** Ends a running canary that changes nothing served but who gets what (a promotion); the tool's name, or null if it was not running. */
-  async finishCanary(projectId: string, end: CanaryEnd): Promise<string | null> {
-    return this.prisma.$transaction(async (tx) => {
-      const found = await tx.canary.findFirst({ where: { id: end.id, projectId, status: 'running' }, select: { tool: true } });
-      if (!found || !(await endCanary(tx, projectId, end))) return null;
-      return found.tool;
-    });
-  }
-
-  /** Counts a look at a running canary that still has `looks` looks; false when it ended or was looked at meanwhile. */
-  async recordCanaryLook(
-    projectId: string,
-    id: string,
-    looks: number,
-    look: { design: CanaryDesign; state: Record<string, unknown> },
-  ): Promise<boolean> {
-    const { count } = await this.prisma.canary.updateMany({
-      where: { projectId, id, status: 'running', looks },
-      data: { looks: looks + 1, design: look.design, state: look.state as Prisma.InputJsonObject },
-    });
-    return count === 1;
   }
 
   /** Of `ids`, the warnings that are dismissed, with the reason each was dismissed for. */
@@ -415,29 +333,6 @@ export class ToolLimitReachedError extends Error {
 async function ensureRoomForTool(tx: Transaction, projectId: string, maxTools: number): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`tools-of:${projectId}`}, 0))`;
   if ((await tx.tool.count({ where: { projectId } })) >= maxTools) throw new ToolLimitReachedError(maxTools);
-}
-
-/** Whether the canary was running (and is now ended). */
-async function endCanary(tx: Transaction, projectId: string, end: CanaryEnd): Promise<boolean> {
-  const { count } = await tx.canary.updateMany({
-    where: { id: end.id, projectId, status: 'running' },
-    data: {
-      status: end.status,
-      decision: end.decision === null ? Prisma.DbNull : (end.decision as Prisma.InputJsonObject),
-      decidedAt: end.at,
-    },
-  });
-  return count === 1;
-}
-
-function toCanaryRecord(row: Prisma.CanaryGetPayload<{ select: typeof CANARY_SELECT }>): CanaryRecord {
-  return {
-    ...row,
-    status: row.status as CanaryStatus,
-    design: row.design as CanaryDesign,
-    decision: asObject(row.decision),
-    state: asObject(row.state),
-  };
 }
 
 function rowData(row: NonNullable<ToolChangePlan['toolRow']>) {
