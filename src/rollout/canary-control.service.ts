@@ -5,6 +5,7 @@ import { CanaryChangesService } from '../registry/canary-changes.service';
 import type { CanaryRecord, RunningCanary } from '../registry/registry.types';
 import { CanaryCountsRepository } from './canary-counts.repository';
 import { sideNumbers } from './canary-judgement';
+import { RolloutNotifier } from './rollout-notifier';
 import { CanarySides, sumCanarySides } from './canary-sides';
 
 /** The reason a canary ended by switching the rollout policy off is recorded with (docs/rollout.md). */
@@ -34,6 +35,7 @@ export class CanaryControlService {
   constructor(
     private readonly canaries: CanaryChangesService,
     private readonly counts: CanaryCountsRepository,
+    private readonly notifier: RolloutNotifier,
   ) {}
 
   /** Ends the canary `id` as `action` says, with a decision `by: api` on the counts so far; the canary as it ended. */
@@ -75,11 +77,16 @@ export class CanaryControlService {
   /** False when the canary was no longer running. */
   private async end(projectId: string, canary: RunningCanary, action: CanaryEndAction, reason: string): Promise<boolean> {
     const [counts] = (await this.counts.countErrorsOfCanaries(projectId, [canary])).values();
-    const decision = toApiDecision(action, reason, sumCanarySides(counts, canary), canary);
+    const sides = sumCanarySides(counts, canary);
+    const decision = toApiDecision(action, reason, sides, canary);
     const at = new Date();
-    return action === 'promote'
-      ? this.canaries.promoteCanary(projectId, canary, decision, at)
-      : this.canaries.rollBackCanary(projectId, canary, [], decision, at);
+    const isDone =
+      action === 'promote'
+        ? await this.canaries.promoteCanary(projectId, canary, decision, at)
+        : await this.canaries.rollBackCanary(projectId, canary, [], decision, at);
+    // a person's decision reaches the alert destinations as the nightly's does
+    if (isDone) await this.notifier.notifyEnd(projectId, canary, { action, reason, design: canary.design, decision, sides });
+    return isDone;
   }
 }
 

@@ -1,14 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { Logger } from 'pino';
-import { quoted } from '../alerts/alert-conditions';
-import { AlertNotifier } from '../alerts/alert-notifier.service';
+import { Injectable } from '@nestjs/common';
 import type { DailyVersionCount } from '../statistics/effect-statistics';
-import { ROOT_LOGGER } from '../infra/logging/logging.module';
 import { CanaryChangesService } from '../registry/canary-changes.service';
 import type { RunningCanary } from '../registry/registry.types';
 import { CanaryCountsRepository } from './canary-counts.repository';
-import { CanaryLook, judgeCanary, WarningCounts } from './canary-judgement';
+import { judgeCanary, WarningCounts } from './canary-judgement';
 import { firstCountedDay, sumCanarySides } from './canary-sides';
+import { RolloutNotifier } from './rollout-notifier';
 
 const DAY_MS = 86_400_000;
 
@@ -45,16 +42,11 @@ export interface CanaryNight {
  */
 @Injectable()
 export class CanaryDecisionService {
-  private readonly logger: Logger;
-
   constructor(
     private readonly canaries: CanaryChangesService,
     private readonly counts: CanaryCountsRepository,
-    private readonly notifier: AlertNotifier,
-    @Inject(ROOT_LOGGER) rootLogger: Logger,
-  ) {
-    this.logger = rootLogger.child({ context: 'CanaryDecisionService' });
-  }
+    private readonly notifier: RolloutNotifier,
+  ) {}
 
   async decideCanaries(projectId: string, day: Date, countMatched: MatchedMistakeCounter): Promise<CanaryNight> {
     const until = new Date(day.getTime() + DAY_MS);
@@ -83,13 +75,14 @@ export class CanaryDecisionService {
       await this.canaries.recordCanaryLook(projectId, canary, { design: look.design, state: look.state });
       return null;
     }
+    const action = look.action;
     const isDone =
-      look.action === 'promote'
+      action === 'promote'
         ? await this.canaries.promoteCanary(projectId, canary, look.decision, at)
         : await this.canaries.rollBackCanary(projectId, canary, look.rolledBackWarningIds, look.decision, at);
     if (!isDone) return null;
-    await this.notify(projectId, canary, look);
-    return { canary, action: look.action, rolledBackWarningIds: look.rolledBackWarningIds, decision: look.decision };
+    await this.notifier.notifyEnd(projectId, canary, { ...look, action, sides: look.headline });
+    return { canary, action, rolledBackWarningIds: look.rolledBackWarningIds, decision: look.decision };
   }
 
   /** Each warning's sides: its own mistakes when the nightly can match them, else every failure of the tool. */
@@ -121,42 +114,4 @@ export class CanaryDecisionService {
     if (counted.length === 0) counted.push({ warningId: null, counted: 'errors', sides: sumCanarySides(await countErrors(), canary) });
     return counted;
   }
-
-  /** A notification that cannot be queued is logged; the decision stands (it is on the version history either way). */
-  private async notify(projectId: string, canary: RunningCanary, look: CanaryLook) {
-    const isPromoted = look.action === 'promote';
-    const status = isPromoted ? 'promoted' : 'rolled_back';
-    try {
-      await this.notifier.notify(projectId, `rollout:${canary.id}:${status}`, 'rollout', null, {
-        type: isPromoted ? 'rollout.promoted' : 'rollout.rolled_back',
-        projectId,
-        summary: summarize(canary, look),
-        rollout: {
-          canaryId: canary.id,
-          tool: canary.tool,
-          warningId: canary.warningId,
-          warningIds: canary.warningIds,
-          design: look.design,
-          previousVersion: canary.previousVersion,
-          canaryVersion: canary.canaryVersion,
-          share: canary.share,
-          status,
-          decision: look.decision,
-        },
-      });
-    } catch (error) {
-      this.logger.error({ projectId, canaryId: canary.id, err: (error as Error).message }, 'could not queue the rollout notification');
-    }
-  }
-}
-
-function summarize(canary: RunningCanary, look: CanaryLook): string {
-  const { canary: ours, previous: theirs } = look.headline;
-  const rate = (side: { calls: number; mistakes: number }) =>
-    `${side.calls === 0 ? 0 : Math.round((side.mistakes / side.calls) * 1000) / 10}% (${side.mistakes} of ${side.calls} calls)`;
-  const verb = look.action === 'promote' ? 'promoted' : 'rolled back';
-  return (
-    `Canary version ${canary.canaryVersion} of tool ${quoted(canary.tool)} ${verb} (${look.reason}): mistakes ${rate(ours)} against ` +
-    `${rate(theirs)} with version ${canary.previousVersion}`
-  );
 }

@@ -5,12 +5,13 @@ import { CanaryControlService } from './canary-control.service';
 import { CanaryCountsRepository } from './canary-counts.repository';
 import { CanaryDecisionService } from './canary-decision.service';
 import { RolloutController } from './rollout.controller';
+import { RolloutNotifier } from './rollout-notifier';
 import { RolloutService } from './rollout.service';
 
 /** Guarded rollout for every role that needs it: the nightly decides canaries, the api serves the policy and list. */
 @Module({
   imports: [RegistryModule, AlertsCoreModule],
-  providers: [RolloutService, CanaryDecisionService, CanaryCountsRepository, CanaryControlService],
+  providers: [RolloutService, CanaryDecisionService, CanaryCountsRepository, CanaryControlService, RolloutNotifier],
   exports: [RolloutService, CanaryDecisionService],
 })
 export class RolloutCoreModule {}

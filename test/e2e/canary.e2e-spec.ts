@@ -294,6 +294,22 @@ describe('canary rollout of description versions (split design)', () => {
     expect(await notification('rollout.promoted')).toMatchObject({ rollout: { canaryId: canary.id, status: 'promoted' } });
   });
 
+  it('tells the alert destinations when a person stops a canary, as when the nightly decides one', async () => {
+    const added = await t.request('POST', '/v1/tools/search/warnings', { body: { text: 'Name the catalogue.', canary: true } });
+    expect(added.status).toBe(201);
+    const canary = await canaryOf('search');
+    expect(canary).toMatchObject({ status: 'running', warningId: added.body.warning.id });
+    expect((await t.request('POST', `/v1/rollout/canaries/${canary.id}/stop`)).status).toBe(200);
+    const alert = await eventually(async () =>
+      receiver.bodies.find((body) => body.type === 'rollout.rolled_back' && (body.rollout as { canaryId?: string }).canaryId === canary.id),
+    );
+    expect(alert).toMatchObject({
+      projectId: t.projectId,
+      rollout: { tool: 'search', status: 'rolled_back', decision: { action: 'roll_back', reason: 'stopped by hand', by: 'api' } },
+    });
+    expect(alert.summary).toContain('rolled back (stopped by hand)');
+  });
+
   it('refuses a bad rollout policy naming the field', async () => {
     const response = await t.request('PUT', '/v1/rollout/policy', { body: { enabled: true, share: 1.5, minCalls: 40 } });
     expect(response.status).toBe(400);
