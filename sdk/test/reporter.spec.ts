@@ -157,7 +157,9 @@ describe('bounded buffer', () => {
     const tc = client({ baseUrl: await closedPortUrl(), maxQueuedEvents: 100, batchSize: 10, initialBackoffMs: 50 });
     const startedAt = performance.now();
     for (let i = 0; i < 1000; i++) tc.report(call(i));
-    expect(performance.now() - startedAt).toBeLessThan(200);
+    // report() never waits for the network: 1,000 calls against a closed port take ~1 ms; 1,000 reports that each
+    // waited for a refused connection would take a second or more (a bound a machine busy with other test files meets)
+    expect(performance.now() - startedAt).toBeLessThan(500);
     const result = await tc.flush(300);
     expect(result.isComplete).toBe(false);
     const stats = tc.stats();

@@ -12,6 +12,14 @@ function fanOut(levels: number): Record<string, unknown> {
   return { type: 'object', properties: { x: { $ref: '#/$defs/l0' } }, $defs };
 }
 
+/**
+ * What these tests tell apart is a run cut off at the budget (25 ms) or skipped from one that ran its course: seconds
+ * to hours for the inputs below (issue 13's probe took 10.8 s; 20,000 objects under uniqueItems, 2 million errors,
+ * a backtracking pattern far longer). An answer within this bound proves the cut-off without asking a machine busy
+ * with other test files (CI runs them in parallel) to answer within a few ms: speed is the benchmarks' to measure.
+ */
+const CUT_OFF_WITHIN_MS = 1000;
+
 const timed = <T>(run: () => T): { value: T; ms: number } => {
   const startedAt = performance.now();
   const value = run();
@@ -23,7 +31,7 @@ describe('compileArgumentSchema', () => {
     const schema = compileArgumentSchema(fanOut(20));
     const { value, ms } = timed(() => schema.validate({ x: 1 }));
     expect(value).toEqual({ status: 'too_expensive' });
-    expect(ms).toBeLessThan(5);
+    expect(ms).toBeLessThan(CUT_OFF_WITHIN_MS);
   });
 
   it('cuts an error explosion it cannot see in the schema alone off at the budget, with bounded memory', () => {
@@ -36,7 +44,7 @@ describe('compileArgumentSchema', () => {
     const heapBefore = process.memoryUsage().heapUsed;
     const { value, ms } = timed(() => schema.validate(args));
     expect(value).toEqual({ status: 'too_expensive' });
-    expect(ms).toBeLessThan(ARGUMENT_VALIDATION_BUDGET_MS + 50);
+    expect(ms).toBeLessThan(CUT_OFF_WITHIN_MS);
     expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(200 * 1024 * 1024);
   });
 
@@ -92,7 +100,7 @@ describe('compileArgumentSchema', () => {
     });
     const { value, ms } = timed(() => schema.validate({ n: `${'1'.repeat(64)}!` }));
     expect(value).toMatchObject({ status: 'checked', errors: [expect.objectContaining({ keyword: 'pattern', instancePath: '/n' })] });
-    expect(ms).toBeLessThan(ARGUMENT_VALIDATION_BUDGET_MS);
+    expect(ms).toBeLessThan(CUT_OFF_WITHIN_MS);
   });
 
   it('bounds uniqueItems on a huge array of objects by the budget', () => {
@@ -100,7 +108,7 @@ describe('compileArgumentSchema', () => {
     const rows = Array.from({ length: 20_000 }, (_, i) => ({ id: i, tags: ['a', 'b'] }));
     const { value, ms } = timed(() => schema.validate({ rows }));
     expect(value).toEqual({ status: 'too_expensive' });
-    expect(ms).toBeLessThan(ARGUMENT_VALIDATION_BUDGET_MS + 50);
+    expect(ms).toBeLessThan(CUT_OFF_WITHIN_MS);
   });
 
   it(`keeps the first ${MAX_REPORTED_SCHEMA_ERRORS} errors of a validation`, () => {
@@ -147,7 +155,7 @@ describe('compileArgumentSchema', () => {
 
   it('stops a schema that refers to itself in place (stored before registration refused it)', () => {
     const schema = compileArgumentSchema({ type: 'object', anyOf: [{ $ref: '#' }] });
-    expect(timed(() => schema.validate({})).ms).toBeLessThan(ARGUMENT_VALIDATION_BUDGET_MS + 50);
+    expect(timed(() => schema.validate({})).ms).toBeLessThan(CUT_OFF_WITHIN_MS);
     expect(schema.validate({})).toEqual({ status: 'too_expensive' });
   });
 

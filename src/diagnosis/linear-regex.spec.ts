@@ -83,9 +83,11 @@ describe('checkLinearPattern', () => {
     ['twenty-one a{1000}', 'a{1000}'.repeat(21)],
     ['ninety \\p{L}{1000}', '\\p{L}{1000}'.repeat(90)],
     ['seventy .{0,1000}', '(?:.{0,1000})'.repeat(70)],
-  ])('refuses %s, whose program would be too big, within milliseconds', (_, pattern) => {
+  ])('refuses %s, whose program would be too big, before building it', (_, pattern) => {
     let check: ReturnType<typeof checkLinearPattern> | undefined;
-    expect(timeMs(() => (check = checkLinearPattern(pattern)))).toBeLessThan(100);
+    // building such a program takes seconds and gigabytes; refused by its computed size, it takes well under one (a
+    // bound that a machine busy with other test files still meets: speed is the benchmarks' to measure)
+    expect(timeMs(() => (check = checkLinearPattern(pattern)))).toBeLessThan(1000);
     expect(check).toMatchObject({
       ok: false,
       problem: expect.stringContaining(`more than ${MAX_PATTERN_PROGRAM_SIZE} regex instructions`),
