@@ -49,20 +49,15 @@ export class EffectMeasurementService {
     const applied = await this.recommendations.findAppliedRecommendations(projectId);
     // a warning dismissed outside the nightly (by a person, or its canary stopped by hand) ends its recommendation too:
     // nothing of it is served any more, so there is no effect to measure or warning to retire
-    const dismissed = await this.registry.findDismissedWarnings(
-      projectId,
-      applied.flatMap((r) => (r.warningId ? [r.warningId] : [])),
-    );
+    const warningIds = applied.flatMap((r) => (r.warningId ? [r.warningId] : []));
+    const dismissed = await this.registry.findDismissedWarnings(projectId, warningIds);
     for (const recommendation of applied) {
       const reason = recommendation.warningId ? dismissed.get(recommendation.warningId) : undefined;
       if (reason === undefined) continue;
       const effect = { ...(recommendation.effect ?? {}), warningDismissed: reason ?? 'dismissed' };
       await this.recommendations.markDismissed(projectId, recommendation.id, until, effect);
     }
-    const tests = await this.registry.findTestsOfWarnings(
-      projectId,
-      applied.flatMap((r) => (r.warningId ? [r.warningId] : [])),
-    );
+    const tests = await this.registry.findTestsOfWarnings(projectId, warningIds);
     for (const recommendation of applied) {
       if (recommendation.warningId && dismissed.has(recommendation.warningId)) continue;
       if (canaryTools.has(recommendation.tool) || !recommendation.appliedAt || recommendation.appliedAt > until) continue;

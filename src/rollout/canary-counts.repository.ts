@@ -5,37 +5,22 @@ import type { RunningCanary } from '../registry/registry.types';
 import { firstCountedDay } from './canary-sides';
 
 /**
- * Calls and failed calls per description version and day of one tool, from the worker's daily version rollups: what
- * a canary is judged on when its warning has no recommendation to say which mistake it is about (a manual warning).
+ * Calls and failed calls per description version and day of a canary's tool, from the worker's daily version rollups:
+ * what a canary is judged on when its warning has no recommendation to say which mistake it is about (a manual
+ * warning), and the live sides a running canary shows.
  */
 @Injectable()
 export class CanaryCountsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  async countErrorsByVersion(
-    projectId: string,
-    tool: string,
-    versions: readonly number[],
-    from: Date,
-    until: Date,
-  ): Promise<{ calls: DailyVersionCount[]; mistakes: DailyVersionCount[] }> {
-    const rows = await this.prisma.dailyVersionRollup.findMany({
-      where: { projectId, tool, descriptionVersion: { in: [...versions] }, day: { gte: from, lt: until } },
-      select: { day: true, descriptionVersion: true, calls: true, errors: true },
-    });
-    return {
-      calls: rows.map((row) => ({ day: row.day, version: row.descriptionVersion, count: row.calls })),
-      mistakes: rows.map((row) => ({ day: row.day, version: row.descriptionVersion, count: row.errors })),
-    };
-  }
-
   /**
-   * The same counts for each of `canaries` (by canary id), of its two versions from the UTC day it started on: one
-   * query for a page of canaries, not one per canary.
+   * The counts of each of `canaries` (by canary id), of its two versions from the UTC day before it started (its
+   * baseline) until `until` (else up to now): one query for a page of canaries, not one per canary.
    */
   async countErrorsOfCanaries(
     projectId: string,
     canaries: readonly RunningCanary[],
+    until?: Date,
   ): Promise<Map<string, { calls: DailyVersionCount[]; mistakes: DailyVersionCount[] }>> {
     const counts = new Map(
       canaries.map((canary) => [canary.id, { calls: [] as DailyVersionCount[], mistakes: [] as DailyVersionCount[] }]),
@@ -47,7 +32,7 @@ export class CanaryCountsRepository {
         OR: canaries.map((canary) => ({
           tool: canary.tool,
           descriptionVersion: { in: [canary.canaryVersion, canary.previousVersion] },
-          day: { gte: firstCountedDay(canary.startedAt) },
+          day: { gte: firstCountedDay(canary.startedAt), ...(until ? { lt: until } : {}) },
         })),
       },
       select: { tool: true, day: true, descriptionVersion: true, calls: true, errors: true },

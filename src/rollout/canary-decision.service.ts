@@ -4,7 +4,7 @@ import { CanaryChangesService } from '../registry/canary-changes.service';
 import type { RunningCanary } from '../registry/registry.types';
 import { CanaryCountsRepository } from './canary-counts.repository';
 import { judgeCanary, WarningCounts } from './canary-judgement';
-import { firstCountedDay, sumCanarySides } from './canary-sides';
+import { sumCanarySides } from './canary-sides';
 import { RolloutNotifier } from './rollout-notifier';
 
 const DAY_MS = 86_400_000;
@@ -94,14 +94,7 @@ export class CanaryDecisionService {
   ): Promise<WarningCounts[]> {
     const warningIds = canary.warningIds.length > 0 ? canary.warningIds : canary.warningId ? [canary.warningId] : [];
     let errors: VersionCounts | null = null;
-    const countErrors = async () =>
-      (errors ??= await this.counts.countErrorsByVersion(
-        projectId,
-        canary.tool,
-        [canary.canaryVersion, canary.previousVersion],
-        firstCountedDay(canary.startedAt),
-        until,
-      ));
+    const countErrors = async () => (errors ??= (await this.counts.countErrorsOfCanaries(projectId, [canary], until)).get(canary.id)!);
     const counted: WarningCounts[] = [];
     for (const warningId of warningIds) {
       const matched = await countMatched(canary, warningId);

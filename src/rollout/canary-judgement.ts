@@ -62,7 +62,7 @@ export function judgeCanary(canary: RunningCanary, warnings: readonly WarningCou
     design,
     ...(design !== canary.design ? { designSwitched: `from ${canary.design}: ${switchReason(headline)}` } : {}),
     servedUntilNextLook: nextPhase,
-    waitingFor: action === 'wait' ? waitingFor(waiting.map((each) => each.verdict)) : null,
+    waitingFor: action === 'wait' ? waiting[0].verdict.reason : null,
     exposure: exposureOf(canary, headline),
     warnings: perWarning,
   };
@@ -104,10 +104,6 @@ function switchReason(sides: CanarySides): string {
 function exposureOf(canary: RunningCanary, sides: CanarySides): string | null {
   if (canary.design !== 'alternating' || servedPhaseOf(canary) !== 'canary' || sides.canary.calls > 0) return null;
   return `no call reported version ${canary.canaryVersion} while it was served to every caller: clients must fetch descriptions again (the SDKs' refresh, the gateway's poll) to be counted`;
-}
-
-function waitingFor(verdicts: readonly SequentialDecision[]): string {
-  return verdicts[0].reason;
 }
 
 function decisionRecord(
