@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { runNightly } from '../support/job-runs';
+import { awayFromDayChange, runNightly } from '../support/job-runs';
 import { sendEvents } from '../support/send-events';
-import { eventually, startTestApp, TestApp } from '../support/test-app';
+import { startTestApp, TestApp } from '../support/test-app';
 
 // Issue 34, "no regressions of the loop by kind": every recommendation kind the default policy auto-applies goes from
 // its mistakes to a warning served to every caller, on the default policies (nothing PUT). One project per kind, so a
 // kind's warnings never meet another's. Each nightly is for today, twice in a row, as the issue allows: the first
 // starts the warning as an alternating canary (served to everyone until the next look), the second judges it on a day
 // of calls reporting the canary version without the mistake, and promotes it.
-const DAY_MS = 86_400_000;
 const today = () => new Date().toISOString().slice(0, 10);
 /** Calls a day: the policy's default `minCalls` (100), so even a canary without mistakes on its baseline decides. */
 const CALLS_PER_DAY = 100;
@@ -164,7 +163,7 @@ let t: TestApp;
 
 beforeAll(async () => {
   // every call is stamped at the real time and every nightly is for today: never start in a day's last two minutes
-  await eventually(async () => (Date.now() % DAY_MS > 2_000 && Date.now() % DAY_MS < DAY_MS - 120_000 ? true : undefined), 130_000, 500);
+  await awayFromDayChange();
   t = await startTestApp();
 });
 afterAll(async () => {

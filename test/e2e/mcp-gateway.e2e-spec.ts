@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { AddressInfo, connect as connectTcp, createServer as createTcpServer, Server as TcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runNightly } from '../support/job-runs';
+import { awayFromDayChange, runNightly } from '../support/job-runs';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
 
 // The MCP gateway (mcp-gateway/, built by `npm run pretest`) between the official SDK's Client and a real upstream
@@ -179,7 +179,6 @@ async function storedEvents(projectId: string): Promise<number> {
 // 20 tasks of four calls give prime_factorization 30 calls and factorial 40 per phase.
 const TASKS_PER_PHASE = 20;
 
-const DAY_MS = 86_400_000;
 const today = () => new Date().toISOString().slice(0, 10);
 
 describe.each([
@@ -193,7 +192,7 @@ describe.each([
   beforeAll(async () => {
     // the calls are stamped by the gateway at the real time and both nightlies are for today: never start a mode in the
     // last two minutes of a UTC day (a mode takes about 15 s), nor in its first seconds
-    await eventually(async () => (Date.now() % DAY_MS > 2_000 && Date.now() % DAY_MS < DAY_MS - 120_000 ? true : undefined), 130_000, 500);
+    await awayFromDayChange();
     project = await t.createProject(`mcp-${_mode.replace(/\W/g, '')}-${Date.now()}`);
     // the project's policies as a new one has them: each learned warning starts as an alternating canary, which the
     // gateway (one side as a whole) is served between the first nightly and the next

@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { runNightly } from '../support/job-runs';
+import { awayFromDayChange, runNightly } from '../support/job-runs';
 import { sendEvents } from '../support/send-events';
-import { eventually, startTestApp, TestApp } from '../support/test-app';
+import { startTestApp, TestApp } from '../support/test-app';
 
 // Issue 34, findings 3 and 4, on the default policies (nothing PUT) with one project per scenario: the canary slot goes
 // to the warning backed by mistakes, not to a definition finding with none; a definition line that restates an applied
 // warning is never added; warnings of one tool about different mistakes share a canary version and each gets its own
 // numbers; warnings about overlapping mistakes never share one. Each nightly is for today, as the issue allows.
-const DAY_MS = 86_400_000;
 const today = () => new Date().toISOString().slice(0, 10);
 /** The default policy's minCalls: a day this size gives each side enough calls to decide at the first look. */
 const CALLS_PER_DAY = 100;
@@ -35,7 +34,7 @@ let t: TestApp;
 
 beforeAll(async () => {
   // every call is stamped at the real time and every nightly is for today: never start in a day's last two minutes
-  await eventually(async () => (Date.now() % DAY_MS > 2_000 && Date.now() % DAY_MS < DAY_MS - 120_000 ? true : undefined), 130_000, 500);
+  await awayFromDayChange();
   t = await startTestApp();
 });
 afterAll(async () => {

@@ -1,7 +1,7 @@
 import { Toolcoach } from '@toolcoach/sdk';
 import { ToolcoachCallbackHandler } from '@toolcoach/sdk/langchain';
 import { createAgent } from 'langchain';
-import { runNightly } from '../support/job-runs';
+import { awayFromDayChange, runNightly } from '../support/job-runs';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
 
 // Issue 34: the loop closes on the default policies for every deployment shape the SDK serves. A real LangChain.js
@@ -17,7 +17,6 @@ const { mathTools, ReaderModel } = require('../../scripts/demo-agent') as {
 
 // 40 conversations give prime_factorization over 100 calls a day, the volume the issue promises a decision in 3 nightlies at
 const CONVERSATIONS_PER_DAY = 40;
-const DAY_MS = 86_400_000;
 const today = () => new Date().toISOString().slice(0, 10);
 
 interface Day {
@@ -67,7 +66,7 @@ describe.each(SHAPES)('on the default policies, the loop closes for $name', (sha
 
   beforeAll(async () => {
     // every call is stamped at the real time and every nightly is for today: never start in a day's last two minutes
-    await eventually(async () => (Date.now() % DAY_MS > 2_000 && Date.now() % DAY_MS < DAY_MS - 120_000 ? true : undefined), 130_000, 500);
+    await awayFromDayChange();
     t = await startTestApp();
     project = await t.createProject(`shape-${shape.name.replace(/\W/g, '')}`);
   });

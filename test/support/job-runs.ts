@@ -27,3 +27,15 @@ export async function runNightly(t: Pick<TestApp, 'request'>, date?: string): Pr
   if (queued.status !== 202) return queued;
   return waitForRun(t, queued.body.id);
 }
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Waits, if need be, until the UTC day has at least two minutes left and began over two seconds ago. For tests whose
+ * calls are stamped at the real time and whose nightlies all run for today: a day that changes in the middle would
+ * split their days' calls across two dates.
+ */
+export async function awayFromDayChange(): Promise<void> {
+  const isAway = () => Date.now() % DAY_MS > 2_000 && Date.now() % DAY_MS < DAY_MS - 120_000;
+  while (!isAway()) await new Promise((resolve) => setTimeout(resolve, 500));
+}
