@@ -2,7 +2,7 @@
 // Packages that ship ES modules only: Node 20.19+ require()s them natively, Jest needs them turned into CommonJS.
 const ESM_ONLY_PACKAGES = ['@nestjs', 'content-disposition'].join('|');
 const transform = {
-  '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: { ignoreCodes: [151002] } }],
+  '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.jest.json', diagnostics: { ignoreCodes: [151002, 1272] } }],
   [`/node_modules/(${ESM_ONLY_PACKAGES})/.+\\.js$`]: '<rootDir>/test/support/esm-to-cjs.transformer.js',
 };
 const transformIgnorePatterns = [`/node_modules/(?!(${ESM_ONLY_PACKAGES})/)`];
