@@ -6,8 +6,8 @@
  */
 
 import { createHash } from 'node:crypto';
-import type { QualityFinding, QualitySeverity, ToolQualityReport } from '../registry/tool-quality';
-import { pluralOf } from '../registry/tool-quality';
+import type { QualityFinding, QualitySeverity, ToolQualityReport } from '../registry/tool-quality.types';
+import { pluralOf } from '../registry/word-forms';
 import type { MistakeMatch, RecommendationDraft } from './recommendation-rules';
 
 /** Why a schema change is never applied as a warning (kept in the evidence as `proposalOnly`). */
