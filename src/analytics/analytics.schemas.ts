@@ -1,6 +1,6 @@
 import { COUNTS, DATE_TIME, NULLABLE_DATE_TIME, NULLABLE_INTEGER, NULLABLE_STRING, pageOf } from '../infra/http/openapi/response.schemas';
 import { partialBodyOf } from '../infra/http/openapi/partial-body';
-import { RECOMMENDATION_KINDS } from './recommendation-rules';
+import { RECOMMENDATION_KINDS } from './recommendation-drafts';
 
 // Request and response schemas of the analytics routes: the policy schema describes what both policy routes answer,
 // its partial form validates PUT /v1/policy; test/e2e/openapi.e2e-spec.ts checks a real answer of each route.

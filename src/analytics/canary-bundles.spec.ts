@@ -1,6 +1,6 @@
 import { CanaryBundles, matchOf, mistakesOverlap, orderForRollout, restatedWarning } from './canary-bundles';
 import type { StoredRecommendation } from './recommendation.repository';
-import type { MistakeMatch } from './recommendation-rules';
+import type { MistakeMatch } from './recommendation-drafts';
 import { targetedMistakes } from './schema-quality-rules';
 
 const argument = (subtype: string, path: string): MistakeMatch => ({

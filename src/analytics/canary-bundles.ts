@@ -1,5 +1,5 @@
 import type { StoredRecommendation } from './recommendation.repository';
-import type { MistakeMatch } from './recommendation-rules';
+import type { MistakeMatch } from './recommendation-drafts';
 
 // Which of the night's recommendations start or join a canary (docs/rollout.md). Warnings backed by the most mistakes go
 // first; a tool's warnings about different mistakes are tested together in one canary version, each judged on its own

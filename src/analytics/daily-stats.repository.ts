@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../infra/prisma/prisma.service';
 import { DailyToolStatRow, ToolDayTotals } from './daily-stats';
 import { DailyVersionCount } from '../statistics/effect-statistics';
-import { MistakeMatch } from './recommendation-rules';
+import { MistakeMatch } from './recommendation-drafts';
 
 /** A called name the nightly matched to a registered tool (see intended-tool). */
 export interface MisnamedTool {

@@ -4,7 +4,7 @@ import { RegistryService } from '../registry/registry.service';
 import { estimateEffect, splitByWarning, splitGuardOutcomes } from '../statistics/effect-statistics';
 import { DailyStatsRepository } from './daily-stats.repository';
 import { ProjectPolicyValues, RecommendationRepository, StoredRecommendation } from './recommendation.repository';
-import type { MistakeMatch } from './recommendation-rules';
+import type { MistakeMatch } from './recommendation-drafts';
 
 const DAY_MS = 86_400_000;
 

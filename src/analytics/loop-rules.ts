@@ -4,7 +4,7 @@
  * fix the call. One recommendation per tool, for a person to review (never applied to a description). Pure.
  */
 
-import type { RecommendationDraft } from './recommendation-rules';
+import type { RecommendationDraft } from './recommendation-drafts';
 
 /** A session may repeat one failing call this many times; one more is a loop (6 identical failures by default). */
 export const MAX_IDENTICAL_FAILURES = 5;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../infra/prisma/prisma.service';
 import { MAX_LOOP_MESSAGE_CHARS, RepeatedFailure } from './loop-rules';
-import { ArgumentRange, GroupEvidence, RECOMMENDATION_WINDOW_DAYS } from './recommendation-rules';
+import { ArgumentRange, GroupEvidence, RECOMMENDATION_WINDOW_DAYS } from './recommendation-drafts';
 
 const DAY_MS = 86_400_000;
 /** A model that called a wrong tool name tries again within seconds: the session's next call is looked for this long. */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { CanarySettings } from '../registry/registry.types';
 import { RegistryService } from '../registry/registry.service';
 import { RecommendationRepository, StoredRecommendation } from './recommendation.repository';
-import { RecommendationDraft } from './recommendation-rules';
+import { RecommendationDraft } from './recommendation-drafts';
 
 /**
  * Turns recommendations into registry warnings, for the nightly (automatically, by policy) and for a human (the apply

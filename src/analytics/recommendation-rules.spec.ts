@@ -1,4 +1,5 @@
-import { confidenceOf, deriveRecommendations, GroupEvidence, ToolEvidence } from './recommendation-rules';
+import { confidenceOf, type GroupEvidence } from './recommendation-drafts';
+import { deriveRecommendations, type ToolEvidence } from './recommendation-rules';
 
 let nextId = 0;
 function group(overrides: Partial<GroupEvidence>): GroupEvidence {

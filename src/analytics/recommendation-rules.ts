@@ -3,33 +3,20 @@
  * well, each with the evidence behind it. Pure: data in, drafts out.
  */
 
-import type { ErrorGroupRow } from '../categorize';
+import { argumentName, declaredLimit, enumOf, escapePointer, propertyOf, typeLabel } from './declared-argument';
+import {
+  type ArgumentRange,
+  type GroupEvidence,
+  type RecommendationDraft,
+  type RecommendationKind,
+  confidenceOf,
+  evidenceOf,
+  reviewMark,
+} from './recommendation-drafts';
 import { quoteValue, UntrustedFragments } from './untrusted-text';
 
-export const RECOMMENDATION_KINDS = [
-  'wrong_argument_name',
-  'missing_argument',
-  'type_mismatch',
-  'malformed_arguments',
-  'enum_values',
-  'declared_limit',
-  'learned_limit',
-  'misnamed_tool',
-  'review_description',
-  'schema_quality',
-  'loop',
-] as const;
-export type RecommendationKind = (typeof RECOMMENDATION_KINDS)[number];
-
-/** An error group the worker stored: the evidence a recommendation is drawn from. */
-export type GroupEvidence = ErrorGroupRow;
-
-export interface ArgumentRange {
-  argumentPath: string;
-  successCount: number;
-  minValue: number;
-  maxValue: number;
-}
+// The nightly imports the rules and the draft types it stores from here.
+export { RECOMMENDATION_KINDS, type GroupEvidence, type RecommendationDraft } from './recommendation-drafts';
 
 export interface ToolDayStats {
   calls: number;
@@ -48,38 +35,6 @@ export interface ToolEvidence {
   stats: ToolDayStats | null;
 }
 
-/** Which stored mistakes a recommendation is about: used to count them before and after its warning. */
-export interface MistakeMatch {
-  categories: string[];
-  /** '' stands for no subtype / no argument path, as in the mistake rollups. */
-  subtypes: string[];
-  argumentPaths: string[];
-  /** Mistakes at any argument path count (a schema_quality warning cannot know the names a model invents). */
-  isAnyArgumentPath?: boolean;
-  /** For a misnamed_tool warning: the mistakes are calls to this name (not a registered tool), not to the tool itself. */
-  calledTool?: string;
-}
-
-export interface RecommendationDraft {
-  tool: string;
-  kind: RecommendationKind;
-  evidenceKey: string;
-  text: string;
-  confidence: number;
-  evidence: {
-    count: number;
-    share: number;
-    firstSeen: string;
-    lastSeen: string;
-    exampleEventIds: string[];
-    errorGroupIds: string[];
-    match: MistakeMatch;
-    [detail: string]: unknown;
-  };
-}
-
-/** Error groups not seen for this long no longer shape recommendations. */
-export const RECOMMENDATION_WINDOW_DAYS = 30;
 export const LOW_SUCCESS_RATE = 0.8;
 export const FALLING_SUCCESS_RATE = 0.1;
 export const MIN_CALLS_FOR_REVIEW = 20;
@@ -101,13 +56,14 @@ export function deriveRecommendations(input: ToolEvidence): RecommendationDraft[
     const fragments = new UntrustedFragments();
     const rendered = render(bucket.kind, bucket.path, bucket.groups, input, fragments);
     if (!rendered) continue;
+    const evidence = evidenceOf(bucket.groups, totalErrors);
     drafts.push({
       tool: input.tool,
       kind: bucket.kind,
       evidenceKey,
       text: rendered.text,
-      confidence: confidenceOf(sum(bucket.groups), totalErrors, rendered.confidenceBoost ?? 1),
-      evidence: { ...evidenceOf(bucket.groups, totalErrors), ...rendered.details, ...reviewMark(fragments) },
+      confidence: confidenceOf(evidence.count, totalErrors, rendered.confidenceBoost ?? 1),
+      evidence: { ...evidence, ...rendered.details, ...reviewMark(fragments) },
     });
   }
   const review = reviewDescription(input, drafts.length, totalErrors);
@@ -210,7 +166,10 @@ function render(
     case 'declared_limit': {
       const above = groups.some((g) => g.subtype === 'above_maximum');
       const limit = declaredLimit(input.schema, path, above ? 'max' : 'min')!;
-      return { text: `${name()} must be ${above ? 'at most' : 'at least'} ${limit.text}.`, details: { limit: limit.value } };
+      return {
+        text: `${name()} must be ${above ? 'at most' : 'at least'} ${formatNumber(limit.value)}${limit.unit}.`,
+        details: { limit: limit.value },
+      };
     }
     case 'learned_limit':
       return renderLearnedLimit(name(), path, groups, input);
@@ -293,36 +252,6 @@ function reviewDescription(input: ToolEvidence, specificCount: number, totalErro
   };
 }
 
-/** `requiresReview` in the evidence keeps a recommendation from being applied without a human (see untrusted-text). */
-export function reviewMark(fragments: UntrustedFragments): { requiresReview?: string } {
-  const reason = fragments.reviewReason();
-  return reason ? { requiresReview: reason } : {};
-}
-
-export function evidenceOf(groups: GroupEvidence[], totalErrors: number): RecommendationDraft['evidence'] {
-  const count = sum(groups);
-  return {
-    count,
-    share: totalErrors > 0 ? round(count / totalErrors) : 0,
-    firstSeen: new Date(Math.min(...groups.map((g) => g.firstSeen.getTime()))).toISOString(),
-    lastSeen: new Date(Math.max(...groups.map((g) => g.lastSeen.getTime()))).toISOString(),
-    exampleEventIds: groups.flatMap((g) => g.sampleEventIds).slice(0, 5),
-    errorGroupIds: groups.map((g) => g.id),
-    match: {
-      categories: [...new Set(groups.map((g) => g.category))],
-      subtypes: [...new Set(groups.map((g) => g.subtype ?? ''))],
-      argumentPaths: [...new Set(groups.map((g) => g.argumentPath ?? ''))],
-    },
-  };
-}
-
-/** More occurrences and a larger share of the tool's errors make a recommendation more certain (0..0.99). */
-export function confidenceOf(count: number, totalErrors: number, boost = 1): number {
-  if (count <= 0 || totalErrors <= 0) return 0;
-  const share = count / totalErrors;
-  return round(Math.min(0.99, Math.sqrt(share) * (1 - 1 / Math.sqrt(count + 1)) * boost));
-}
-
 function numericArgumentOf(group: GroupEvidence, input: ToolEvidence): string | null {
   for (const id of group.sampleEventIds) {
     const args = input.sampleArguments.get(id);
@@ -345,57 +274,6 @@ function sampleValues(groups: GroupEvidence[], path: string, input: ToolEvidence
   return values;
 }
 
-function propertyOf(schema: Record<string, unknown> | null, path: string): Record<string, unknown> | null {
-  const properties = schema?.properties;
-  if (!properties || typeof properties !== 'object') return null;
-  const name = argumentName(path);
-  // own properties only: an argument named `constructor` or `__proto__` must not find Object.prototype's
-  const property = Object.hasOwn(properties, name) ? (properties as Record<string, unknown>)[name] : undefined;
-  return property && typeof property === 'object' ? (property as Record<string, unknown>) : null;
-}
-
-function declaredLimit(
-  schema: Record<string, unknown> | null,
-  path: string,
-  direction: 'max' | 'min',
-): { value: number; text: string } | null {
-  const property = propertyOf(schema, path);
-  if (!property) return null;
-  const keywords =
-    direction === 'max'
-      ? [
-          ['maximum', ''],
-          ['exclusiveMaximum', ' (exclusive)'],
-          ['maxLength', ' characters'],
-          ['maxItems', ' items'],
-        ]
-      : [
-          ['minimum', ''],
-          ['exclusiveMinimum', ' (exclusive)'],
-          ['minLength', ' characters'],
-          ['minItems', ' items'],
-        ];
-  for (const [keyword, unit] of keywords) {
-    const value = property[keyword];
-    if (typeof value === 'number') return { value, text: `${formatNumber(value)}${unit}` };
-  }
-  return null;
-}
-
-function enumOf(property: Record<string, unknown> | null): unknown[] | null {
-  if (!property) return null;
-  if (Array.isArray(property.enum)) return property.enum;
-  if ('const' in property) return [property.const];
-  return null;
-}
-
-function typeLabel(property: Record<string, unknown> | null): string | null {
-  const type = property?.type;
-  if (typeof type === 'string') return type === 'object' ? 'object' : type;
-  if (Array.isArray(type)) return type.filter((t) => t !== 'null').join(' or ') || null;
-  return null;
-}
-
 function jsonTypeOf(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
@@ -405,15 +283,6 @@ function jsonTypeOf(value: unknown): string {
 
 function withArticle(noun: string): string {
   return /^[aeiou]/i.test(noun) ? `an ${noun}` : `a ${noun}`;
-}
-
-function argumentName(path: string): string {
-  const first = path.split('/')[1] ?? '';
-  return first.replaceAll('~1', '/').replaceAll('~0', '~');
-}
-
-function escapePointer(name: string): string {
-  return name.replaceAll('~', '~0').replaceAll('/', '~1');
 }
 
 function mostCommon<T>(values: T[]): T | undefined {
@@ -440,12 +309,4 @@ export function formatNumber(value: number): string {
 
 function percent(rate: number): string {
   return `${Math.round(rate * 1000) / 10}%`;
-}
-
-function sum(groups: GroupEvidence[]): number {
-  return groups.reduce((n, g) => n + g.count, 0);
-}
-
-function round(value: number): number {
-  return Math.round(value * 100) / 100;
 }

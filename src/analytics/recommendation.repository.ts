@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../infra/prisma/prisma.service';
-import { RecommendationDraft } from './recommendation-rules';
+import { RecommendationDraft } from './recommendation-drafts';
 
 export interface StoredRecommendation {
   id: string;

@@ -6,9 +6,9 @@
  */
 
 import { createHash } from 'node:crypto';
-import type { QualityFinding, QualitySeverity, ToolQualityReport } from '../registry/tool-quality';
-import { pluralOf } from '../registry/tool-quality';
-import type { MistakeMatch, RecommendationDraft } from './recommendation-rules';
+import type { QualityFinding, QualitySeverity, ToolQualityReport } from '../registry/tool-quality.types';
+import { pluralOf } from '../registry/word-forms';
+import type { MistakeMatch, RecommendationDraft } from './recommendation-drafts';
 
 /** Why a schema change is never applied as a warning (kept in the evidence as `proposalOnly`). */
 export const SCHEMA_CHANGE_ONLY = "a schema change: the tool's code owns its schema, so a person applies it there";

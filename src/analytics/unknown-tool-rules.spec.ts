@@ -1,5 +1,5 @@
 import { findIntendedTool } from './intended-tool';
-import { GroupEvidence } from './recommendation-rules';
+import { GroupEvidence } from './recommendation-drafts';
 import { deriveMisnamedToolRecommendation, describeUnknownTool } from './unknown-tool-rules';
 
 const group = (overrides: Partial<GroupEvidence> = {}): GroupEvidence => ({

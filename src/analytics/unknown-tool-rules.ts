@@ -4,7 +4,7 @@
  */
 
 import type { IntendedToolMatch } from './intended-tool';
-import { confidenceOf, evidenceOf, GroupEvidence, RecommendationDraft, reviewMark } from './recommendation-rules';
+import { confidenceOf, evidenceOf, GroupEvidence, RecommendationDraft, reviewMark } from './recommendation-drafts';
 import { isPlainName, UntrustedFragments } from './untrusted-text';
 
 export const UNKNOWN_TOOL_NOTE = 'unknown_tool';

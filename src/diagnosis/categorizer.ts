@@ -2,7 +2,8 @@ import { MAX_MATCHED_UNKNOWN_NAMES, matchArgumentName } from './argument-name-ma
 import { type ParsedArguments, asNumber, isPlainObject, parseArguments, singleNumericArgument, valueAtPointer } from './argument-values';
 import type { ArgumentSchema, Diagnosis, DiagnosisInput, EvidenceSource } from './diagnosis.types';
 import { type Finding, encodePointerSegment, lastSegment } from './finding';
-import { findMessageEvidence, rangeDirection } from './message-evidence';
+import { rangeDirection } from './clause-classifier';
+import { findMessageEvidence } from './message-evidence';
 import {
   declaredProperties,
   declaredTypesOf,

@@ -20,10 +20,10 @@ export {
   MAX_SCHEMA_BRANCHES,
   MAX_SCHEMA_PROGRAM_SIZE,
   TOO_MANY_PATTERN_INSTRUCTIONS,
-  escapePointer,
   measureSchemaCost,
   type SchemaCostProblem,
 } from './schema-cost';
+export { escapePointer } from './schema-structure';
 export { SCHEMA_COMPILE_BUDGET_MS, SCHEMA_COMPILE_STARVED_RETRIES, compileUserSchema, type UserSchemaDraft } from './user-schema-compiler';
 export { diagnose } from './categorizer';
 export { MAX_MATCHED_CANDIDATES, MAX_MATCHED_NAME_CHARS, MAX_MATCHED_UNKNOWN_NAMES, matchArgumentName } from './argument-name-matcher';

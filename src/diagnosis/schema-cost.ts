@@ -1,4 +1,23 @@
 import { LinearPatterns } from './linear-regex';
+import { type Multiset, addAll, addSchema, mostRepeated, total } from './schema-multiset';
+import {
+  LIST_SAME_PLACE,
+  MAP_SAME_PLACE,
+  REFERENCES,
+  type SchemaNode,
+  SINGLE_SAME_PLACE,
+  atPointer,
+  decodeFragment,
+  descends,
+  escapePointer,
+  isObject,
+  isSchema,
+  itemWildcards,
+  ownValue,
+  propertyWildcards,
+  subschemas,
+  tupleOf,
+} from './schema-structure';
 
 /**
  * How much validating against a user schema can cost, measured on the schema alone.
@@ -51,33 +70,12 @@ export interface SchemaCost {
   hasUniqueItems: boolean;
 }
 
-type SchemaNode = Record<string, unknown> | boolean;
-type Multiset = Map<SchemaNode, number>;
-
 interface NodeInfo {
   pointer: string;
   weight: number;
   /** The schema resource (nearest `$id`) that `#/...` references inside this node resolve against. */
   resource: Record<string, unknown>;
 }
-
-const SINGLE_SAME_PLACE = ['not', 'if', 'then', 'else'];
-const LIST_SAME_PLACE = ['allOf', 'anyOf', 'oneOf'];
-const MAP_SAME_PLACE = ['dependentSchemas', 'dependencies'];
-const DESCENDING = [
-  'properties',
-  'patternProperties',
-  'additionalProperties',
-  'unevaluatedProperties',
-  'propertyNames',
-  'prefixItems',
-  'items',
-  'additionalItems',
-  'contains',
-  'unevaluatedItems',
-];
-const MAP_DEFINITIONS = ['$defs', 'definitions'];
-const REFERENCES = ['$ref', '$dynamicRef', '$recursiveRef'];
 
 class TooComplex extends Error {}
 /** One schema that expands too much is enough to refuse: measuring its ancestors would only repeat it. */
@@ -373,129 +371,11 @@ class CostMeasure {
   }
 }
 
-function descends(node: Record<string, unknown>): boolean {
-  return DESCENDING.some((keyword) => node[keyword] !== undefined);
-}
-
-/** What applies to a property of `name` (null: a name no schema here declares) besides `properties`. */
-function propertyWildcards(
-  node: Record<string, unknown>,
-  name: string | null,
-  matchesName: (pattern: string, name: string) => boolean,
-): unknown[] {
-  const declared = name !== null && ownValue(node.properties, name) !== undefined;
-  const patterns = isObject(node.patternProperties) ? Object.entries(node.patternProperties) : [];
-  const patterned = patterns.filter(([pattern]) => name === null || matchesName(pattern, name)).map(([, schema]) => schema);
-  return [...patterned, declared || patterned.length > 0 ? undefined : node.additionalProperties, node.unevaluatedProperties];
-}
-
-/** What applies to the item at `index` (null: an index past every tuple) besides the tuple's own schema. */
-function itemWildcards(node: Record<string, unknown>, index: number | null): unknown[] {
-  const tupleLength = tupleOf(node).length;
-  const isPastTuple = index === null || index >= tupleLength;
-  // draft-07: items is the tuple and additionalItems the rest; 2020-12: prefixItems and items
-  const rest = Array.isArray(node.items) ? node.additionalItems : node.items;
-  return [isPastTuple ? rest : undefined, node.contains, node.unevaluatedItems];
-}
-
-function tupleOf(node: Record<string, unknown>): unknown[] {
-  if (Array.isArray(node.prefixItems)) return node.prefixItems;
-  return Array.isArray(node.items) ? node.items : [];
-}
-
-function ownValue(map: unknown, key: string): unknown {
-  return isObject(map) && Object.prototype.hasOwnProperty.call(map, key) ? map[key] : undefined;
-}
-
-/** Every direct subschema with its pointer: what Ajv compiles, not data keywords like enum or default. */
-function subschemas(node: Record<string, unknown>, pointer: string): Array<[SchemaNode, string]> {
-  const found: Array<[SchemaNode, string]> = [];
-  const single = (keyword: string) => {
-    const value = node[keyword];
-    if (isSchema(value)) found.push([value, `${pointer}/${keyword}`]);
-  };
-  const list = (keyword: string) => {
-    const value = node[keyword];
-    if (Array.isArray(value)) value.forEach((child, index) => isSchema(child) && found.push([child, `${pointer}/${keyword}/${index}`]));
-  };
-  const map = (keyword: string) => {
-    const value = node[keyword];
-    if (!isObject(value)) return;
-    for (const [name, child] of Object.entries(value))
-      if (isSchema(child)) found.push([child, `${pointer}/${keyword}/${escapePointer(name)}`]);
-  };
-  [
-    ...SINGLE_SAME_PLACE,
-    'additionalProperties',
-    'unevaluatedProperties',
-    'propertyNames',
-    'items',
-    'additionalItems',
-    'contains',
-    'unevaluatedItems',
-  ].forEach(single);
-  [...LIST_SAME_PLACE, 'prefixItems', 'items'].forEach(list);
-  [...MAP_SAME_PLACE, ...MAP_DEFINITIONS, 'properties', 'patternProperties'].forEach(map);
-  return found;
-}
-
 function tooManyBranches(): string {
   return (
     `makes more than ${MAX_SCHEMA_BRANCHES} schemas apply to one place in the arguments once $ref, anyOf, oneOf and ` +
     'allOf are expanded: validating with it could take seconds and gigabytes'
   );
-}
-
-function mostRepeated(set: Multiset): SchemaNode | undefined {
-  let best: SchemaNode | undefined;
-  let bestCount = 0;
-  for (const [node, count] of set) if (count > bestCount) [best, bestCount] = [node, count];
-  return best;
-}
-
-function add(set: Multiset, node: SchemaNode, count: number): void {
-  set.set(node, saturate((set.get(node) ?? 0) + count));
-}
-
-function addSchema(set: Multiset, node: unknown, count: number, step: () => void): void {
-  step();
-  if (isSchema(node)) add(set, node, count);
-}
-
-function addAll(into: Multiset, from: Multiset, times: number, step: () => void): void {
-  for (const [node, count] of from) {
-    step();
-    add(into, node, saturate(count * times));
-  }
-}
-
-function total(set: Multiset): number {
-  let sum = 0;
-  for (const count of set.values()) sum = saturate(sum + count);
-  return sum;
-}
-
-// Counts only need to tell "over the cap": keep them finite.
-function saturate(count: number): number {
-  return Math.min(count, 1e12);
-}
-
-function decodeFragment(fragment: string): string | null {
-  try {
-    return decodeURIComponent(fragment);
-  } catch {
-    return null;
-  }
-}
-
-function atPointer(document: unknown, pointer: string): unknown {
-  let current = document;
-  for (const segment of pointer.split('/').slice(1)) {
-    const key = segment.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (typeof current !== 'object' || current === null || !Object.prototype.hasOwnProperty.call(current, key)) return undefined;
-    current = (current as Record<string, unknown>)[key];
-  }
-  return current;
 }
 
 function jsonSize(value: unknown): number {
@@ -504,16 +384,4 @@ function jsonSize(value: unknown): number {
   let size = 1;
   for (const inner of Object.values(value)) size += jsonSize(inner);
   return size;
-}
-
-function isSchema(value: unknown): value is SchemaNode {
-  return typeof value === 'boolean' || isObject(value);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-export function escapePointer(segment: string): string {
-  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }

@@ -3,7 +3,7 @@ import { DATE_TIME, NULLABLE_STRING } from '../infra/http/openapi/response.schem
 import { GUARD_SECTION } from './guard.schemas';
 import { TOOL_FORMATS } from './registry.types';
 import { SCHEMA_DIFFERENCES } from './schema-equivalence';
-import { QUALITY_FINDING_KINDS } from './tool-quality';
+import { QUALITY_FINDING_KINDS } from './tool-quality.types';
 
 // What the registry routes answer; test/e2e/openapi.e2e-spec.ts checks a real answer of each against these.
 

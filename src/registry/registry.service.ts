@@ -7,7 +7,8 @@ import { RegistryChangesChannel } from './registry-changes.channel';
 import type { JsonObject, WarningRecord } from './registry.types';
 import { NOTES_CHANGE } from './served-response.cache';
 import { AutoWarning, AutoWarningResult, CanaryStart, ToolChangesService } from './tool-changes.service';
-import { judgeProjectTools, ToolQualityReport } from './tool-quality';
+import { judgeProjectTools } from './tool-quality';
+import type { ToolQualityReport } from './tool-quality.types';
 import { ToolRepository } from './tool.repository';
 import { ToolSchemaRepository } from './tool-schema.repository';
 

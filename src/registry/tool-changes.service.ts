@@ -16,7 +16,9 @@ import type {
 } from './registry.types';
 import type { ManualWarningInput } from './registry.schemas';
 import { chooseParameters, SchemaChoice } from './schema-equivalence';
-import { judgeTool, MAX_COMPARED_TOOLS, ToolQuality } from './tool-quality';
+import { MAX_COMPARED_TOOLS } from './near-duplicate-tools';
+import { judgeTool } from './tool-quality';
+import type { ToolQuality } from './tool-quality.types';
 import { ToolDecision, ToolLimitReachedError, ToolRepository } from './tool.repository';
 import { ToolSchemaRepository } from './tool-schema.repository';
 import { DesiredTool, planToolChange } from './tool-versioning';

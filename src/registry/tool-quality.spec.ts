@@ -1,4 +1,5 @@
-import { judgeProjectTools, judgeTool, JudgedTool, QualityFinding, SEVERITY_WEIGHT } from './tool-quality';
+import { judgeProjectTools, judgeTool, SEVERITY_WEIGHT } from './tool-quality';
+import type { JudgedTool, QualityFinding } from './tool-quality.types';
 
 // Real tool definitions, as their projects publish them (the source of each is recorded beside it), and what the
 // checker must find in each: kind@path for every finding, nothing more.

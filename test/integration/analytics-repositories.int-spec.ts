@@ -3,7 +3,7 @@ import { DailyStatsRepository } from '../../src/analytics/daily-stats.repository
 import { computeDailyToolStat } from '../../src/analytics/daily-stats';
 import { JobRun, JobRunRepository } from '../../src/analytics/job-run.repository';
 import { MistakeEvidenceRepository } from '../../src/analytics/mistake-evidence.repository';
-import { RecommendationDraft } from '../../src/analytics/recommendation-rules';
+import { RecommendationDraft } from '../../src/analytics/recommendation-drafts';
 import { ProjectPolicyValues, RecommendationRepository } from '../../src/analytics/recommendation.repository';
 import { aggregateBatch } from '../../src/categorize/batch-aggregates';
 import { CategorizeRepository } from '../../src/categorize/categorize.repository';
