@@ -24,7 +24,8 @@ export interface LiveDescriptionsOptions {
 /**
  * The descriptions the gateway serves, for every client session of this process: the upstream's tools registered in
  * the registry (through the SDK's `loadTools`, which also keeps the disk cache and falls back when toolcoach is down),
- * and a poll of `GET /v1/tools` with its ETag that tells the sessions when what they were served changed.
+ * and a poll of `GET /v1/tools` with its ETag that tells the sessions when what they were served changed. The poll
+ * reads the first page only: its ETag is the whole list's, and `loadTools` follows `nextCursor` through every page.
  */
 export class LiveDescriptions {
   private readonly upstreamTools = new Map<string, McpTool>();

@@ -160,7 +160,8 @@
     const [overview, tools, registry, incidents] = await Promise.all([
       api('/v1/stats/overview?' + query),
       api('/v1/stats/tools?sort=errors&limit=200&' + query.replace(/&bucket=\w+/, '')),
-      api('/v1/tools?format=raw').catch(() => ({ notes: [] })),
+      // notes come with every page of the tools list: the smallest page is enough
+      api('/v1/tools?format=raw&limit=1').catch(() => ({ notes: [] })),
       api('/v1/alerts/incidents?status=open&limit=20').catch(() => ({ items: [] })),
     ]);
     const t = overview.totals;
@@ -357,7 +358,7 @@
       api(`/v1/recommendations?tool=${tool}&limit=200`),
       api(`/v1/tools/${tool}/version-history?limit=20`).catch(() => ({ items: [] })),
     ]);
-    const quality = await api('/v1/tools?format=raw')
+    const quality = await api(`/v1/tools?format=raw&names=${tool}`)
       .then((list) => (list.quality || []).find((q) => q.tool === name))
       .catch(() => undefined);
     const guardStats = await loadGuardStats(tool);

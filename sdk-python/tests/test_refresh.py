@@ -126,6 +126,36 @@ class LiveRefreshTest(unittest.TestCase):
         until(lambda: second.description.startswith("n!\nWARNING v2"))
         self.assertEqual(first["description"], "n!\nWARNING v1 for everyone.")
 
+    def test_follows_next_cursor_through_every_page_and_polls_the_first_with_the_whole_lists_etag(self):
+        """A project whose tools do not fit in one page: one tool a page here."""
+        names = ["factorial", "square"]
+
+        def page(index):
+            def answer(request):
+                etag = '"list-%d"' % self.version
+                if request["headers"].get("If-None-Match") == etag:
+                    return 304, {"ETag": etag}, None
+                tool = {"name": names[index], "version": self.version, "description": "%s v%d" % (names[index], self.version)}
+                cursor = names[index] if index + 1 < len(names) else None
+                return 200, {"ETag": etag}, {"format": "raw", "tools": [tool], "notes": [], "quality": [], "nextCursor": cursor}
+
+            return answer
+
+        self.api.respond("GET", "/v1/tools?format=raw", page(0))
+        self.api.respond("GET", "/v1/tools?format=raw&cursor=factorial", page(1))
+        first, second = {"name": "factorial", "description": "n!"}, {"name": "square", "description": "n*n"}
+        self.load([first, second])
+        self.assertEqual((first["description"], second["description"]), ("factorial v1", "square v1"))
+        until(lambda: len(self.polls()) >= 3)
+        self.version = 2
+        until(lambda: second["description"] == "square v2")
+        self.assertEqual(first["description"], "factorial v2")
+        gets = [(r["path"], r["headers"].get("If-None-Match")) for r in self.api.requests if r["method"] == "GET"]
+        self.assertEqual(gets[:2], [("/v1/tools?format=raw", None), ("/v1/tools?format=raw&cursor=factorial", None)])
+        # every poll asks the first page with the ETag; the second page is read again only once the list changed
+        self.assertTrue(all(etag for path, etag in gets[2:] if path == "/v1/tools?format=raw"))
+        self.assertEqual([etag for path, etag in gets if path.endswith("cursor=factorial")], [None, None])
+
     def test_stop_refresh_and_a_zero_interval_poll_nothing(self):
         sides = refresher.side_count()
         load_tools([CountingTool()], base_url=self.api.base_url, api_key="k", refresh_interval_s=0)

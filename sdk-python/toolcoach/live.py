@@ -9,6 +9,7 @@ import logging
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections import OrderedDict
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple, Union
@@ -22,6 +23,8 @@ from .reporter import configured_api_key, configured_base_url
 logger = logging.getLogger("toolcoach")
 
 MAX_TOOLS_PER_REQUEST = 500  # POST /v1/tools:bulk takes at most this many
+MAX_BULK_BODY_BYTES = 768 * 1024
+TOOL_LIST_PATH = "/v1/tools?format=raw"
 # A tool without a schema the SDK can read still registers its name and description, as taking no arguments.
 _NO_ARGUMENTS: Dict[str, Any] = {"type": "object", "properties": {}}
 # Tools whose description load_tools replaced, by id: (the text it set, the tool's own text). Loading again registers
@@ -178,9 +181,23 @@ class _LiveSide:
 
 
 def _register(base: str, key: str, definitions: List[Dict[str, Any]], deadline: float, sticky: Dict[str, str]) -> None:
-    for start in range(0, len(definitions), MAX_TOOLS_PER_REQUEST):
-        batch = {"tools": definitions[start : start + MAX_TOOLS_PER_REQUEST]}
-        _request("POST", base, key, "/v1/tools:bulk", deadline, batch, sticky)
+    for batch in _registration_batches(definitions):
+        _request("POST", base, key, "/v1/tools:bulk", deadline, {"tools": batch}, sticky)
+
+
+def _registration_batches(definitions: List[Dict[str, Any]]) -> List[List[Dict[str, Any]]]:
+    """At most MAX_TOOLS_PER_REQUEST tools and MAX_BULK_BODY_BYTES of JSON a request (the server takes 1 MB bodies)."""
+    batches: List[List[Dict[str, Any]]] = []
+    size = 0
+    for definition in definitions:
+        definition_size = len(json.dumps(definition, default=str).encode("utf-8")) + 1
+        if not batches or len(batches[-1]) == MAX_TOOLS_PER_REQUEST or size + definition_size > MAX_BULK_BODY_BYTES:
+            batches.append([definition])
+            size = definition_size
+        else:
+            batches[-1].append(definition)
+            size += definition_size
+    return batches or [definitions]
 
 
 def _name_of(tool: Any) -> Any:
@@ -335,21 +352,30 @@ def _read_tools(base: str, key: str, deadline: float, sticky: Optional[Dict[str,
 def _read_tools_since(
     base: str, key: str, deadline: float, sticky: Optional[Dict[str, str]], etag: Optional[str]
 ) -> Tuple[int, Optional[str], Dict[str, Dict[str, Any]]]:
-    """``GET /v1/tools?format=raw``, conditional when ``etag`` is given: (status, ETag, tools by name), no tools on a 304."""
+    """``GET /v1/tools?format=raw``, every page: (status, ETag, tools by name), no tools on a 304.
+
+    The first page is conditional when ``etag`` is given (its ETag is the whole list's, so a 304 says no page changed);
+    the others follow ``nextCursor`` until it is null. A server from before pages answers one page without a cursor,
+    and the first request carries no new parameter, so it answers as before."""
     headers = dict(sticky or {})
     if etag:
         headers["If-None-Match"] = etag
-    status, answer_etag, body = _request_with_status("GET", base, key, "/v1/tools?format=raw", deadline, None, headers)
+    status, answer_etag, body = _request_with_status("GET", base, key, TOOL_LIST_PATH, deadline, None, headers)
     if status == 304:
         return status, answer_etag or etag, {}
-    tools = body.get("tools") if isinstance(body, dict) else None
-    if not isinstance(tools, list):
-        raise ValueError("the answer holds no tools list")
-    return status, answer_etag, {
-        tool["name"]: tool
-        for tool in tools
-        if isinstance(tool, dict) and isinstance(tool.get("name"), str) and isinstance(tool.get("description"), str)
-    }
+    live: Dict[str, Dict[str, Any]] = {}
+    while True:
+        tools = body.get("tools") if isinstance(body, dict) else None
+        if not isinstance(tools, list):
+            raise ValueError("the answer holds no tools list")
+        for tool in tools:
+            if isinstance(tool, dict) and isinstance(tool.get("name"), str) and isinstance(tool.get("description"), str):
+                live[tool["name"]] = tool
+        cursor = body.get("nextCursor")
+        if not isinstance(cursor, str) or not cursor:
+            return status, answer_etag, live
+        path = TOOL_LIST_PATH + "&cursor=" + urllib.parse.quote(cursor, safe="")
+        body = _request("GET", base, key, path, deadline, None, sticky)
 
 
 def _request(

@@ -1,5 +1,5 @@
 import { ArgumentGuard, Correction, GuardVerdict } from './argument-guard';
-import { ClientCore, describeError as describe, RefreshingSide } from './client-core';
+import { ClientCore, describeError as describe, RefreshingSide, RegistryAnswer } from './client-core';
 import { DescriptionCache } from './description-cache';
 import { Logger } from './logger';
 import { SecretKeyMatcher } from './redaction';
@@ -305,8 +305,10 @@ export class Toolcoach {
 
   private async fetchDescriptions(definitions: ToolDefinition[]): Promise<Map<string, ToolDescription>> {
     const deadline = AbortSignal.timeout(this.core.startupTimeoutMs);
-    await this.core.request('POST', '/v1/tools:bulk', this.rolloutHeaders, { tools: definitions }, deadline);
-    const list = await this.core.request('GET', '/v1/tools?format=raw', this.rolloutHeaders, undefined, deadline);
+    for (const batch of registrationBatches(definitions)) {
+      await this.core.request('POST', '/v1/tools:bulk', this.rolloutHeaders, { tools: batch }, deadline);
+    }
+    const list = await this.readToolList(this.rolloutHeaders, deadline);
     this.etag = list.etag;
     return servedOf(
       list.body,
@@ -319,7 +321,7 @@ export class Toolcoach {
     try {
       if (this.loadSource !== 'server') return await this.reloadTools();
       const headers = { ...this.rolloutHeaders, ...(this.etag ? { 'if-none-match': this.etag } : {}) };
-      const answer = await this.core.request('GET', '/v1/tools?format=raw', headers);
+      const answer = await this.readToolList(headers);
       if (answer.status === 304) return false;
       this.etag = answer.etag;
       const served = servedOf(answer.body, [...this.loaded.keys()]);
@@ -348,6 +350,25 @@ export class Toolcoach {
       );
       return false;
     }
+  }
+
+  /**
+   * `GET /v1/tools?format=raw`, every page: the first conditional on `headers` (its ETag is the whole list's, so a 304
+   * says no page changed), the rest by `nextCursor` until it is null. A server from before pages answers one page
+   * without a cursor; the first request carries no new parameter, so it answers as before.
+   */
+  private async readToolList(headers: Readonly<Record<string, string>>, signal?: AbortSignal): Promise<RegistryAnswer> {
+    const first = await this.core.request('GET', TOOL_LIST_PATH, headers, undefined, signal);
+    if (first.status === 304) return first;
+    const body = first.body as ToolListPage;
+    const tools = [...body.tools];
+    for (let cursor = body.nextCursor; cursor;) {
+      const path = `${TOOL_LIST_PATH}&cursor=${encodeURIComponent(cursor)}`;
+      const page = (await this.core.request('GET', path, this.rolloutHeaders, undefined, signal)).body as ToolListPage;
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    }
+    return { ...first, body: { ...body, tools } };
   }
 
   /** Loads again what was loaded while the registry could not be reached: registering the tools is part of it. */
@@ -417,6 +438,34 @@ export function stickyHeaders(session: string | undefined, agent: string | undef
 
 function modeOf(guard: LoadToolsOptions['guard']): GuardMode | undefined {
   return guard === true || !guard ? undefined : guard.mode;
+}
+
+const TOOL_LIST_PATH = '/v1/tools?format=raw';
+/** `POST /v1/tools:bulk` takes at most 500 tools and a body of 1 MB: a larger set is registered in several requests. */
+const MAX_TOOLS_PER_BULK = 500;
+const MAX_BULK_BODY_BYTES = 768 * 1024;
+
+function registrationBatches(definitions: ToolDefinition[]): ToolDefinition[][] {
+  const batches: ToolDefinition[][] = [];
+  let bytes = 0;
+  for (const definition of definitions) {
+    const size = Buffer.byteLength(JSON.stringify(definition)) + 1;
+    const last = batches.at(-1);
+    if (!last || last.length === MAX_TOOLS_PER_BULK || bytes + size > MAX_BULK_BODY_BYTES) {
+      batches.push([definition]);
+      bytes = size;
+    } else {
+      last.push(definition);
+      bytes += size;
+    }
+  }
+  return batches.length > 0 ? batches : [definitions];
+}
+
+/** One page of `GET /v1/tools?format=raw`; `nextCursor` is missing from a server from before pages. */
+interface ToolListPage {
+  tools: ToolDescription[];
+  nextCursor?: string | null;
 }
 
 /** The served descriptions of the named tools, out of a `GET /v1/tools?format=raw` answer. */

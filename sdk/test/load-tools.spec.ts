@@ -101,6 +101,44 @@ describe('loadTools', () => {
     expect(stickyOf('/v1/tools?format=raw')).toEqual([undefined, undefined]);
   });
 
+  it('follows nextCursor through every page of GET /v1/tools, and polls only the first page with the ETag of the whole list', async () => {
+    let version = 2;
+    const etag = () => `"list-${version}"`;
+    // one tool a page, as a server answers a project whose tools do not fit in one page
+    server.answerOtherwise((request) => {
+      if (request.url === '/v1/tools:bulk') return { status: 200, body: { tools: [] } };
+      const url = new URL(request.url, 'http://x');
+      if (url.pathname !== '/v1/tools') return { status: 404 };
+      if (request.headers['if-none-match'] === etag()) return { status: 304, headers: { etag: etag() } };
+      const names = ['factorial', 'prime_factorization'];
+      const index = url.searchParams.has('cursor') ? names.indexOf(url.searchParams.get('cursor')!) + 1 : 0;
+      const tool = { name: names[index], version, description: `${names[index]} v${version}`, warnings: [] };
+      return {
+        status: 200,
+        headers: { etag: etag() },
+        body: { format: 'raw', tools: [tool], notes: [], quality: [], nextCursor: index + 1 < names.length ? names[index] : null },
+      };
+    });
+    const tc = client({ refreshIntervalMs: false });
+    const loaded = await tc.loadTools(tools());
+    expect(loaded.map((t) => t.description)).toEqual(['prime_factorization v2', 'factorial v2']);
+    const pageUrls = () => server.requests.filter((r) => r.url.startsWith('/v1/tools?')).map((r) => [r.url, r.headers['if-none-match']]);
+    expect(pageUrls()).toEqual([
+      ['/v1/tools?format=raw', undefined],
+      ['/v1/tools?format=raw&cursor=factorial', undefined],
+    ]);
+
+    expect(await tc.refreshDescriptions()).toBe(false);
+    expect(pageUrls().slice(2)).toEqual([['/v1/tools?format=raw', '"list-2"']]);
+    version = 3;
+    expect(await tc.refreshDescriptions()).toBe(true);
+    expect(loaded.map((t) => t.description)).toEqual(['prime_factorization v3', 'factorial v3']);
+    expect(pageUrls().slice(3)).toEqual([
+      ['/v1/tools?format=raw', '"list-2"'],
+      ['/v1/tools?format=raw&cursor=factorial', undefined],
+    ]);
+  });
+
   it('registers the original description again, never the served one, when loading twice', async () => {
     serveRegistry();
     const tc = client();

@@ -9,12 +9,16 @@ import { RegistryChange, RegistryChangeListener, RegistryChangesChannel } from '
 import type { DescriptionView, RunningCanary, ToolFormat } from './registry.types';
 import { CachedResponse, cacheKey, LIST_KEY, ServedResponseCache } from './served-response.cache';
 import { toFormat } from './tool-formats';
+import { buildToolList, ServedToolList, ToolListPageQuery, toolListPage } from './tool-list-page';
 import { judgeProjectTools } from './tool-quality';
 import { ToolRepository } from './tool.repository';
 
 /** Enough for every tool of a few thousand projects in a few formats; a miss costs one indexed query. */
 const MAX_CACHED_RESPONSES = 20_000;
 const MAX_CACHED_CANARY_LISTS = 5000;
+const MAX_CACHED_LISTS = 5000;
+/** What the cached lists may hold together (their JSON): a few hundred projects of 1,000 large tools. */
+const MAX_CACHED_LIST_BYTES = 256 * 1024 * 1024;
 const CANARIES_KEY = 'canaries';
 // An answer with a guard section carries renames learned from events, which change without a registry change: it is
 // rebuilt after this long (its ETag stays when nothing changed), as validate's renames are.
@@ -22,6 +26,11 @@ const GUARDED_RESPONSE_TTL_MS = 5 * 60_000;
 
 interface ServedResponse extends CachedResponse {
   /** Set on answers that carry a guard section. */
+  expiresAtMs?: number;
+}
+
+interface ServedList extends ServedToolList {
+  /** Set on lists that carry guard sections. */
   expiresAtMs?: number;
 }
 
@@ -34,6 +43,12 @@ export class DescriptionService implements OnModuleInit, RegistryChangeListener 
   private readonly cache = new ServedResponseCache<ServedResponse>(MAX_CACHED_RESPONSES);
   /** Each project's running canaries, under its list key: any change to one of its tools drops them. */
   private readonly canaries = new ServedResponseCache<RunningCanary[]>(MAX_CACHED_CANARY_LISTS);
+  /** Each project's tool lists by format and served variant, kept tool by tool for cutting pages. */
+  private readonly lists = new ServedResponseCache<ServedList>(MAX_CACHED_LISTS, {
+    maxWeight: MAX_CACHED_LIST_BYTES,
+    weigh: (list) => list.tools.reduce((bytes, tool) => bytes + tool.bytes, list.notesJson.length),
+  });
+  private readonly loadingLists = new Map<string, { generation: number; list: Promise<ServedToolList> }>();
 
   constructor(
     private readonly tools: ToolRepository,
@@ -48,13 +63,19 @@ export class DescriptionService implements OnModuleInit, RegistryChangeListener 
   }
 
   onRegistryChange(change: RegistryChange): void {
-    if (change.tool === GUARD_POLICY_CHANGE) return this.cache.invalidateProject(change.projectId);
+    if (change.tool === GUARD_POLICY_CHANGE) {
+      this.cache.invalidateProject(change.projectId);
+      this.lists.invalidateProject(change.projectId);
+      return;
+    }
     this.cache.invalidateTool(change.projectId, change.tool);
+    this.lists.invalidateTool(change.projectId, change.tool);
     this.canaries.invalidateTool(change.projectId, change.tool);
   }
 
   onRegistryChangesMissed(): void {
     this.cache.clear();
+    this.lists.clear();
     this.canaries.clear();
   }
 
@@ -85,10 +106,16 @@ export class DescriptionService implements OnModuleInit, RegistryChangeListener 
   }
 
   /**
-   * Every active tool of the project in one format, with augmented descriptions, the project's notes for people and
-   * each tool's quality report (judged on its own description, without warnings, against the project's other tools).
+   * One page of the project's active tools in one format, with augmented descriptions, the project's notes for people
+   * and the page's tools' quality reports (each judged on its own description, without warnings, against the
+   * project's other tools); the ETag is the whole list's, the same on every page.
    */
-  async listTools(projectId: string, format: ToolFormat, stickyId: string | null = null): Promise<CachedResponse> {
+  async listTools(projectId: string, format: ToolFormat, stickyId: string | null, page: ToolListPageQuery): Promise<CachedResponse> {
+    const list = await this.servedToolList(projectId, format, stickyId);
+    return { etag: list.etag, body: toolListPage(list, page) };
+  }
+
+  private async servedToolList(projectId: string, format: ToolFormat, stickyId: string | null): Promise<ServedToolList> {
     // the tools whose canary this caller is not served keep their previous version; the variant names them
     const pinned = new Map<string, number>();
     for (const canary of await this.findRunningCanaries(projectId)) {
@@ -96,9 +123,26 @@ export class DescriptionService implements OnModuleInit, RegistryChangeListener 
     }
     const variant = pinned.size === 0 ? 'latest' : [...pinned].map(([tool, version]) => `${tool}@${version}`).join(',');
     const key = cacheKey(projectId, LIST_KEY, variant, format);
-    const cached = this.fresh(key);
-    if (cached) return cached;
-    const generation = this.cache.currentGeneration;
+    const cached = this.lists.get(key);
+    if (cached && (cached.expiresAtMs === undefined || cached.expiresAtMs > Date.now())) return cached;
+    // concurrent misses of one list (a fleet of agents starting at once) build it once
+    const generation = this.lists.currentGeneration;
+    const loading = this.loadingLists.get(key);
+    if (loading && loading.generation === generation) return loading.list;
+    const list = this.loadToolList(projectId, format, pinned, key, generation).finally(() => {
+      if (this.loadingLists.get(key)?.list === list) this.loadingLists.delete(key);
+    });
+    this.loadingLists.set(key, { generation, list });
+    return list;
+  }
+
+  private async loadToolList(
+    projectId: string,
+    format: ToolFormat,
+    pinned: ReadonlyMap<string, number>,
+    key: string,
+    generation: number,
+  ): Promise<ServedToolList> {
     const [served, notes] = await Promise.all([this.tools.listServedTools(projectId, pinned), this.notes.findNotes(projectId)]);
     const nowMs = Date.now();
     // only the raw format carries the guard section, the one the SDKs read
@@ -112,12 +156,18 @@ export class DescriptionService implements OnModuleInit, RegistryChangeListener 
             nowMs,
           )
         : null;
-    const tools = served.map(({ view, metadata }) => toFormat({ ...view, metadata, guard: guards?.get(view.name) }, format));
+    const tools = served.map(({ view, metadata }) => ({
+      name: view.name,
+      listed: toFormat({ ...view, metadata, guard: guards?.get(view.name) }, format),
+    }));
     // each tool is compared with the first MAX_COMPARED_TOOLS of the project (by name); their words are prepared once
     const quality = judgeProjectTools(
       served.map(({ view }) => ({ name: view.name, description: view.baseDescription, parameters: view.parameters })),
     );
-    return this.store(key, { format, tools, notes, quality }, generation, guards ? nowMs : undefined);
+    const list: ServedList = buildToolList(format, tools, quality, notes);
+    if (guards) list.expiresAtMs = nowMs + GUARDED_RESPONSE_TTL_MS;
+    this.lists.set(key, list, generation);
+    return list;
   }
 
   private async findRunningCanaries(projectId: string): Promise<RunningCanary[]> {

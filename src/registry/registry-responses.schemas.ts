@@ -1,5 +1,5 @@
 import { CATEGORIES, SUBTYPES } from '../diagnosis';
-import { DATE_TIME, NULLABLE_STRING } from '../infra/http/openapi/response.schemas';
+import { DATE_TIME, NEXT_CURSOR, NULLABLE_STRING } from '../infra/http/openapi/response.schemas';
 import { GUARD_SECTION } from './guard.schemas';
 import { TOOL_FORMATS } from './registry.types';
 import { SCHEMA_DIFFERENCES } from './schema-equivalence';
@@ -188,14 +188,15 @@ const PROJECT_NOTE = {
 export const TOOL_LIST_RESPONSE = {
   type: 'object',
   additionalProperties: false,
-  required: ['format', 'tools', 'notes', 'quality'],
+  required: ['format', 'tools', 'notes', 'quality', 'nextCursor'],
   properties: {
     format: { type: 'string', enum: [...TOOL_FORMATS] },
-    tools: { type: 'array', items: LISTED_TOOL },
+    tools: { type: 'array', items: LISTED_TOOL, description: 'this page of the tools, by name' },
     notes: { type: 'array', items: PROJECT_NOTE, description: 'for people, never for the model: pass only `tools` to it' },
     quality: {
       type: 'array',
-      description: "for people: each tool's own description and schema judged against the project's other tools, worst score first",
+      description:
+        "for people: each of this page's tools, its own description and schema judged against the project's other tools, worst score first",
       items: {
         type: 'object',
         additionalProperties: false,
@@ -203,6 +204,7 @@ export const TOOL_LIST_RESPONSE = {
         properties: { tool: TOOL_NAME, ...QUALITY.properties },
       },
     },
+    nextCursor: NEXT_CURSOR,
   },
 } as const;
 

@@ -1,4 +1,5 @@
 import { ApiError, FieldError } from '../infra/http/api-error';
+import { readCursor } from '../infra/http/cursor';
 import { compileQueryValidator } from '../infra/http/query-validator';
 import { ajvFor, toFieldErrors } from '../infra/validation/ajv-factory';
 import { TOOL_FORMATS, type JsonObject, type RegistrationCandidate, type ToolDefinition, type ToolFormat } from './registry.types';
@@ -11,6 +12,7 @@ import {
   normalizeToolDefinition,
   TOOL_NAME_PATTERN,
 } from './tool-definition';
+import type { ToolListPageQuery } from './tool-list-page';
 
 // Request bodies and queries of the registry API, checked once at the edge; every reader throws a 400 naming each
 // bad field, or returns typed input.
@@ -203,8 +205,39 @@ export interface StickyIdQuery {
   agent?: string;
 }
 
-export const LIST_QUERY_SCHEMA = { properties: { format: { enum: [...TOOL_FORMATS], default: 'raw' }, ...STICKY_ID_QUERY } } as const;
-export const readListQuery = compileQueryValidator<{ format: ToolFormat } & StickyIdQuery>(LIST_QUERY_SCHEMA);
+/** A page of `GET /v1/tools` holds at most this many tools (and MAX_PAGE_BYTES); the default, so a project within it is one page. */
+export const MAX_TOOLS_PER_LIST_PAGE = 1000;
+
+export const LIST_QUERY_SCHEMA = {
+  properties: {
+    format: { enum: [...TOOL_FORMATS], default: 'raw' },
+    ...STICKY_ID_QUERY,
+    cursor: { type: 'string', minLength: 1, maxLength: 400, description: 'nextCursor of the previous page' },
+    limit: { type: 'integer', minimum: 1, maximum: MAX_TOOLS_PER_LIST_PAGE, default: MAX_TOOLS_PER_LIST_PAGE },
+    names: {
+      type: 'string',
+      maxLength: 10_000,
+      pattern: '^[A-Za-z0-9_.-]{1,200}(,[A-Za-z0-9_.-]{1,200})*$',
+      description: 'only these tools, comma-separated (names unknown to the project are left out)',
+    },
+  },
+} as const;
+const validateListQuery = compileQueryValidator<{ format: ToolFormat; cursor?: string; limit: number; names?: string } & StickyIdQuery>(
+  LIST_QUERY_SCHEMA,
+);
+
+/** The format, the sticky id and the page asked for, or 400 naming each bad parameter (a forged cursor included). */
+export function readListQuery(raw: unknown): { format: ToolFormat; page: ToolListPageQuery } & StickyIdQuery {
+  const { format, session, agent, cursor, limit, names } = validateListQuery(raw);
+  const after = cursor === undefined ? undefined : readCursor(cursor, toolNameOfCursor);
+  return { format, session, agent, page: { after, limit, names: names === undefined ? undefined : new Set(names.split(',')) } };
+}
+
+function toolNameOfCursor(value: unknown): string | undefined {
+  return Array.isArray(value) && value.length === 1 && typeof value[0] === 'string' && TOOL_NAME_PATTERN.test(value[0])
+    ? value[0]
+    : undefined;
+}
 
 export const VALIDATE_QUERY_SCHEMA = {
   properties: {

@@ -95,7 +95,9 @@ export class ToolsController {
 
   @Get('tools')
   @ApiRoute({
-    summary: "Every active tool with its augmented description, in a framework's shape (ETag; 304 on If-None-Match)",
+    summary:
+      "The active tools with their augmented descriptions, in a framework's shape, by name in pages of at most `limit` tools and 1 MB " +
+      '(follow nextCursor); every page has the ETag of the whole list (304 on If-None-Match)',
     query: LIST_QUERY_SCHEMA,
     response: TOOL_LIST_RESPONSE,
   })
@@ -108,7 +110,7 @@ export class ToolsController {
   ) {
     const listQuery = readListQuery(query);
     const stickyId = readStickyId(headers, listQuery);
-    sendCacheable(reply, await this.descriptions.listTools(project.projectId, listQuery.format, stickyId), ifNoneMatch);
+    sendCacheable(reply, await this.descriptions.listTools(project.projectId, listQuery.format, stickyId, listQuery.page), ifNoneMatch);
   }
 
   @Get('tools/:name/description')

@@ -1,12 +1,14 @@
 import { readFileSync } from 'node:fs';
+import { Toolcoach } from '@toolcoach/sdk';
 import { AppProcess, freePort, spawnApp } from '../support/app-process';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
 import { anErrorEvent, anEvent } from '../factories/event.factory';
 
 /**
  * Issue 33, finding 5: `arguments` had no size limit of its own and list routes read 200 full rows, so four concurrent
- * `GET /v1/events?limit=200` ended a 1 GB heap; a project could register any number of tools. Now stored arguments
- * are bounded (a marked preview), every list page is bounded in bytes as well as rows, and tools per project are capped.
+ * `GET /v1/events?limit=200` ended a 1 GB heap; a project could register any number of tools, and `GET /v1/tools`
+ * answered them all at once (1,000 tools: 12 MB). Now stored arguments are bounded (a marked preview), every list page,
+ * the tools list's included, is bounded in bytes as well as rows, and tools per project are capped.
  */
 
 const MB = 1024 * 1024;
@@ -96,6 +98,7 @@ describe('sizes bounded at rest and in answers', () => {
   describe('list routes of a project holding large rows and many tools', () => {
     let app: AppProcess;
     let baseUrl: string;
+    let listedTools: Array<{ name: string; description: string; parameters: Record<string, unknown> }>;
 
     beforeAll(async () => {
       // rows as events stored before arguments were capped: 1 MB of arguments each (written directly, as they were)
@@ -121,12 +124,13 @@ describe('sizes bounded at rest and in answers', () => {
         ),
       };
       // 12 KB each as the tools list answers them: 50 a request stay under the 1 MB body limit
+      listedTools = Array.from({ length: MAX_TOOLS }, (_, i) => ({
+        name: `listed_${i}`,
+        description: 'A tool. '.repeat(100),
+        parameters: schema,
+      }));
       for (let start = 0; start < MAX_TOOLS; start += 50) {
-        const tools = Array.from({ length: 50 }, (_, i) => ({
-          name: `listed_${start + i}`,
-          description: 'A tool. '.repeat(100),
-          parameters: schema,
-        }));
+        const tools = listedTools.slice(start, start + 50);
         const registered = await t.request('POST', '/v1/tools:bulk', { body: { tools } });
         // the body says why, should a registration be refused
         expect({ status: registered.status, error: registered.body.error }).toEqual({ status: 200, error: undefined });
@@ -189,6 +193,87 @@ describe('sizes bounded at rest and in answers', () => {
       expect(pages).toBeGreaterThan(Math.ceil(LARGE_ROWS / 200));
       // one event answers its stored arguments whole
       expect(((await (await get('/v1/events/big-1')).json()) as { arguments: { blob: string } }).arguments.blob).toHaveLength(32 * 32768);
+    });
+
+    /** Every page of `GET /v1/tools` from `query` on, by nextCursor: the tools' names, each page's size and ETag. */
+    async function readEveryToolPage(query: string) {
+      const names: string[] = [];
+      const pages: Array<{ bytes: number; etag: string | null; tools: number }> = [];
+      let cursor: string | null = null;
+      do {
+        const response = await get(`/v1/tools?${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+        expect(response.status).toBe(200);
+        const text = await response.text();
+        const body = JSON.parse(text) as { tools: Array<{ name: string }>; quality: Array<{ tool: string }>; nextCursor: string | null };
+        // each page lists its own tools' quality reports
+        expect(body.quality.map((report) => report.tool).sort()).toEqual(body.tools.map((tool) => tool.name).sort());
+        names.push(...body.tools.map((tool) => tool.name));
+        pages.push({ bytes: Buffer.byteLength(text), etag: response.headers.get('etag'), tools: body.tools.length });
+        cursor = body.nextCursor;
+      } while (cursor);
+      return { names, pages };
+    }
+
+    it('pages the tools list by bytes as well as rows: every tool once, each page under 1.1 MB, one ETag for the whole list', async () => {
+      const { names, pages } = await readEveryToolPage('format=raw');
+      expect(names).toHaveLength(MAX_TOOLS);
+      expect(new Set(names)).toEqual(new Set(listedTools.map((tool) => tool.name)));
+      expect(pages.length).toBeGreaterThan(10);
+      for (const page of pages) expect(page.bytes).toBeLessThanOrEqual(1.1 * MB);
+      const [etag] = new Set(pages.map((page) => page.etag));
+      expect(pages.every((page) => page.etag === etag)).toBe(true);
+      // asked again with that ETag, the first page says that no page changed
+      const again = await fetch(`${baseUrl}/v1/tools?format=raw`, {
+        headers: { authorization: `Bearer ${t.apiKey}`, 'if-none-match': etag! },
+      });
+      expect(again.status).toBe(304);
+      // a page of the named tools only, by name in code-unit order, `limit` at a time
+      const named = await readEveryToolPage('names=listed_999,listed_7,no_such_tool,listed_10&limit=2');
+      expect(named.names).toEqual(['listed_10', 'listed_7', 'listed_999']);
+      expect(named.pages.map((page) => page.tools)).toEqual([2, 1]);
+    });
+
+    it("loads every tool's live description through the TypeScript SDK, the last page's included", async () => {
+      const authorization = `Bearer ${t.apiKey}`;
+      const firstEtag = async () => (await fetch(`${baseUrl}/v1/tools`, { headers: { authorization } })).headers.get('etag');
+      const before = await firstEtag();
+      const warning = 'Pass the city name only, never a street address.';
+      const lastTool = listedTools[listedTools.length - 1].name;
+      expect((await t.request('POST', `/v1/tools/${lastTool}/warnings`, { body: { text: warning } })).status).toBe(201);
+      await eventually(async () => ((await firstEtag()) !== before ? true : undefined), 30_000);
+
+      const tc = new Toolcoach({
+        baseUrl,
+        apiKey: t.apiKey,
+        cacheDir: false,
+        refreshIntervalMs: false,
+        flushOnExit: false,
+        startupTimeoutMs: 120_000,
+      });
+      try {
+        const given = listedTools.map((tool) => ({ ...tool }));
+        const loaded = await tc.loadTools(given);
+        expect(tc.descriptionSource).toBe('server');
+        const warned = loaded.filter((tool) => tool.description.includes(warning)).map((tool) => tool.name);
+        expect(warned).toEqual([lastTool]);
+        expect(tc.descriptionVersionOf(lastTool)).toBe(2);
+        expect(listedTools.every((tool) => tc.descriptionVersionOf(tool.name) !== undefined)).toBe(true);
+      } finally {
+        await tc.shutdown(100);
+      }
+    });
+
+    it(`stays up while ${CONCURRENT_REQUESTS} clients read every page of a tools list not built yet, on a 1 GB heap`, async () => {
+      const started = Date.now();
+      // no test here asked for the mcp shape before: the first pages all find the list unbuilt
+      const walks = await Promise.all(Array.from({ length: CONCURRENT_REQUESTS }, () => readEveryToolPage('format=mcp')));
+      for (const walk of walks) expect(walk.names).toHaveLength(MAX_TOOLS);
+      expect(app.child.exitCode).toBeNull();
+      const peak = peakRssMb();
+      console.log(
+        `tools, every page: ${CONCURRENT_REQUESTS} clients at once in ${Date.now() - started} ms, peak RSS so far ${Math.round(peak)} MB`,
+      );
+      expect(peak).toBeLessThan(MAX_PEAK_RSS_MB);
     });
 
     it.each([

@@ -56,6 +56,7 @@ describe('finding 11: forged cursors', () => {
         'GET /v1/jobs',
         'GET /v1/tools/{name}/version-history',
         'GET /v1/events',
+        'GET /v1/tools',
       ]),
     );
   });

@@ -226,6 +226,7 @@ describe('tool registry', () => {
         tools: [expected('Weather.')],
         notes: [],
         quality: [expect.objectContaining({ tool: 'weather' })],
+        nextCursor: null,
       });
     });
 

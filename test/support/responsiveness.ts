@@ -4,6 +4,10 @@
  * 95th percentile stays under 100 ms and no request waits past 300 ms. The slowest single request is not held to
  * 100 ms: on this 2-core box the scheduler alone puts a lone request past it now and then (old main's own hostile-schema
  * test measured 110-150 ms maxima on an idle box, 2026-11-27), and a test must not fail on what it does not test.
+ * Measured again the same day, each of the three freeze files alone in its Jest run, four times, on the box shared
+ * with other sessions (load average 8 to 15): of the 40 samplings, 13 had a max under 100 ms (min 24, median 202,
+ * worst 540 ms), and p95 ranged 12 to 294 ms. The maxima are the scheduler's, not a freeze (a freeze holds every
+ * request of its seconds), so the max stays bounded loosely and the bound that tells a freeze is the p95.
  */
 export const HEALTHZ_P95_BOUND_MS = 100;
 export const HEALTHZ_MAX_BOUND_MS = 300;
