@@ -10,6 +10,8 @@ const transformIgnorePatterns = [`/node_modules/(?!(${ESM_ONLY_PACKAGES})/)`];
 const moduleNameMapper = { '^(\\.{1,2}/.*)\\.js$': '$1' };
 module.exports = {
   testTimeout: 30000,
+  // `npm test -- --coverage` measures src/ (the server) only; the SDK and the gateway are packages of their own
+  collectCoverageFrom: ['src/**/*.ts', '!src/**/*.spec.ts', '!src/generated/**'],
   projects: [
     {
       displayName: 'unit',

@@ -22,10 +22,18 @@ if (selectsFiles || args.some((arg) => arg.startsWith('--selectProjects'))) proc
 
 const outputArg = args.find((arg) => arg.startsWith('--outputFile='));
 const outputFile = outputArg?.slice('--outputFile='.length);
-const withOutput = (suffix) => (outputFile ? args.map((arg) => (arg === outputArg ? `--outputFile=${outputFile}.${suffix}` : arg)) : args);
+// `--coverage`: each lane writes its own coverage-final.json, merged below into one line count for src/
+const withCoverage = args.includes('--coverage');
+const withOutput = (suffix) => [
+  ...(outputFile ? args.map((arg) => (arg === outputArg ? `--outputFile=${outputFile}.${suffix}` : arg)) : args),
+  ...(withCoverage ? [`--coverageDirectory=coverage/${suffix}`, '--coverageReporters=json'] : []),
+];
 const serialPattern = SERIAL_FILES.map((file) => file.replace(/[.]/g, '\\.')).join('|');
 
-const parallel = run([...withOutput('parallel'), '--testPathIgnorePatterns', serialPattern]);
+// Jest's default on a 2-core machine is one worker, i.e. every file in band; the end-to-end files mostly wait on
+// Postgres, Redis and child processes, so two workers overlap those waits. TOOLCOACH_TEST_WORKERS overrides.
+const workers = process.env.TOOLCOACH_TEST_WORKERS ?? '2';
+const parallel = run([...withOutput('parallel'), `--maxWorkers=${workers}`, '--testPathIgnorePatterns', serialPattern]);
 const serial = run([...withOutput('serial'), '--runInBand', ...SERIAL_FILES]);
 
 if (outputFile) {
@@ -54,5 +62,19 @@ if (outputFile) {
   merged.testResults = reports.flatMap((report) => report?.testResults ?? []);
   merged.success = parallel === 0 && serial === 0;
   writeFileSync(outputFile, JSON.stringify(merged));
+}
+if (withCoverage) {
+  const { createCoverageMap } = require('istanbul-lib-coverage');
+  const map = createCoverageMap({});
+  for (const lane of ['parallel', 'serial']) {
+    try {
+      map.merge(JSON.parse(readFileSync(`coverage/${lane}/coverage-final.json`, 'utf8')));
+    } catch {
+      console.log(`coverage: lane ${lane} left no coverage-final.json`);
+    }
+  }
+  const lines = map.getCoverageSummary().lines;
+  writeFileSync('coverage/summary.json', JSON.stringify({ lines: { covered: lines.covered, total: lines.total, pct: lines.pct } }));
+  console.log(`coverage of src/: ${lines.pct}% of lines (${lines.covered} of ${lines.total})`);
 }
 process.exit(parallel === 0 && serial === 0 ? 0 : 1);
