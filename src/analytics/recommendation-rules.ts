@@ -4,7 +4,7 @@
  */
 
 import type { ErrorGroupRow } from '../categorize';
-import { quoteValue, UntrustedFragments } from './untrusted-text';
+import { quoteValue, UntrustedFragments } from '@toolcoach/core';
 
 export const RECOMMENDATION_KINDS = [
   'wrong_argument_name',
@@ -293,7 +293,7 @@ function reviewDescription(input: ToolEvidence, specificCount: number, totalErro
   };
 }
 
-/** `requiresReview` in the evidence keeps a recommendation from being applied without a human (see untrusted-text). */
+/** `requiresReview` in the evidence keeps a recommendation from being applied without a human (see @toolcoach/core, untrusted-text.ts). */
 export function reviewMark(fragments: UntrustedFragments): { requiresReview?: string } {
   const reason = fragments.reviewReason();
   return reason ? { requiresReview: reason } : {};
