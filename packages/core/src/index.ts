@@ -18,7 +18,7 @@ export {
   quoteName,
   quoteValue,
 } from './untrusted-text';
-export { REDACTED, redactSecretsInText, type SecretKeyTest } from './secrets-in-text';
+export { REDACTED, redactSecretsInText, type RedactionCases, type SecretKeyTest } from './secrets-in-text';
 export * from './schema-properties';
 export * from './argument-findings';
 export * from './learned-limits';

@@ -308,3 +308,11 @@ const isValueEnd = (char: number) =>
 // what ends a URL's authority (user:password@host): a path, query or fragment, blanks, quotes and brackets
 const isAuthorityEnd = (char: number) =>
   char <= SPACE || char === SLASH || char === 0x3f || char === 0x23 || char === AT || isQuote(char) || char === 0x3c || char === 0x3e;
+
+/** test/fixtures/redaction-cases.json: the rules the server and both SDKs are held to. */
+export interface RedactionCases {
+  secretKeys: string[];
+  keptKeys: string[];
+  values: Array<{ input: unknown; output: unknown }>;
+  text: Array<{ input: string; output: string }>;
+}
