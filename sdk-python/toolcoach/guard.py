@@ -256,7 +256,8 @@ def _describe_error(
         return _unknown_argument_error(at, str(params.get("additionalProperty", "")), args, schema, renames)
     if subtype == "type_mismatch":
         if at == "":
-            return {"category": "argument_mismatch", "subtype": "malformed_arguments", "path": "", "message": "arguments must be a JSON object"}
+            text = "arguments must be a JSON object"
+            return {"category": "argument_mismatch", "subtype": "malformed_arguments", "path": "", "message": text}
         value = _value_at(args, at)
         if value is None:
             text = _with_name(at, "is required (null was given)")
