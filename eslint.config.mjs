@@ -13,6 +13,7 @@ export default tseslint.config(
       'coverage/**',
       'sdk/dist/**',
       'mcp-gateway/dist/**',
+      'packages/core/dist/**',
       'sdk-python/**',
       'public/dashboard/assets/uPlot*',
     ],
@@ -43,6 +44,13 @@ export default tseslint.config(
     files: ['sdk/test/**/*.ts'],
     languageOptions: {
       parserOptions: { projectService: false, project: './sdk/tsconfig.spec.json', tsconfigRootDir: import.meta.dirname },
+    },
+  },
+  {
+    // the guard core's tests are type-checked by packages/core/tsconfig.spec.json, as the SDK's are
+    files: ['packages/core/test/**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: false, project: './packages/core/tsconfig.spec.json', tsconfigRootDir: import.meta.dirname },
     },
   },
   {

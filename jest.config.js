@@ -6,8 +6,10 @@ const transform = {
   [`/node_modules/(${ESM_ONLY_PACKAGES})/.+\\.js$`]: '<rootDir>/test/support/esm-to-cjs.transformer.js',
 };
 const transformIgnorePatterns = [`/node_modules/(?!(${ESM_ONLY_PACKAGES})/)`];
+// The guard core is a workspace package: its tests and every importer's run its source, never a stale build.
+const coreSource = { '^@toolcoach/core$': '<rootDir>/packages/core/src/index.ts' };
 // The generated Prisma client imports its TypeScript siblings with a .js suffix, as Node's ESM resolution wants.
-const moduleNameMapper = { '^(\\.{1,2}/.*)\\.js$': '$1' };
+const moduleNameMapper = { ...coreSource, '^(\\.{1,2}/.*)\\.js$': '$1' };
 module.exports = {
   testTimeout: 30000,
   // `npm test -- --coverage` measures src/ (the server) only; the SDK and the gateway are packages of their own
@@ -32,10 +34,20 @@ module.exports = {
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
     {
+      // The guard core (packages/core) is a package of its own, pure: its tests need nothing else.
+      displayName: 'core',
+      testEnvironment: 'node',
+      transform: {
+        '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/packages/core/tsconfig.spec.json', diagnostics: { ignoreCodes: [151002] } }],
+      },
+      testMatch: ['<rootDir>/packages/core/test/**/*.spec.ts'],
+    },
+    {
       // The SDK is its own package: its tests compile with its own settings and need no database.
       displayName: 'sdk',
       testEnvironment: 'node',
       transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/sdk/tsconfig.spec.json', diagnostics: { ignoreCodes: [151002] } }] },
+      moduleNameMapper: coreSource,
       testMatch: ['<rootDir>/sdk/test/**/*.spec.ts'],
     },
     {
@@ -45,6 +57,7 @@ module.exports = {
       transform: {
         '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/mcp-gateway/tsconfig.spec.json', diagnostics: { ignoreCodes: [151002] } }],
       },
+      moduleNameMapper: coreSource,
       testMatch: ['<rootDir>/mcp-gateway/test/**/*.spec.ts'],
     },
   ],

@@ -63,7 +63,16 @@ const FORBIDDEN_ARROWS: ForbiddenArrow[] = [
     forbids: (target) => isIn(target, 'src/ingest') || isIn(target, 'src/categorize'),
     why: 'the dashboard only reads',
   },
-  { from: 'sdk', forbids: (target) => isIn(target, 'src'), why: 'the SDK owns its wire types and ships without the server' },
+  {
+    from: 'packages/core',
+    forbids: (target) => !isIn(target, 'packages/core'),
+    why: 'the guard core (@toolcoach/core) is pure and imports only itself: the server, the SDK and the gateway share it',
+  },
+  {
+    from: 'sdk',
+    forbids: (target) => isIn(target, 'src') || isIn(target, 'packages'),
+    why: 'the SDK ships without the server; it imports the guard core as @toolcoach/core, which its build bundles',
+  },
   {
     from: 'mcp-gateway',
     forbids: (target) => isIn(target, 'src') || isIn(target, 'sdk'),
@@ -135,7 +144,9 @@ describe('architecture', () => {
       ...sourceFilesUnder('sdk/test'),
       ...sourceFilesUnder('mcp-gateway/src'),
       ...sourceFilesUnder('mcp-gateway/test'),
+      ...sourceFilesUnder('packages/core'),
     ];
+    expect(files.filter((file) => isIn(file.path, 'packages/core/src')).length).toBeGreaterThan(5);
     expect(files.length).toBeGreaterThan(100);
     expect(files.filter((file) => isIn(file.path, 'mcp-gateway')).length).toBeGreaterThan(5);
     expect(forbiddenImports(files)).toEqual([]);
@@ -155,6 +166,8 @@ describe('architecture', () => {
     ['src/registry/description.service.ts', "import { servedVersionOf } from '../rollout/canary-assignment';"],
     ['src/rollout/canary-sides.ts', "import type { Proportion } from '../analytics/effect-statistics';"],
     ['src/statistics/effect-statistics.ts', "import { DAY_MS } from '../analytics/analytics-day';"],
+    ['packages/core/src/guard-verdict.ts', "import { ownValue } from '../../../src/diagnosis/own-value';"],
+    ['sdk/src/argument-guard.ts', "import { guardVerdict } from '../../packages/core/src/guard-verdict';"],
   ])('refuses %s importing what its part must not: %s', (path, text) => {
     expect(forbiddenImports([{ path, text }])).toHaveLength(1);
   });
@@ -188,6 +201,9 @@ describe('architecture', () => {
       { path: 'src/categorize/categorize.service.ts', text: "import { RegistryService } from '../registry/registry.service';" },
       { path: 'src/app.module.ts', text: "import { DashboardModule } from './dashboard/dashboard.module';" },
       { path: 'sdk/src/reporter.ts', text: "import { redact } from './redaction';" },
+      { path: 'sdk/src/argument-guard.ts', text: "import { guardVerdict } from '@toolcoach/core';" },
+      { path: 'src/registry/argument-check.ts', text: "import { describeSchemaErrors } from '@toolcoach/core';" },
+      { path: 'packages/core/src/guard-verdict.ts', text: "import { correctArguments } from './argument-findings';" },
       {
         path: 'mcp-gateway/src/mcp-relay.ts',
         text: "import { Toolcoach } from '@toolcoach/sdk';\nimport { toCallEvent } from './call-event';",

@@ -110,14 +110,16 @@ export class CombinedGateway {
       report({ error });
       throw rpcError(error.code, error.message);
     }
-    const refusal = await this.parts.argumentCheck?.refusal(params.name, params.arguments);
+    const { refusal, correction } = this.parts.argumentCheck?.check(params.name, params.arguments) ?? {};
     if (refusal) {
-      report({ result: refusal });
+      report({ result: refusal, isPrevented: true });
       return refusal;
     }
+    call.correction = correction;
     const token = params._meta?.progressToken;
     try {
-      const result = (await upstream.client.callTool({ name: route.tool, arguments: params.arguments }, undefined, {
+      const args = correction ? correction.corrected : params.arguments;
+      const result = (await upstream.client.callTool({ name: route.tool, arguments: args }, undefined, {
         signal: extra.signal,
         timeout: CALL_TIMEOUT_MS,
         onprogress:

@@ -32,13 +32,12 @@ export function createGatewayParts(config: GatewayConfig): GatewayParts {
     baseUrl: config.baseUrl,
     apiKey: config.apiKey ?? '',
     pollIntervalMs: config.pollIntervalMs,
+    isGuarded: config.isArgumentCheckOn,
   });
   return {
     toolcoach,
     descriptions,
-    argumentCheck: config.isArgumentCheckOn
-      ? new ArgumentCheck(toolcoach, (tool) => descriptions.inputSchemaOf(tool), stderrLogger)
-      : undefined,
+    argumentCheck: config.isArgumentCheckOn ? new ArgumentCheck(toolcoach) : undefined,
     async shutdown() {
       descriptions.close();
       await toolcoach.shutdown(3000);

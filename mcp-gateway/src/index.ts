@@ -8,7 +8,7 @@ export type { HttpGateway } from './http-gateway';
 export { McpRelay } from './mcp-relay';
 export { LiveDescriptions } from './live-descriptions';
 export { toCallEvent } from './call-event';
-export { ArgumentCheck, refusalText } from './argument-check';
+export { ArgumentCheck } from './argument-check';
 export { runCombinedGateway, CombinedGateway } from './combined-gateway';
 export { combineToolLists, servedToolName, PREFIX_SEPARATOR } from './combined-tools';
 export { parseUpstreams } from './gateway-config';

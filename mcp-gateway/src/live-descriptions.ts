@@ -18,6 +18,8 @@ export interface LiveDescriptionsOptions {
   baseUrl: string;
   apiKey: string;
   pollIntervalMs: number;
+  /** Load the tools with the SDK's guard (in the project's policy), for the argument check. */
+  isGuarded?: boolean;
   fetch?: typeof fetch;
 }
 
@@ -78,11 +80,6 @@ export class LiveDescriptions {
     return this.upstreamTools.has(toolName);
   }
 
-  /** The tool's JSON Schema as the upstream lists it: what the argument check falls back to when toolcoach did not check. */
-  inputSchemaOf(toolName: string): Record<string, unknown> | undefined {
-    return this.upstreamTools.get(toolName)?.inputSchema;
-  }
-
   /** Asks the registry once whether anything changed (what the timer does). */
   async poll(): Promise<void> {
     if (this.isPolling || this.upstreamTools.size === 0) return;
@@ -130,7 +127,7 @@ export class LiveDescriptions {
       description: tool.description ?? '',
       parameters: tool.inputSchema,
     }));
-    await this.toolcoach.loadTools(tools);
+    await this.toolcoach.loadTools(tools, this.options.isGuarded ? { guard: true } : {});
     const source = this.toolcoach.descriptionSource;
     let hasChanged = false;
     for (const tool of tools) {

@@ -116,12 +116,15 @@ export class McpRelay {
     };
     const check = this.options.argumentCheck;
     if (check && descriptions.isUpstreamTool(call.tool)) {
-      const refusal = await check.refusal(call.tool, call.arguments);
+      const { refusal, correction } = check.check(call.tool, call.arguments);
       if (refusal) {
-        this.report(call, { result: refusal });
+        this.report(call, { result: refusal, isPrevented: true });
         await this.toClient({ jsonrpc: '2.0', id: request.id, result: refusal });
         return true;
       }
+      // the upstream gets the corrected arguments; the event keeps what the model sent, and the correction
+      if (correction) request.params = { ...request.params, arguments: correction.corrected };
+      call.correction = correction;
     }
     this.pendingCalls.set(request.id, call);
     return false;

@@ -1,4 +1,3 @@
-import { refusalText } from '../src/argument-check';
 import { toCallEvent } from '../src/call-event';
 import { readGatewayConfig } from '../src/gateway-config';
 
@@ -24,6 +23,19 @@ describe('toCallEvent', () => {
     const event = toCallEvent(call, { result: { content: [{ type: 'text', text: 'factorial overflow for n > 20' }], isError: true } }, 1);
     expect(event).toMatchObject({ status: 'error', error: { message: 'factorial overflow for n > 20' } });
     expect(event.result).toBeUndefined();
+  });
+
+  it('reports a call the argument check refused as the SDKs report one: prevented, the refusal its message', () => {
+    const text = "factorial was not called: 'n' is 25; above 20 fails (overflow), learned from 10 failed calls";
+    const event = toCallEvent(call, { result: { content: [{ type: 'text', text }], isError: true }, isPrevented: true }, 0.1);
+    expect(event).toMatchObject({ status: 'error', prevented: true, error: { type: 'GuardRefused', message: text } });
+  });
+
+  it('reports a corrected call with what the client sent and the correction', () => {
+    const correction = { original: { num: 5 }, corrected: { n: 5 }, kinds: ['rename' as const] };
+    const event = toCallEvent({ ...call, arguments: { num: 5 }, correction }, { result: { content: [{ type: 'text', text: '120' }] } }, 1);
+    expect(event).toMatchObject({ status: 'success', arguments: { num: 5 }, correction });
+    expect(event).not.toHaveProperty('prevented');
   });
 
   it("reports a JSON-RPC error in the MCP SDK's McpError wording, without a version for a name never served", () => {
@@ -61,18 +73,6 @@ describe('readGatewayConfig', () => {
   it('lists every problem at once', () => {
     expect(() => readGatewayConfig(['--poll-interval-ms', 'soon', '--bogus'], {})).toThrow(
       /unknown or incomplete option "--bogus"\nname an upstream.*\npoll interval must be a non-negative integer, got "soon"/s,
-    );
-  });
-});
-
-describe('refusalText', () => {
-  it("words validate's findings and its correction for the model", () => {
-    const text = refusalText('prime_factorization', {
-      errors: [{ category: 'argument_mismatch', subtype: 'unknown_argument', path: '/numbers', message: "'numbers' is not a parameter" }],
-      suggestion: { number: 12 },
-    });
-    expect(text).toBe(
-      'Invalid arguments for tool prime_factorization (not executed):\n- \'numbers\' is not a parameter\nCall it with: {"number":12}',
     );
   });
 });

@@ -275,8 +275,9 @@ class RealLangchainCoreTest(unittest.TestCase):
         # handle_tool_error=True: the refusal reaches the model as an error ToolMessage; its next call runs
         refused = call("g_several", prime_factorization, {"numbers": [12, 18]})
         several = (
-            "prime_factorization was not called: 'numbers' is not a parameter of this tool; the parameter is 'number' "
-            "(one integer): pass one integer per call: call this tool once per item, for each of 12, 18"
+            "prime_factorization was not called: 'number' is required; it was sent as 'numbers'; 'numbers' is not a "
+            "parameter of this tool; the parameter is 'number' (one integer): pass one integer per call: call this tool "
+            "once per item, for each of 12, 18"
         )
         self.assertEqual((refused.status, refused.content), ("error", several))
         self.assertEqual(call("g_retry", prime_factorization, {"number": 18}).content, "[2, 3, 3]")

@@ -1,7 +1,8 @@
 """The guard's check, run in the agent's process before a tool runs (README "Guarded execution"): arguments against the
 tool's JSON Schema and the renames and limits the registry learned. Safe corrections are applied; unsafe calls are
-refused with the words ``POST /v1/tools/:name/validate`` uses. The same kinds, rules and texts as the TypeScript SDK's
-``sdk/src/argument-guard.ts``. Pure; standard library only.
+refused with the words ``POST /v1/tools/:name/validate`` uses. A port of the guard core that the server, the TypeScript
+SDK and the gateway share (``packages/core``: argument-findings, guard-verdict, learned-limits, argument-names,
+untrusted-text), held to the same cases by ``test/fixtures/guard-conformance.json``. Pure; standard library only.
 
 The schema check is the subset of JSON Schema tool schemas use (type, enum, const, required, properties,
 additionalProperties, items, prefixItems, the numeric bounds, lengths, pattern, multipleOf, anyOf, oneOf, allOf, local
@@ -19,9 +20,43 @@ MODES = ("off", "report", "correct", "strict")
 SCALAR_TYPES = {"string", "number", "integer", "boolean"}
 # An exact decimal: what the model meant as a number and wrote in quotes, with nothing a conversion would lose.
 EXACT_NUMBER = re.compile(r"^-?(?:0|[1-9]\d{0,14})(?:\.\d{1,15})?$")
-# The refusal names the values a model should call the tool with, one call each; a long list is cut.
+# The values a model should call the tool with (one call each), or may choose from, as JSON; a long list is cut.
 MAX_LISTED_ITEMS = 10
 MAX_ITEM_CHARS = 40
+# Errors a check lists at most, and unknown names looked up at most, as the server's validate does.
+MAX_REPORTED_ERRORS = 100
+MAX_MATCHED_UNKNOWN_NAMES = 16
+MAX_MATCHED_NAME_CHARS = 64
+MAX_MATCHED_CANDIDATES = 256
+SUBTYPE_BY_KEYWORD = {
+    "required": "missing_argument",
+    "dependentRequired": "missing_argument",
+    "dependencies": "missing_argument",
+    "additionalProperties": "unknown_argument",
+    "unevaluatedProperties": "unknown_argument",
+    "type": "type_mismatch",
+    "maximum": "above_maximum",
+    "exclusiveMaximum": "above_maximum",
+    "maxLength": "above_maximum",
+    "maxItems": "above_maximum",
+    "maxProperties": "above_maximum",
+    "minimum": "below_minimum",
+    "exclusiveMinimum": "below_minimum",
+    "minLength": "below_minimum",
+    "minItems": "below_minimum",
+    "minProperties": "below_minimum",
+    "enum": "not_in_enum",
+    "const": "not_in_enum",
+    "pattern": "invalid_format",
+    "format": "invalid_format",
+}
+_ARGUMENT_MISMATCH = ("missing_argument", "unknown_argument", "type_mismatch", "malformed_arguments")
+NOT_AN_OBJECT = {
+    "category": "argument_mismatch",
+    "subtype": "malformed_arguments",
+    "path": "",
+    "message": "arguments must be a JSON object of argument names to values",
+}
 # A schema's $ref chains and nesting are followed this deep; deeper parts are not checked.
 MAX_SCHEMA_DEPTH = 32
 _BOUNDS = {
@@ -50,16 +85,6 @@ class Verdict:
 RUN = Verdict("run")
 
 
-class _Problem:
-    __slots__ = ("message", "is_unsafe", "name")
-
-    def __init__(self, message: str, is_unsafe: bool, name: Optional[str] = None) -> None:
-        self.message = message
-        # Several values for one, a value beyond a limit, a missing argument: the tool would fail or do the wrong thing.
-        self.is_unsafe = is_unsafe
-        self.name = name
-
-
 class ArgumentGuard:
     """One tool's guard: built once per description version, then ``check`` per call."""
 
@@ -68,8 +93,6 @@ class ArgumentGuard:
         self.mode = mode
         self._schema = parameters if isinstance(parameters, dict) else {}
         self._section = section if isinstance(section, dict) else None
-        self._properties = _properties_of(self._schema)
-        self._declared = [name for name, _ in self._properties]
         renames = (self._section or {}).get("renames") or []
         self._learned_renames = {
             rename["wrong"]: rename["intended"]
@@ -79,132 +102,435 @@ class ArgumentGuard:
         self._limits = [limit for limit in (self._section or {}).get("limits") or [] if _is_limit(limit)]
 
     def check(self, args: Any) -> Verdict:
-        if self.mode == "off" or not isinstance(args, dict):
+        if self.mode == "off":
             return RUN
-        problems = self._problems_of(args)
-        if not problems or self.mode == "report":
-            return RUN
-        fixed = self._correct(args)
-        is_fixed = fixed is not None and not self._problems_of(fixed["corrected"])
-        if is_fixed and self.mode == "correct":
-            return Verdict("correct", correction=fixed)
-        if self.mode == "strict" or any(problem.is_unsafe for problem in problems):
-            return Verdict("refuse", message=self._describe(args, problems, fixed if is_fixed else None))
+        return guard_verdict(self.tool_name, args, self.answer(args), self.mode)
+
+    def answer(self, args: Any) -> Dict[str, Any]:
+        """What validate would answer, whatever the mode: ``valid``, ``errors`` (category, subtype, path, message),
+        ``suggestion`` and the correction's ``kinds``."""
+        if not isinstance(args, dict):
+            return {"valid": False, "errors": [NOT_AN_OBJECT], "suggestion": None}
+        schema_errors = _SchemaCheck(self._schema).errors(args)
+        beyond = check_learned_limits(args, self._limits)
+        if not schema_errors:
+            return {"valid": not beyond, "errors": beyond, "suggestion": None}
+        declared, first, count = _undeclared_arguments(args, self._schema)
+        missing = _missing_top_level_names(schema_errors)
+        renames: Dict[str, str] = {}
+        for wrong in first[:MAX_MATCHED_UNKNOWN_NAMES]:
+            free = [name for name in declared if name not in args and name not in renames.values()]
+            intended = intended_argument_of(wrong, free, self._learned_renames, missing, count)
+            if intended is not None:
+                renames[wrong] = intended
+        errors = _describe_schema_errors(schema_errors, args, self._schema, first, renames)
+        fixed = _correct_arguments(args, self._schema, renames) if _is_correctable(schema_errors, renames) else None
+        is_fixed = fixed is not None and not _SchemaCheck(self._schema).errors(fixed[0])
+        kept = fixed if is_fixed and not check_learned_limits(fixed[0], self._limits) else None
+        answer: Dict[str, Any] = {"valid": False, "errors": errors + beyond, "suggestion": kept[0] if kept else None}
+        if kept:
+            answer["kinds"] = kept[1]
+        return answer
+
+
+def is_unsafe(error: Dict[str, Any], args: Any) -> bool:
+    """Several values for one, a value beyond a bound or a learned limit, a missing argument: the tool would fail or do
+    the wrong thing, so even the ``correct`` mode refuses the call."""
+    if error.get("subtype") in ("missing_argument", "above_maximum", "below_minimum"):
+        return True
+    return error.get("subtype") == "type_mismatch" and isinstance(_value_at(args, error.get("path") or ""), list)
+
+
+def guard_verdict(tool: str, args: Any, answer: Dict[str, Any], mode: str) -> Verdict:
+    """What the guard does with a call in ``mode``, given what the check found."""
+    if mode in ("off", "report") or answer["valid"] or not isinstance(args, dict):
         return RUN
-
-    def _problems_of(self, args: Dict[str, Any]) -> List[_Problem]:
-        problems = [_problem_of(error, args) for error in _SchemaCheck(self._schema).errors(args)]
-        for limit in self._limits:
-            value = _value_at(args, limit["path"])
-            if not _is_number(value) or not _is_beyond(value, limit):
-                continue
-            bound = _js(limit["value"])
-            if limit["bound"] == "upper":
-                side = "%s or more" % bound if limit.get("isInclusive") else "above %s" % bound
-            else:
-                side = "%s or less" % bound if limit.get("isInclusive") else "below %s" % bound
-            count = limit.get("evidenceCount")
-            calls = "call" if count == 1 else "calls"
-            problems.append(
-                _Problem(
-                    "'%s' is %s; %s fails (%s), learned from %s failed %s"
-                    % (_name_of(limit["path"]), _js(value), side, limit.get("reason"), _js(count), calls),
-                    True,
-                )
-            )
-        return problems
-
-    def _correct(self, args: Dict[str, Any]) -> Optional[Dict[str, Any]]:
-        """Renames, one-element arrays unwrapped, exact numeric strings read as numbers; None when nothing applies or
-        one is unsafe."""
-        if not self._declared:
-            return None
-        corrected = dict(args)
-        kinds: List[str] = []
-        for wrong in list(args):
-            if wrong in self._declared:
-                continue
-            intended = self._intended_name(wrong, corrected)
-            if not intended:
-                continue
-            corrected[intended] = corrected.pop(wrong)
-            _add(kinds, "rename")
-        for name, types in self._properties:
-            if name not in corrected or not types or not all(t in SCALAR_TYPES for t in types):
-                continue
-            value = corrected[name]
-            if isinstance(value, list):
-                if len(value) != 1:
-                    return None
-                corrected[name] = value[0]
-                _add(kinds, "unwrap_array")
-            scalar = corrected[name]
-            if isinstance(scalar, str) and "string" not in types:
-                number = _exact_number(scalar, types)
-                if number is not None:
-                    corrected[name] = number
-                    _add(kinds, "numeric_string")
-        return {"original": args, "corrected": corrected, "kinds": kinds} if kinds else None
-
-    def _intended_name(self, wrong: str, args: Dict[str, Any]) -> Optional[str]:
-        """A learned rename, else a name that differs only in case, separators or a plural s, when it is the only one."""
-        free = [name for name in self._declared if name not in args]
-        learned = self._learned_renames.get(wrong)
-        if learned is not None and learned in free:
-            return learned
-        key = _normalize_name(wrong)
-        for is_match in (lambda other: other == key, lambda other: _singular_of(other) == _singular_of(key)):
-            found = [name for name in free if is_match(_normalize_name(name))]
-            if len(found) == 1:
-                return found[0]
-            if len(found) > 1:
-                return None
-        return None
-
-    def _describe(self, args: Dict[str, Any], problems: List[_Problem], fixed: Optional[Dict[str, Any]]) -> str:
-        """validate's words for what is wrong; several items for one value say how to call instead."""
-        messages: List[str] = []
-        intended_of: Dict[str, str] = {}
-        for wrong in args:
-            intended = None if wrong in self._declared else self._intended_name(wrong, args)
-            if intended:
-                intended_of[intended] = wrong
-        for name, types in self._properties:
-            sent_as = intended_of.get(name)
-            value = args.get(sent_as if sent_as is not None else name)
-            if not isinstance(value, list) or not types or not all(t in SCALAR_TYPES for t in types):
-                continue
-            noun = " or ".join(types)
-            if sent_as:
-                messages.append(
-                    "'%s' is not a parameter of this tool; the parameter is '%s' (one %s)%s" % (sent_as, name, noun, _array_advice(value, noun))
-                )
-            else:
-                messages.append("'%s' must be %s, not an array%s" % (name, noun, _array_advice(value, noun)))
-        if not messages:
-            for intended, wrong in intended_of.items():
-                messages.append("'%s' is not a parameter of this tool; the parameter is '%s'" % (wrong, intended))
-        # a problem already said under its argument's name is not said again
-        for problem in problems:
-            if problem.name is None or not any("'%s'" % problem.name in message for message in messages):
-                messages.append(problem.message)
-        fix = "; call it as %s" % _json(fixed["corrected"]) if fixed else ""
-        return "%s was not called: %s%s" % (self.tool_name, "; ".join(dict.fromkeys(messages)), fix)
+    if answer["suggestion"] is not None and mode == "correct":
+        correction = {"original": args, "corrected": answer["suggestion"], "kinds": list(answer.get("kinds") or [])}
+        return Verdict("correct", correction=correction)
+    if mode == "strict" or any(is_unsafe(error, args) for error in answer["errors"]):
+        return Verdict("refuse", message=refusal_text(tool, answer))
+    return RUN
 
 
-def _problem_of(error: Tuple[str, str, Dict[str, Any], str], args: Dict[str, Any]) -> _Problem:
+def refusal_text(tool: str, answer: Dict[str, Any]) -> str:
+    """The refusal a model reads: every finding once, in order, then the corrected call when there is one."""
+    messages = list(dict.fromkeys(error["message"] for error in answer["errors"]))
+    fix = "" if answer["suggestion"] is None else "; call it as %s" % _json(answer["suggestion"])
+    return "%s was not called: %s%s" % (tool, "; ".join(messages), fix)
+
+
+def check_learned_limits(args: Dict[str, Any], limits: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """One finding per limit a numeric argument is beyond, in validate's words."""
+    findings = []
+    for limit in limits:
+        value = _value_at(args, limit["path"])
+        if not _is_number(value) or not _is_beyond(value, limit):
+            continue
+        bound = _js(limit["value"])
+        if limit["bound"] == "upper":
+            side = "%s or more" % bound if limit.get("isInclusive") else "above %s" % bound
+        else:
+            side = "%s or less" % bound if limit.get("isInclusive") else "below %s" % bound
+        count = limit.get("evidenceCount")
+        # a nested limit is named by its whole path: "/options/depth" -> "options/depth"
+        name = limit["path"][1:].replace("~1", "/").replace("~0", "~")
+        calls = "call" if count == 1 else "calls"
+        findings.append(
+            {
+                "kind": "beyond_learned_limit",
+                "category": "overflow" if limit.get("reason") == "overflow" else "out_of_range",
+                "subtype": "above_maximum" if limit["bound"] == "upper" else "below_minimum",
+                "path": limit["path"],
+                "message": "%s is %s; %s fails (%s), learned from %s failed %s"
+                % (quote_name(name), _js(value), side, limit.get("reason"), _js(count), calls),
+            }
+        )
+    return findings
+
+
+def _undeclared_arguments(args: Dict[str, Any], schema: Dict[str, Any]) -> Tuple[List[str], List[str], int]:
+    properties = schema.get("properties")
+    if not isinstance(properties, dict) or not properties:
+        return [], [], 0
+    strays = [name for name in args if name not in properties]
+    return list(properties), strays[:MAX_REPORTED_ERRORS], len(strays)
+
+
+def _missing_top_level_names(schema_errors: List[Tuple[str, str, Dict[str, Any], str]]) -> List[str]:
+    names: List[str] = []
+    for keyword, at, params, _ in schema_errors:
+        if at != "" or SUBTYPE_BY_KEYWORD.get(keyword) != "missing_argument":
+            continue
+        name = params.get("missingProperty", params.get("property"))
+        if isinstance(name, str) and name not in names:
+            names.append(name)
+    return names
+
+
+def _describe_schema_errors(
+    schema_errors: List[Tuple[str, str, Dict[str, Any], str]],
+    args: Dict[str, Any],
+    schema: Dict[str, Any],
+    strays: List[str],
+    renames: Dict[str, str],
+) -> List[Dict[str, Any]]:
+    errors: List[Dict[str, Any]] = []
+    seen = set()
+
+    def add(error: Dict[str, Any]) -> None:
+        key = (error["subtype"], error["path"])
+        if key in seen or len(errors) >= MAX_REPORTED_ERRORS:
+            return
+        errors.append(error)
+        seen.add(key)
+
+    for error in schema_errors:
+        if error[0] in SUBTYPE_BY_KEYWORD:
+            add(_describe_error(error, args, schema, renames))
+    # Without additionalProperties:false a renamed argument shows only as a missing one; name the stray too.
+    reports_unknown = any(error["subtype"] == "unknown_argument" for error in errors)
+    reports_missing_at_top = any(error["subtype"] == "missing_argument" and error["path"].rfind("/") == 0 for error in errors)
+    if not reports_unknown and reports_missing_at_top:
+        for name in strays:
+            add(_unknown_argument_error("", name, args, schema, renames))
+    # Composite keywords (anyOf, not, ...) explain nothing their leaves do not; alone, they are all there is.
+    if not errors:
+        for _, at, _, message in schema_errors:
+            add({"category": "argument_mismatch", "subtype": None, "path": at, "message": _with_name(at, message)})
+    return errors
+
+
+def _describe_error(
+    error: Tuple[str, str, Dict[str, Any], str], args: Dict[str, Any], schema: Dict[str, Any], renames: Dict[str, str]
+) -> Dict[str, Any]:
     keyword, at, params, message = error
-    if keyword == "required":
-        name = str(params.get("missingProperty", ""))
-        return _Problem("'%s' is required" % name, True, name)
-    if keyword == "additionalProperties":
-        name = str(params.get("additionalProperty", ""))
-        return _Problem("'%s' is not a parameter of this tool" % name, False, name)
-    name = None if at == "" else _name_of(at)
-    is_bound = keyword in _BOUNDS
-    is_several = keyword == "type" and isinstance(_value_at(args, at), list)
-    subject = "arguments" if name is None else "'%s'" % name
-    return _Problem("%s %s" % (subject, message), is_bound or is_several, name)
+    subtype = SUBTYPE_BY_KEYWORD[keyword]
+    category = "argument_mismatch" if subtype in _ARGUMENT_MISMATCH else "out_of_range"
+    if subtype == "missing_argument":
+        name = str(params.get("missingProperty", params.get("property", "")))
+        sent_as = next((wrong for wrong, intended in renames.items() if intended == name), None) if at == "" else None
+        text = "%s is required%s" % (quote_name(name), "" if sent_as is None else "; it was sent as %s" % quote_name(sent_as))
+        return {"category": category, "subtype": subtype, "path": "%s/%s" % (at, _escape(name)), "message": text}
+    if subtype == "unknown_argument":
+        return _unknown_argument_error(at, str(params.get("additionalProperty", "")), args, schema, renames)
+    if subtype == "type_mismatch":
+        if at == "":
+            text = "arguments must be a JSON object"
+            return {"category": "argument_mismatch", "subtype": "malformed_arguments", "path": "", "message": text}
+        value = _value_at(args, at)
+        if value is None:
+            text = _with_name(at, "is required (null was given)")
+            return {"category": "argument_mismatch", "subtype": "missing_argument", "path": at, "message": text}
+        expected = _type_list(params.get("type"))
+        if isinstance(value, list) and _is_scalar_type_list(expected):
+            noun = " or ".join(expected)
+            text = _with_name(at, "must be %s, not an array%s" % (noun, _array_advice(value, noun)))
+            return {"category": category, "subtype": subtype, "path": at, "message": text}
+    if keyword == "enum" and isinstance(params.get("allowedValues"), list):
+        text = _with_name(at, "must be one of %s" % _listed(params["allowedValues"]))
+        return {"category": category, "subtype": subtype, "path": at, "message": text}
+    return {"category": category, "subtype": subtype, "path": at, "message": _with_name(at, message)}
+
+
+def _unknown_argument_error(
+    parent: str, name: str, args: Dict[str, Any], schema: Dict[str, Any], renames: Dict[str, str]
+) -> Dict[str, Any]:
+    intended = renames.get(name) if parent == "" else None
+    message = "%s is not a parameter of this tool" % quote_name(name)
+    if intended is not None:
+        message += "; the parameter is %s" % quote_name(intended)
+        value = args.get(name)
+        types = _declared_types_of(schema, intended)
+        if isinstance(value, list) and _is_scalar_type_list(types):
+            message += " (one %s)%s" % (" or ".join(types), _array_advice(value, " or ".join(types)))
+    return {"category": "argument_mismatch", "subtype": "unknown_argument", "path": "%s/%s" % (parent, _escape(name)), "message": message}
+
+
+def _is_correctable(schema_errors: List[Tuple[str, str, Dict[str, Any], str]], renames: Dict[str, str]) -> bool:
+    """A correction renames only the names looked up and unwraps arrays: a call that keeps a refused stray cannot become
+    valid."""
+    for keyword, at, params, _ in schema_errors:
+        if SUBTYPE_BY_KEYWORD.get(keyword) != "unknown_argument":
+            continue
+        name = params.get("additionalProperty")
+        if at != "" or not isinstance(name, str) or name not in renames:
+            return False
+    return True
+
+
+def _correct_arguments(
+    args: Dict[str, Any], schema: Dict[str, Any], renames: Dict[str, str]
+) -> Optional[Tuple[Dict[str, Any], List[str]]]:
+    """Renamed arguments, one-element arrays unwrapped and exact numeric strings read as numbers for scalar parameters;
+    None when nothing applies or one is unsafe (several items for a scalar)."""
+    corrected = {name: value for name, value in args.items() if name not in renames}
+    kinds: List[str] = []
+    for wrong, intended in renames.items():
+        corrected[intended] = args[wrong]
+        _add(kinds, "rename")
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    for name in properties:
+        types = _declared_types_of(schema, name)
+        if name not in corrected or not _is_scalar_type_list(types):
+            continue
+        value = corrected[name]
+        if isinstance(value, list):
+            if len(value) != 1:
+                return None
+            corrected[name] = value[0]
+            _add(kinds, "unwrap_array")
+        scalar = corrected[name]
+        if isinstance(scalar, str) and "string" not in types:
+            number = _exact_number(scalar, types)
+            if number is not None:
+                corrected[name] = number
+                _add(kinds, "numeric_string")
+    return (corrected, kinds) if kinds else None
+
+
+# The port of packages/core/src/argument-names.ts: which declared name an unknown one stands for.
+_SYNONYM_GROUPS = [
+    ["n", "num", "number", "no"],
+    ["qty", "quantity", "count", "cnt"],
+    ["q", "query", "search", "searchquery", "querystring", "term", "searchterm"],
+    ["msg", "message", "text", "content"],
+    ["id", "identifier", "key"],
+    ["desc", "description"],
+    ["loc", "location", "place"],
+    ["addr", "address"],
+    ["dir", "directory", "folder"],
+    ["val", "value"],
+    ["idx", "index", "position", "pos"],
+    ["len", "length", "size"],
+    ["max", "maximum", "limit"],
+    ["min", "minimum"],
+    ["lat", "latitude"],
+    ["lon", "lng", "long", "longitude"],
+    ["temp", "temperature"],
+    ["dt", "date", "day"],
+    ["img", "image", "picture"],
+    ["src", "source", "from"],
+    ["dst", "dest", "destination", "target", "to"],
+    ["pwd", "password", "pass"],
+    ["usr", "user", "username", "login"],
+    ["amt", "amount", "sum"],
+    ["url", "uri", "link", "href"],
+    ["lang", "language", "locale"],
+    ["filename", "file", "path", "filepath"],
+    ["city", "town", "cityname"],
+    ["email", "mail", "emailaddress"],
+]
+_SYNONYMS: Dict[str, set] = {}
+for _group in _SYNONYM_GROUPS:
+    for _name in _group:
+        _SYNONYMS.setdefault(_name, set()).update(other for other in _group if other != _name)
+
+
+def intended_argument_of(wrong: str, free: List[str], learned: Dict[str, str], missing: List[str], stray_count: int) -> Optional[str]:
+    """A rename learned from the tool's calls, else the name itself, else beside the missing required names: the one it
+    matches, or the only one when it is the call's only stray."""
+    from_calls = learned.get(wrong)
+    if from_calls is not None and from_calls in free:
+        return from_calls
+    by_name = match_argument_name(wrong, free)
+    if by_name is not None:
+        return by_name
+    missing_free = [name for name in missing if name in free]
+    beside = match_argument_name(wrong, missing_free)
+    if beside is not None:
+        return beside
+    return missing_free[0] if stray_count == 1 and len(missing) == 1 and len(missing_free) == 1 else None
+
+
+def match_argument_name(wrong: str, candidates: List[str]) -> Optional[str]:
+    """The declared name ``wrong`` most likely stands for, or None: the same name modulo case and separators, singular
+    or plural, a known abbreviation, a small typo, one name's words within the other's; a tie within a tier is None."""
+    if not wrong or len(wrong) > MAX_MATCHED_NAME_CHARS or len(candidates) > MAX_MATCHED_CANDIDATES:
+        return None
+    pool = [(name, _normalize_name(name)) for name in candidates if name != wrong and len(name) <= MAX_MATCHED_NAME_CHARS]
+    if not pool:
+        return None
+    wrong_key = _normalize_name(wrong)
+    wrong_singular = _singular_of(wrong_key)
+    tiers = (
+        lambda key: key == wrong_key,
+        lambda key: _singular_of(key) == wrong_singular,
+        lambda key: _are_synonyms(wrong_key, key),
+    )
+    for is_match in tiers:
+        found = _unique_match(pool, is_match)
+        if found is not None:
+            return found
+    by_distance = _closest_by_edit_distance(wrong_key, pool)
+    if by_distance is not None:
+        return by_distance
+    wrong_words = _split_words(wrong)
+    return _unique_match(pool, lambda key: _have_word_subset(wrong_words, key, wrong_key))
+
+
+def _are_synonyms(a: str, b: str) -> bool:
+    b_forms = (b, _singular_of(b))
+    return any(other in _SYNONYMS.get(form, ()) for form in (a, _singular_of(a)) for other in b_forms)
+
+
+def _unique_match(pool: List[Tuple[str, str]], is_match: Any) -> Optional[str]:
+    found: Optional[Tuple[str, str]] = None
+    for candidate in pool:
+        if not is_match(candidate[1]):
+            continue
+        if found is not None and found[1] != candidate[1]:
+            return None
+        found = found or candidate
+    return found[0] if found else None
+
+
+def _closest_by_edit_distance(wrong_key: str, pool: List[Tuple[str, str]]) -> Optional[str]:
+    allowed = _allowed_edit_distance(len(wrong_key))
+    if allowed == 0:
+        return None
+    best: Optional[Tuple[str, str]] = None
+    best_distance = math.inf
+    is_tie = False
+    for candidate in pool:
+        limit = min(allowed, _allowed_edit_distance(len(candidate[1])))
+        if limit == 0 or abs(len(candidate[1]) - len(wrong_key)) > limit:
+            continue
+        distance = _osa_distance(wrong_key, candidate[1])
+        if distance > limit:
+            continue
+        if distance < best_distance:
+            best, best_distance, is_tie = candidate, distance, False
+        elif distance == best_distance and best is not None and best[1] != candidate[1]:
+            is_tie = True
+    return None if is_tie or best is None else best[0]
+
+
+def _allowed_edit_distance(length: int) -> int:
+    """Short names tolerate fewer edits: "id" vs "ip" is a different argument, "quantty" vs "quantity" a typo."""
+    return 0 if length <= 3 else 1 if length <= 6 else 2
+
+
+def _osa_distance(a: str, b: str) -> int:
+    """Optimal string alignment distance (Damerau-Levenshtein with adjacent transpositions); names are at most 64
+    characters, so the whole table is cheap."""
+    rows = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i in range(len(a) + 1):
+        rows[i][0] = i
+    for j in range(len(b) + 1):
+        rows[0][j] = j
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            rows[i][j] = min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                rows[i][j] = min(rows[i][j], rows[i - 2][j - 2] + 1)
+    return rows[len(a)][len(b)]
+
+
+def _have_word_subset(wrong_words: List[str], candidate_key: str, wrong_key: str) -> bool:
+    if len(wrong_key) < 3 or len(candidate_key) < 3:
+        return False
+    if candidate_key.startswith(wrong_key) or candidate_key.endswith(wrong_key):
+        return True
+    if len(wrong_words) > 1 and all(len(word) >= 3 and word in candidate_key for word in wrong_words):
+        return True
+    return wrong_key.startswith(candidate_key) or wrong_key.endswith(candidate_key)
+
+
+def _split_words(name: str) -> List[str]:
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name).lower()
+    return [word for word in re.split(r"[\s_\-.]+", spaced) if word]
+
+
+# The port of packages/core/src/untrusted-text.ts (quoteName): names from calls are data, never prose.
+_PLAIN_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$.\-]{0,63}")
+_LINK_LIKE_NAME = re.compile(r"^www\.|\.(?:com|net|org|io|ai|co|app|dev|xyz|info|me|ly|ru|cn|sh|gg|to|link|site|online)$", re.IGNORECASE)
+MAX_QUOTED_LENGTH = 60
+
+
+def quote_name(name: str) -> str:
+    """A name as the guard quotes it: ``'number'``, or bounded JSON with every character outside printable ASCII
+    escaped when it is not a plain identifier (a name that renders blank or looks Latin must show what it is)."""
+    if _PLAIN_NAME.fullmatch(name) and not _LINK_LIKE_NAME.search(name):
+        return "'%s'" % name
+    escaped = "".join(ch if 0x20 <= ord(ch) <= 0x7E else _escape_units(ch) for ch in _json(name))
+    return escaped if len(escaped) <= MAX_QUOTED_LENGTH else escaped[:MAX_QUOTED_LENGTH] + "…"
+
+
+def _escape_units(ch: str) -> str:
+    """JavaScript's escape of a character: one UTF-16 unit each, as ``\\u3164``."""
+    code = ord(ch)
+    if code <= 0xFFFF:
+        return "\\u%04x" % code
+    code -= 0x10000
+    return "\\u%04x\\u%04x" % (0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF))
+
+
+def _with_name(pointer: str, message: str) -> str:
+    return "arguments %s" % message if pointer == "" else "%s %s" % (quote_name(_name_of(pointer)), message)
+
+
+def _listed(values: List[Any]) -> str:
+    items = [_truncate(_json(item), MAX_ITEM_CHARS) for item in values[:MAX_LISTED_ITEMS]]
+    more = ", and %d more" % (len(values) - MAX_LISTED_ITEMS) if len(values) > MAX_LISTED_ITEMS else ""
+    return ", ".join(items) + more
+
+
+def _declared_types_of(schema: Dict[str, Any], name: str) -> List[str]:
+    properties = schema.get("properties")
+    declared = properties.get(name) if isinstance(properties, dict) else None
+    return _type_list(declared.get("type")) if isinstance(declared, dict) else []
+
+
+def _type_list(kind: Any) -> List[str]:
+    if isinstance(kind, str):
+        return kind.split(",")
+    return [entry for entry in kind if isinstance(entry, str)] if isinstance(kind, list) else []
+
+
+def _is_scalar_type_list(types: List[str]) -> bool:
+    return bool(types) and all(kind in SCALAR_TYPES for kind in types)
 
 
 class _SchemaCheck:
@@ -243,7 +569,7 @@ class _SchemaCheck:
 
     def _check_general(self, schema: Dict[str, Any], value: Any, at: str, found: List[Any], depth: int) -> None:
         if isinstance(schema.get("enum"), list) and not any(_equal(value, allowed) for allowed in schema["enum"]):
-            found.append(("enum", at, {}, "must be equal to one of the allowed values"))
+            found.append(("enum", at, {"allowedValues": schema["enum"]}, "must be equal to one of the allowed values"))
         if "const" in schema and not _equal(value, schema["const"]):
             found.append(("const", at, {}, "must be equal to constant"))
         for keyword, wording in (("anyOf", "must match a schema in anyOf"), ("oneOf", "must match exactly one schema in oneOf")):
@@ -372,22 +698,6 @@ def _equal(left: Any, right: Any) -> bool:
     return type(left) is type(right) and left == right
 
 
-def _properties_of(parameters: Dict[str, Any]) -> List[Tuple[str, List[str]]]:
-    properties = parameters.get("properties")
-    if not isinstance(properties, dict):
-        return []
-    return [(name, _types_of(schema)) for name, schema in properties.items()]
-
-
-def _types_of(schema: Any) -> List[str]:
-    if not isinstance(schema, dict):
-        return []
-    kind = schema.get("type")
-    if isinstance(kind, str):
-        return [kind]
-    return [entry for entry in kind if isinstance(entry, str) and entry != "null"] if isinstance(kind, list) else []
-
-
 def _exact_number(text: str, types: List[str]) -> Any:
     """The number ``text`` writes exactly as JavaScript would print it back, when a declared type takes it; else None."""
     if not EXACT_NUMBER.match(text):
@@ -424,9 +734,7 @@ def _is_beyond(value: Any, limit: Dict[str, Any]) -> bool:
 def _array_advice(value: List[Any], noun: str) -> str:
     if len(value) == 1:
         return "; pass the single item itself"
-    listed = [_truncate(_json(item), MAX_ITEM_CHARS) for item in value[:MAX_LISTED_ITEMS]]
-    more = ", and %d more" % (len(value) - MAX_LISTED_ITEMS) if len(value) > MAX_LISTED_ITEMS else ""
-    return ": pass one %s per call: call this tool once per item, for each of %s%s" % (noun, ", ".join(listed), more)
+    return ": pass one %s per call: call this tool once per item, for each of %s" % (noun, _listed(value))
 
 
 def _value_at(args: Any, pointer: str) -> Any:

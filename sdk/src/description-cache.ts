@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { ToolDefinition, ToolDescription } from './wire';
+import { ToolDefinition, ToolDescription } from '@toolcoach/core';
 
 interface CacheFile {
   savedAt: string;

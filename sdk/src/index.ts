@@ -3,7 +3,7 @@ export { resolveConnection } from './connection-settings';
 export type { ConnectionSettings } from './connection-settings';
 export type { ToolcoachOptions, DescriptionSource, ValidationOutcome, LoadToolsOptions, GuardOutcome } from './toolcoach';
 export { ArgumentGuard } from './argument-guard';
-export type { GuardVerdict, Correction, CorrectionKind, LocalProblem } from './argument-guard';
+export type { ArgumentAnswer, GuardVerdict, Correction, CorrectionKind } from './argument-guard';
 export type { ReporterStats, FlushResult } from './reporter';
 export type { Logger } from './logger';
 export { isSecretKeyByDefault, redactSecrets, redactSecretsInText, REDACTED } from './redaction';
@@ -19,4 +19,4 @@ export type {
   ClientInfo,
   GuardMode,
   GuardSection,
-} from './wire';
+} from '@toolcoach/core';

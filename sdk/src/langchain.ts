@@ -5,7 +5,7 @@ import type { Serialized } from '@langchain/core/load/serializable';
 import type { LLMResult } from '@langchain/core/outputs';
 import type { ChainValues } from '@langchain/core/utils/types';
 import { Toolcoach } from './toolcoach';
-import { ToolEvent, ToolEventError } from './wire';
+import { ToolEvent, ToolEventError } from '@toolcoach/core';
 
 export interface ToolcoachCallbackOptions {
   /** The agent's name on every event; by default `metadata.agent`, an `agent:<name>` tag, or the client's `agent`. */

@@ -1,4 +1,4 @@
-import { REDACTED, redactSecretsInText as redactInText } from './secrets-in-text';
+import { REDACTED, redactSecretsInText as redactInText } from '@toolcoach/core';
 
 export { REDACTED };
 
@@ -15,7 +15,7 @@ export type SecretKeyMatcher = (key: string) => boolean;
 export const isSecretKeyByDefault: SecretKeyMatcher = (key) => SECRET_KEY.test(key.toLowerCase().replace(/[-_\s]/g, ''));
 
 /**
- * Secrets inside free text (see secrets-in-text.ts): `password=hunter2` and `'api_key': 'sk-...'`, JSON text, URL
+ * Secrets inside free text (see @toolcoach/core, secrets-in-text.ts): `password=hunter2` and `'api_key': 'sk-...'`, JSON text, URL
  * passwords, private keys and well-known token shapes.
  */
 export function redactSecretsInText(text: string, isSecretKey: SecretKeyMatcher = isSecretKeyByDefault): string {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EventBuffer } from './event-buffer';
 import { Logger, OnceLogger } from './logger';
 import { redactSecrets, SecretKeyMatcher } from './redaction';
-import { ClientInfo, ToolEvent } from './wire';
+import { ClientInfo, ToolEvent } from '@toolcoach/core';
 
 /** The server takes at most 1000 events and 1 MB per request; we stay under both with some room. */
 export const MAX_BATCH_EVENTS = 1000;

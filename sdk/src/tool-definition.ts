@@ -1,4 +1,4 @@
-import { ToolDefinition } from './wire';
+import { ToolDefinition } from '@toolcoach/core';
 
 /**
  * What `loadTools` needs of a tool: LangChain tools (zod or JSON Schema in `schema`), OpenAI-style function objects

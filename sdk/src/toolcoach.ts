@@ -6,7 +6,7 @@ import { SecretKeyMatcher } from './redaction';
 import { FlushResult, ReporterOptions, ReporterStats } from './reporter';
 import { guardInvokableTool, isInvokableTool } from './guarded-tool';
 import { toToolDefinition, ToolLike } from './tool-definition';
-import { GuardMode, ToolDefinition, ToolDescription, ToolEvent, ValidationResult } from './wire';
+import { GuardMode, ToolDefinition, ToolDescription, ToolEvent, ValidationResult } from '@toolcoach/core';
 
 export { SDK_NAME, SDK_VERSION } from './client-core';
 
@@ -295,9 +295,10 @@ export class Toolcoach {
   private validateLocally(toolName: string, args: unknown, notChecked: string): ValidationOutcome {
     const guard = this.guards.get(toolName)?.guard;
     if (guard && !guard.compileError) {
-      const errors = guard.findProblems(args).map((problem) => ({ ...problem, subtype: null }));
+      const { valid, errors, suggestion } = guard.answer(args);
+      const issues = errors.map(({ category, subtype, path, message }) => ({ category, subtype, path, message }));
       const reason = `not checked by the server (${notChecked}); checked by the local guard`;
-      return { valid: errors.length === 0, errors, suggestion: null, checked: true, checkedBy: 'local', reason };
+      return { valid, errors: issues, suggestion, checked: true, checkedBy: 'local', reason };
     }
     this.core.log.warn('validate', `toolcoach: arguments of ${toolName} were not checked (${notChecked}); letting them through`);
     return { valid: true, errors: [], suggestion: null, checked: false, checkedBy: null, reason: `not checked: ${notChecked}` };

@@ -260,7 +260,12 @@ describe('validate', () => {
         checked: true,
         checkedBy: 'local',
         reason: expect.stringMatching(/^not checked by the server \(.+\); checked by the local guard$/),
-        errors: [expect.objectContaining({ category: 'argument_mismatch', path: '/n', message: "'n' is required" })],
+        // validate's findings and correction, made locally (the guard core's)
+        errors: [
+          expect.objectContaining({ subtype: 'missing_argument', path: '/n', message: "'n' is required; it was sent as '__proto__'" }),
+          expect.objectContaining({ subtype: 'unknown_argument', path: '/__proto__' }),
+        ],
+        suggestion: { n: 3 },
       });
       server.answerNext(answer);
       expect(await tc.validate('factorial', { n: 3 })).toMatchObject({ valid: true, checked: true, checkedBy: 'local' });

@@ -1,22 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { RedactionCases } from '@toolcoach/core';
 import { isSecretKeyByDefault, redactSecrets, redactSecretsInText } from '../src/redaction';
 
-// One rule table for the server, this SDK and the Python SDK.
-const cases = JSON.parse(readFileSync(join(__dirname, '..', '..', 'test', 'fixtures', 'redaction-cases.json'), 'utf8')) as {
-  secretKeys: string[];
-  keptKeys: string[];
-  values: Array<{ input: unknown; output: unknown }>;
-  text: Array<{ input: string; output: string }>;
-};
+// One rule table for the server, this SDK and the Python SDK (the server's spec reads it case by case).
+const cases = JSON.parse(readFileSync(join(__dirname, '..', '..', 'test', 'fixtures', 'redaction-cases.json'), 'utf8')) as RedactionCases;
 
 describe('redaction rules shared with the server and the Python SDK', () => {
-  it.each(cases.secretKeys)('treats %j as a secret key', (key) => expect(isSecretKeyByDefault(key)).toBe(true));
-  it.each(cases.keptKeys)('keeps %j', (key) => expect(isSecretKeyByDefault(key)).toBe(false));
-  it.each(cases.values.map((c) => [JSON.stringify(c.input).slice(0, 60), c]))('redacts the value %s', (_label, c) => {
-    expect(redactSecrets(c.input, isSecretKeyByDefault)).toEqual(c.output);
+  it('treats the secret keys of the table as secret, and no other', () => {
+    expect(cases.secretKeys.filter((key) => !isSecretKeyByDefault(key))).toEqual([]);
+    expect(cases.keptKeys.filter((key) => isSecretKeyByDefault(key))).toEqual([]);
   });
-  it.each(cases.text.map((c) => [c.input, c.output]))('redacts the text %j', (input, output) => {
-    expect(redactSecretsInText(input)).toBe(output);
+
+  it('redacts each value and each text of the table as it says', () => {
+    expect(cases.values.map(({ input }) => redactSecrets(input, isSecretKeyByDefault))).toEqual(cases.values.map(({ output }) => output));
+    expect(cases.text.map(({ input }) => redactSecretsInText(input))).toEqual(cases.text.map(({ output }) => output));
   });
 });

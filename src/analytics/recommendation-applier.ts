@@ -45,7 +45,7 @@ export class RecommendationApplier {
   }
 }
 
-/** Text built from event data that is not plain (see untrusted-text) waits for a human: never applied automatically. */
+/** Text built from event data that is not plain (see @toolcoach/core, untrusted-text.ts) waits for a human: never applied automatically. */
 export function requiresReview(recommendation: StoredRecommendation): boolean {
   return typeof recommendation.evidence.requiresReview === 'string';
 }

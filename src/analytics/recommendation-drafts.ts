@@ -4,7 +4,7 @@
  */
 
 import type { ErrorGroupRow } from '../categorize';
-import type { UntrustedFragments } from './untrusted-text';
+import type { UntrustedFragments } from '@toolcoach/core';
 
 export const RECOMMENDATION_KINDS = [
   'wrong_argument_name',

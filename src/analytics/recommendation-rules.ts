@@ -13,7 +13,7 @@ import {
   evidenceOf,
   reviewMark,
 } from './recommendation-drafts';
-import { quoteValue, UntrustedFragments } from './untrusted-text';
+import { quoteValue, UntrustedFragments } from '@toolcoach/core';
 
 // The nightly imports the rules and the draft types it stores from here.
 export { RECOMMENDATION_KINDS, type GroupEvidence, type RecommendationDraft } from './recommendation-drafts';

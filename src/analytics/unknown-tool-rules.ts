@@ -5,7 +5,7 @@
 
 import type { IntendedToolMatch } from './intended-tool';
 import { confidenceOf, evidenceOf, GroupEvidence, RecommendationDraft, reviewMark } from './recommendation-drafts';
-import { isPlainName, UntrustedFragments } from './untrusted-text';
+import { isPlainName, UntrustedFragments } from '@toolcoach/core';
 
 export const UNKNOWN_TOOL_NOTE = 'unknown_tool';
 

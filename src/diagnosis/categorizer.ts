@@ -1,4 +1,4 @@
-import { MAX_MATCHED_UNKNOWN_NAMES, matchArgumentName } from './argument-name-matcher';
+import { MAX_MATCHED_UNKNOWN_NAMES, matchArgumentName } from '@toolcoach/core';
 import { type ParsedArguments, asNumber, isPlainObject, parseArguments, singleNumericArgument, valueAtPointer } from './argument-values';
 import type { ArgumentSchema, Diagnosis, DiagnosisInput, EvidenceSource } from './diagnosis.types';
 import { type Finding, encodePointerSegment, lastSegment } from './finding';

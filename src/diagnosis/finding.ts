@@ -1,4 +1,4 @@
-import { MAX_MATCHED_UNKNOWN_NAMES, matchArgumentName } from './argument-name-matcher';
+import { MAX_MATCHED_UNKNOWN_NAMES, matchArgumentName } from '@toolcoach/core';
 import type { Category, Subtype } from './diagnosis.types';
 
 /** One problem read from one piece of evidence (an Ajv error, a pydantic line, a zod issue, a message). */

@@ -26,7 +26,7 @@ export {
 export { escapePointer } from './schema-structure';
 export { SCHEMA_COMPILE_BUDGET_MS, SCHEMA_COMPILE_STARVED_RETRIES, compileUserSchema, type UserSchemaDraft } from './user-schema-compiler';
 export { diagnose } from './categorizer';
-export { MAX_MATCHED_CANDIDATES, MAX_MATCHED_NAME_CHARS, MAX_MATCHED_UNKNOWN_NAMES, matchArgumentName } from './argument-name-matcher';
+export { MAX_MATCHED_CANDIDATES, MAX_MATCHED_NAME_CHARS, MAX_MATCHED_UNKNOWN_NAMES, matchArgumentName } from '@toolcoach/core';
 export { ownValue } from './own-value';
 export { computeFingerprint, normalizeMessageTemplate, type FingerprintParts } from './fingerprint';
 export { LATENCY_BUCKET_BOUNDS_MS, LATENCY_BUCKET_COUNT, latencyBucketIndex, percentileFromBuckets } from './latency-buckets';

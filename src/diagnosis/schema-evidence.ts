@@ -1,34 +1,18 @@
-import { MAX_MATCHED_UNKNOWN_NAMES } from './argument-name-matcher';
-import { isPlainObject, valueAtPointer } from './argument-values';
-import type { AjvLikeError, ArgumentSchema, Subtype } from './diagnosis.types';
+import {
+  MAX_MATCHED_UNKNOWN_NAMES,
+  SUBTYPE_BY_SCHEMA_KEYWORD,
+  categoryOfSubtype,
+  declaredProperties,
+  isScalarTypeList,
+  ownValue,
+  typeListOf,
+} from '@toolcoach/core';
+import { valueAtPointer } from './argument-values';
+import type { AjvLikeError, ArgumentSchema } from './diagnosis.types';
 import { type Finding, encodePointerSegment, selectPrimaryFinding } from './finding';
-import { ownValue } from './own-value';
 
-/** Ajv keyword -> subtype. Composite keywords (anyOf, oneOf, if, not) are absent: their leaf errors say more. */
-export const SUBTYPE_BY_SCHEMA_KEYWORD: Readonly<Record<string, Subtype>> = {
-  required: 'missing_argument',
-  dependentRequired: 'missing_argument',
-  dependencies: 'missing_argument',
-  additionalProperties: 'unknown_argument',
-  unevaluatedProperties: 'unknown_argument',
-  type: 'type_mismatch',
-  maximum: 'above_maximum',
-  exclusiveMaximum: 'above_maximum',
-  maxLength: 'above_maximum',
-  maxItems: 'above_maximum',
-  maxProperties: 'above_maximum',
-  minimum: 'below_minimum',
-  exclusiveMinimum: 'below_minimum',
-  minLength: 'below_minimum',
-  minItems: 'below_minimum',
-  minProperties: 'below_minimum',
-  enum: 'not_in_enum',
-  const: 'not_in_enum',
-  pattern: 'invalid_format',
-  format: 'invalid_format',
-};
-
-const SCALAR_TYPES = new Set(['integer', 'number', 'string', 'boolean']);
+// The schema's keywords and declared names are read by the guard core, which validate and the SDKs share.
+export { SUBTYPE_BY_SCHEMA_KEYWORD, categoryOfSubtype, declaredProperties, declaredTypesOf, isScalarTypeList } from '@toolcoach/core';
 
 /**
  * Validates the arguments against the registered schema. Returns null when they are valid or the schema cannot be
@@ -70,8 +54,7 @@ function toFinding(error: AjvLikeError, args: Record<string, unknown>): Finding[
     if (instancePath === '') return [{ category: 'argument_mismatch', subtype: 'malformed_arguments', argumentPath: null }];
     // The taxonomy counts null where a value is required as a missing argument, not a type problem.
     if (value === null) return [{ category: 'argument_mismatch', subtype: 'missing_argument', argumentPath: instancePath }];
-    const expected = typesOf(error.params.type);
-    const isArrayForScalar = Array.isArray(value) && expected.length > 0 && expected.every((type) => SCALAR_TYPES.has(type));
+    const isArrayForScalar = Array.isArray(value) && isScalarTypeList(typeListOf(error.params.type));
     return [{ category, subtype, argumentPath: instancePath, isArrayForScalar }];
   }
   return [{ category, subtype, argumentPath: instancePath || null }];
@@ -114,38 +97,9 @@ export function undeclaredNames(args: Record<string, unknown>, declared: Readonl
   return names;
 }
 
-/** Top-level property names the schema declares (the candidates for an intended argument). */
-export function declaredProperties(schemaJson: Record<string, unknown> | undefined | null): string[] {
-  const properties = schemaJson?.properties;
-  return isPlainObject(properties) ? Object.keys(properties) : [];
-}
-
 export function requiredProperties(schemaJson: Record<string, unknown> | undefined | null): string[] {
   const required = schemaJson?.required;
   return Array.isArray(required) ? required.filter((name): name is string => typeof name === 'string') : [];
-}
-
-/** The declared JSON types of a top-level property, e.g. ["integer"]; empty when unknown. */
-export function declaredTypesOf(schemaJson: Record<string, unknown> | undefined | null, name: string): string[] {
-  const properties = schemaJson?.properties;
-  if (!isPlainObject(properties)) return [];
-  const property = ownValue(properties, name);
-  return isPlainObject(property) ? typesOf(property.type) : [];
-}
-
-function typesOf(type: unknown): string[] {
-  if (typeof type === 'string') return type.split(',');
-  return Array.isArray(type) ? type.filter((entry): entry is string => typeof entry === 'string') : [];
-}
-
-export function isScalarTypeList(types: readonly string[]): boolean {
-  return types.length > 0 && types.every((type) => SCALAR_TYPES.has(type));
-}
-
-export function categoryOfSubtype(subtype: Subtype): 'argument_mismatch' | 'out_of_range' {
-  return ['missing_argument', 'unknown_argument', 'type_mismatch', 'malformed_arguments'].includes(subtype)
-    ? 'argument_mismatch'
-    : 'out_of_range';
 }
 
 function stringParam(params: Record<string, unknown> | undefined, key: string): string | null {

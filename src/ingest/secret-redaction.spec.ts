@@ -1,14 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { RedactionCases } from '@toolcoach/core';
 import { isSecretKey, REDACTED, redactSecrets, redactSecretsInText } from './secret-redaction';
 
 // One rule table for the server and both SDKs.
-const cases = JSON.parse(readFileSync(join(__dirname, '..', '..', 'test', 'fixtures', 'redaction-cases.json'), 'utf8')) as {
-  secretKeys: string[];
-  keptKeys: string[];
-  values: Array<{ input: unknown; output: unknown }>;
-  text: Array<{ input: string; output: string }>;
-};
+const cases = JSON.parse(readFileSync(join(__dirname, '..', '..', 'test', 'fixtures', 'redaction-cases.json'), 'utf8')) as RedactionCases;
 
 describe('redaction rules shared with both SDKs', () => {
   it.each(cases.secretKeys)('treats %j as a secret key', (key) => expect(isSecretKey(key)).toBe(true));

@@ -2,7 +2,7 @@
  * Defence in depth: SDKs redact secrets before events leave the agent, and the server redacts again before storage,
  * so an old or hand-written client cannot put credentials into our database.
  */
-import { REDACTED, redactSecretsInText as redactInText } from './secrets-in-text';
+import { REDACTED, redactSecretsInText as redactInText } from '@toolcoach/core';
 
 export { REDACTED };
 
@@ -48,7 +48,7 @@ const rememberedKeys = new Map<string, KeyJudgement>();
 const MAX_REMEMBERED_KEYS = 10_000;
 const MAX_REMEMBERED_KEY_CHARS = 100;
 
-/** Secrets inside one text (see secrets-in-text.ts), with the key rules above. */
+/** Secrets inside one text (see @toolcoach/core, secrets-in-text.ts), with the key rules above. */
 export function redactSecretsInText(text: string): string {
   return redactInText(text, isSecretKey);
 }

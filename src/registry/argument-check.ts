@@ -1,34 +1,31 @@
 import {
-  type AjvLikeError,
+  type ArgumentError,
+  NOT_AN_OBJECT,
+  correctArguments,
+  describeSchemaErrors,
+  intendedArgumentOf,
+  isCorrectable,
+  missingTopLevelNames,
+  type StrayContext,
+  undeclaredArguments,
+  type UndeclaredArguments,
+} from '@toolcoach/core';
+import {
   type ArgumentSchema,
-  type Category,
-  type SchemaCheck,
-  type Subtype,
   ARGUMENT_VALIDATION_BUDGET_MS,
   MAX_MATCHED_UNKNOWN_NAMES,
   MAX_REPORTED_SCHEMA_ERRORS,
-  SUBTYPE_BY_SCHEMA_KEYWORD,
-  categoryOfSubtype,
   declaredProperties,
-  declaredTypesOf,
-  diagnose,
-  isScalarTypeList,
-  matchArgumentName,
-  ownValue,
   undeclaredNames,
 } from '../diagnosis';
 import { checkLearnedLimits, LearnedLimit, LearnedLimitFinding } from './learned-limits';
 
 // Pre-execution validation: checks arguments against a tool's registered schema with the worker's categories, and
-// proposes a corrected argument object when a correction is safe. Pure.
+// proposes a corrected argument object when a correction is safe. The findings, their words and the correction are
+// the guard core's (@toolcoach/core), which the SDKs' guard and the gateway run too; this adds the budget, the
+// learned renames and the categorizer's reading of the call. Pure.
 
-export interface ArgumentError {
-  category: Category;
-  subtype: Subtype | null;
-  /** JSON Pointer into the arguments; "" for the arguments as a whole. */
-  path: string;
-  message: string;
-}
+export type { ArgumentError };
 
 /** A finding as validate answers it: a schema violation, or a value beyond a limit learned from this tool's calls. */
 export type ArgumentFinding = (ArgumentError & { kind: 'schema' }) | LearnedLimitFinding;
@@ -103,9 +100,11 @@ export function* checkArgumentsInSteps(input: ArgumentCheckInput): Generator<voi
   const learned = input.checks !== 'schema' && isObject(args) ? checkLearnedLimits(args, input.learnedLimits ?? []) : [];
   const { valid, suggestion, checked, reason } = result;
   const incomplete = omissions.length > 0 ? { incomplete: omissions.join('; ') } : {};
-  if (learned.length === 0) return { valid, errors: schemaErrors, suggestion, checked, reason, ...incomplete };
-  // a correction of the names that keeps a value known to fail is no correction
-  const kept = suggestion && checkLearnedLimits(suggestion, input.learnedLimits ?? []).length === 0 ? suggestion : null;
+  // a correction that gives a value known to fail (a renamed one, a numeric string read) is no correction
+  const isKept =
+    suggestion !== null && (input.checks === 'schema' || checkLearnedLimits(suggestion, input.learnedLimits ?? []).length === 0);
+  const kept = isKept ? suggestion : null;
+  if (learned.length === 0) return { valid, errors: schemaErrors, suggestion: kept, checked, reason, ...incomplete };
   return { valid: false, errors: [...schemaErrors, ...learned], suggestion: kept, checked, reason, ...incomplete };
 }
 
@@ -130,67 +129,28 @@ function* checkSchema(
   budget: CallBudget,
   omissions: string[],
 ): Generator<void, Omit<ArgumentCheck, 'errors'> & { errors: ArgumentError[] }, void> {
-  if (!isObject(args)) {
-    const message = 'arguments must be a JSON object of argument names to values';
-    return {
-      valid: false,
-      errors: [{ category: 'argument_mismatch', subtype: 'malformed_arguments', path: '', message }],
-      suggestion: null,
-      checked: true,
-      reason: null,
-    };
-  }
+  if (!isObject(args)) return { valid: false, errors: [NOT_AN_OBJECT], suggestion: null, checked: true, reason: null };
   const check = input.schema.validate(args);
   if (check.status !== 'checked') return unchecked(check.status);
   if (check.errors.length === 0) return { valid: true, errors: [], suggestion: null, checked: true, reason: null };
 
-  // Everything below shares the one validation budget: the diagnosis reuses this check, the suggestion gets the rest.
+  // Everything below shares the one validation budget: the intended names first, the suggestion gets the rest.
   // Nothing below walks every name of the call more than once (a 1 MB call holds 13,500 of them): the undeclared ones
   // are listed up to what is used and counted once.
   yield* budget.pause();
-  const checkedOnce = reusingCheck(input.schema, args, check);
-  const strays = undeclaredArguments(args, input.schema.json);
-  const renames = yield* resolveRenames(input, args, strays, checkedOnce, budget, omissions);
-  const errors = describeErrors(check, args, input.schema.json, strays, renames, omissions);
-  if (!isCorrectable(check, renames)) return { valid: false, errors, suggestion: null, checked: true, reason: null };
+  const strays = undeclaredArguments(args, input.schema.json, MAX_REPORTED_SCHEMA_ERRORS);
+  const context = { missing: missingTopLevelNames(check.errors), strayCount: strays.count };
+  const renames = yield* resolveRenames(input, args, strays, context, budget, omissions);
+  const described = describeSchemaErrors(check.errors, args, input.schema.json, strays, renames, MAX_REPORTED_SCHEMA_ERRORS);
+  const unlisted = described.unlisted + (check.unlistedErrors ?? 0);
+  if (unlisted > 0) omissions.push(`${unlisted} more errors not listed (at most ${MAX_REPORTED_SCHEMA_ERRORS} per answer)`);
+  const errors = described.errors;
+  if (!isCorrectable(check.errors, renames)) return { valid: false, errors, suggestion: null, checked: true, reason: null };
   yield* budget.pause();
   const remainingMs = budget.remainingMs();
   if (remainingMs < 1) omissions.push(`no suggestion: the ${ARGUMENT_VALIDATION_BUDGET_MS} ms budget of the call was spent`);
   const suggestion = remainingMs < 1 ? null : suggestCorrection(args, input.schema, renames, remainingMs);
   return { valid: false, errors, suggestion, checked: true, reason: null };
-}
-
-/** The top-level names the schema does not declare: the first MAX_REPORTED_SCHEMA_ERRORS, and how many in all. */
-interface UndeclaredArguments {
-  declared: readonly string[];
-  first: readonly string[];
-  count: number;
-}
-
-function undeclaredArguments(args: Record<string, unknown>, schemaJson: Record<string, unknown>): UndeclaredArguments {
-  const declared = declaredProperties(schemaJson);
-  if (declared.length === 0) return { declared, first: [], count: 0 };
-  const declaredNames = new Set(declared);
-  const names = Object.keys(args);
-  const first: string[] = [];
-  let count = 0;
-  for (let i = 0; i < names.length; i++) {
-    if (declaredNames.has(names[i])) continue;
-    if (count++ < MAX_REPORTED_SCHEMA_ERRORS) first.push(names[i]);
-  }
-  return { declared, first, count };
-}
-
-/**
- * A suggestion only renames the names looked up and unwraps arrays: arguments that still hold an undeclared name the
- * schema refuses (one not renamed, or one below the top level) cannot become valid, and are not copied to find out.
- */
-function isCorrectable(check: Extract<SchemaCheck, { status: 'checked' }>, renames: ReadonlyMap<string, string>): boolean {
-  return !check.errors.some((error) => {
-    if (ownValue(SUBTYPE_BY_SCHEMA_KEYWORD, error.keyword) !== 'unknown_argument') return false;
-    const name = stringParam(error, 'additionalProperty') ?? stringParam(error, 'unevaluatedProperty');
-    return error.instancePath !== '' || name === null || !renames.has(name);
-  });
 }
 
 function unchecked(status: 'too_expensive' | 'unusable'): Omit<ArgumentCheck, 'errors'> & { errors: ArgumentError[] } {
@@ -201,27 +161,22 @@ function unchecked(status: 'too_expensive' | 'unusable'): Omit<ArgumentCheck, 'e
   return { valid: true, errors: [], suggestion: null, checked: false, reason };
 }
 
-/** The schema, answering `args` with the check already made. */
-function reusingCheck(schema: ArgumentSchema, args: unknown, check: SchemaCheck): ArgumentSchema {
-  return { json: schema.json, validate: (value, budgetMs) => (value === args ? check : schema.validate(value, budgetMs)) };
-}
-
 /**
- * For each undeclared argument, the declared one it stands for: learned from events first, then by the name itself.
+ * For each undeclared argument, the declared one it stands for (intendedArgumentOf): learned from events first, then
+ * by the name itself, then beside the missing names.
  * Only the first MAX_MATCHED_UNKNOWN_NAMES unknown names are looked up, and none once the budget is spent.
  */
 function* resolveRenames(
   input: ArgumentCheckInput,
   args: Record<string, unknown>,
   strays: UndeclaredArguments,
-  schema: ArgumentSchema,
+  context: StrayContext,
   budget: CallBudget,
   omissions: string[],
 ): Generator<void, Map<string, string>, void> {
   const { declared } = strays;
   const renames = new Map<string, string>();
   if (declared.length === 0 || strays.count === 0) return renames;
-  const primary = diagnose({ tool: input.tool, arguments: args, error: { message: '' }, schema });
   const taken = new Set<string>();
   for (let index = 0; index < strays.count; index++) {
     if (index >= MAX_MATCHED_UNKNOWN_NAMES) {
@@ -237,13 +192,7 @@ function* resolveRenames(
     }
     const wrong = strays.first[index];
     const free = declared.filter((name) => !Object.hasOwn(args, name) && !taken.has(name));
-    const learned = input.learnedRenames.get(wrong);
-    const intended =
-      (learned !== undefined && free.includes(learned) ? learned : null) ??
-      matchArgumentName(wrong, free) ??
-      (primary.wrongArgument === wrong && primary.intendedArgument && free.includes(primary.intendedArgument)
-        ? primary.intendedArgument
-        : null);
+    const intended = intendedArgumentOf(wrong, free, input.learnedRenames, context);
     if (intended) {
       renames.set(wrong, intended);
       taken.add(intended);
@@ -252,130 +201,8 @@ function* resolveRenames(
   return renames;
 }
 
-/** At most MAX_REPORTED_SCHEMA_ERRORS, like the schema's own: an undeclared name beside a missing one adds one each. */
-function describeErrors(
-  check: Extract<SchemaCheck, { status: 'checked' }>,
-  args: Record<string, unknown>,
-  schemaJson: Record<string, unknown>,
-  strays: UndeclaredArguments,
-  renames: ReadonlyMap<string, string>,
-  omissions: string[],
-): ArgumentError[] {
-  const ajvErrors = check.errors;
-  const errors: ArgumentError[] = [];
-  const seen = new Set<string>();
-  let unlisted = check.unlistedErrors ?? 0;
-  const add = (error: ArgumentError) => {
-    const key = `${error.subtype}\u0000${error.path}`;
-    if (seen.has(key)) return;
-    if (errors.length >= MAX_REPORTED_SCHEMA_ERRORS) {
-      unlisted++;
-      return;
-    }
-    errors.push(error);
-    seen.add(key);
-  };
-  const leafErrors = ajvErrors.filter((error) => ownValue(SUBTYPE_BY_SCHEMA_KEYWORD, error.keyword) !== undefined);
-
-  for (const error of leafErrors) add(describeError(error, args, schemaJson, renames));
-  // Without additionalProperties:false a renamed argument shows only as a missing one; name the stray too, as the
-  // worker's categorizer does.
-  const reportsUnknown = errors.some((error) => error.subtype === 'unknown_argument');
-  const reportsMissingAtTop = errors.some((error) => error.subtype === 'missing_argument' && error.path.lastIndexOf('/') === 0);
-  if (!reportsUnknown && reportsMissingAtTop) {
-    for (const name of strays.first) add(unknownArgumentError('', name, args, schemaJson, renames));
-    unlisted += strays.count - strays.first.length;
-  }
-  // Composite keywords (anyOf, not, ...) explain nothing their leaves do not; alone, they are all there is.
-  if (errors.length === 0) {
-    for (const error of ajvErrors) {
-      add({
-        category: 'argument_mismatch',
-        subtype: null,
-        path: error.instancePath,
-        message: withName(error.instancePath, error.message ?? 'is invalid'),
-      });
-    }
-  }
-  if (unlisted > 0) omissions.push(`${unlisted} more errors not listed (at most ${MAX_REPORTED_SCHEMA_ERRORS} per answer)`);
-  return errors;
-}
-
-function describeError(
-  error: AjvLikeError,
-  args: Record<string, unknown>,
-  schemaJson: Record<string, unknown>,
-  renames: ReadonlyMap<string, string>,
-): ArgumentError {
-  const subtype = ownValue(SUBTYPE_BY_SCHEMA_KEYWORD, error.keyword)!;
-  const category = categoryOfSubtype(subtype);
-  const at = error.instancePath;
-
-  if (subtype === 'missing_argument') {
-    const name = stringParam(error, 'missingProperty') ?? stringParam(error, 'property') ?? '';
-    const sentAs = at === '' ? [...renames].find(([, intended]) => intended === name)?.[0] : undefined;
-    const message = `'${name}' is required${sentAs ? `; it was sent as '${sentAs}'` : ''}`;
-    return { category, subtype, path: `${at}/${escape(name)}`, message };
-  }
-  if (subtype === 'unknown_argument') {
-    const name = stringParam(error, 'additionalProperty') ?? stringParam(error, 'unevaluatedProperty') ?? '';
-    return unknownArgumentError(at, name, args, schemaJson, renames);
-  }
-  if (subtype === 'type_mismatch') {
-    if (at === '')
-      return { category: 'argument_mismatch', subtype: 'malformed_arguments', path: '', message: 'arguments must be a JSON object' };
-    const value = valueAt(args, at);
-    if (value === null)
-      return {
-        category: 'argument_mismatch',
-        subtype: 'missing_argument',
-        path: at,
-        message: withName(at, 'is required (null was given)'),
-      };
-    const expected = typesOfParam(error.params.type);
-    if (Array.isArray(value) && isScalarTypeList(expected)) {
-      const noun = expected.join(' or ');
-      return { category, subtype, path: at, message: withName(at, `must be ${noun}, not an array${arrayAdvice(value, noun)}`) };
-    }
-  }
-  return { category, subtype, path: at, message: withName(at, error.message ?? 'is invalid') };
-}
-
-function unknownArgumentError(
-  parent: string,
-  name: string,
-  args: Record<string, unknown>,
-  schemaJson: Record<string, unknown>,
-  renames: ReadonlyMap<string, string>,
-): ArgumentError {
-  const intended = parent === '' ? renames.get(name) : undefined;
-  let message = `'${name}' is not a parameter of this tool`;
-  if (intended) {
-    message += `; the parameter is '${intended}'`;
-    const value = ownValue(args, name);
-    const types = declaredTypesOf(schemaJson, intended);
-    if (Array.isArray(value) && isScalarTypeList(types)) message += ` (one ${types.join(' or ')})${arrayAdvice(value, types.join(' or '))}`;
-  }
-  return { category: 'argument_mismatch', subtype: 'unknown_argument', path: `${parent}/${escape(name)}`, message };
-}
-
-// The values a model should call the tool with, one call each, as JSON; a long list is cut. The SDKs' guard says the same.
-const MAX_LISTED_ITEMS = 10;
-const MAX_ITEM_CHARS = 40;
-
-function arrayAdvice(value: readonly unknown[], noun: string): string {
-  if (value.length === 1) return '; pass the single item itself';
-  const listed = value.slice(0, MAX_LISTED_ITEMS).map((item) => {
-    const text = JSON.stringify(item) ?? String(item);
-    return text.length <= MAX_ITEM_CHARS ? text : `${text.slice(0, MAX_ITEM_CHARS - 1)}…`;
-  });
-  const more = value.length > MAX_LISTED_ITEMS ? `, and ${value.length - MAX_LISTED_ITEMS} more` : '';
-  return `: pass one ${noun} per call: call this tool once per item, for each of ${listed.join(', ')}${more}`;
-}
-
 /**
- * A corrected argument object, only when every correction is safe and the result validates: renamed arguments,
- * one-element arrays unwrapped for scalar parameters. Several items for a scalar have no safe correction.
+ * The corrected arguments (see correctArguments), only when the result validates within the budget; null otherwise.
  */
 export function suggestCorrection(
   args: Record<string, unknown>,
@@ -383,63 +210,10 @@ export function suggestCorrection(
   renames: ReadonlyMap<string, string>,
   budgetMs: number = ARGUMENT_VALIDATION_BUDGET_MS,
 ): Record<string, unknown> | null {
-  // built key by key, not cloned then deleted from: a clone that then changes shape costs V8 an old-space allocation
-  // (docs/perf.md), and a deleted key turns the object into a dictionary
-  const corrected: Record<string, unknown> = {};
-  for (const name of Object.keys(args)) if (!renames.has(name)) setOwn(corrected, name, args[name]);
-  let isChanged = false;
-  for (const [wrong, intended] of renames) {
-    setOwn(corrected, intended, args[wrong]);
-    isChanged = true;
-  }
-  for (const name of declaredProperties(schema.json)) {
-    const value = ownValue(corrected, name);
-    if (!Array.isArray(value) || !isScalarTypeList(declaredTypesOf(schema.json, name))) continue;
-    if (value.length !== 1) return null;
-    setOwn(corrected, name, value[0]);
-    isChanged = true;
-  }
-  if (!isChanged || budgetMs < 1) return null;
-  const check = schema.validate(corrected, budgetMs);
-  return check.status === 'checked' && check.errors.length === 0 ? corrected : null;
-}
-
-function withName(pointer: string, message: string): string {
-  if (pointer === '') return `arguments ${message}`;
-  const name = pointer
-    .slice(pointer.lastIndexOf('/') + 1)
-    .replace(/~1/g, '/')
-    .replace(/~0/g, '~');
-  return `'${name}' ${message}`;
-}
-
-function valueAt(args: Record<string, unknown>, pointer: string): unknown {
-  let current: unknown = args;
-  for (const segment of pointer.split('/').slice(1)) {
-    const key = segment.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (typeof current !== 'object' || current === null) return undefined;
-    current = ownValue(current as Record<string, unknown>, key);
-  }
-  return current;
-}
-
-function typesOfParam(type: unknown): string[] {
-  if (typeof type === 'string') return type.split(',');
-  return Array.isArray(type) ? type.filter((entry): entry is string => typeof entry === 'string') : [];
-}
-
-function stringParam(error: AjvLikeError, key: string): string | null {
-  const value = error.params?.[key];
-  return typeof value === 'string' ? value : null;
-}
-
-function escape(segment: string): string {
-  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
-/** Assignment would call the `__proto__` setter for a parameter of that name; a defined property is plain data. */
-function setOwn(target: Record<string, unknown>, name: string, value: unknown) {
-  Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
+  const fixed = correctArguments(args, schema.json, renames);
+  if (fixed === null || budgetMs < 1) return null;
+  const check = schema.validate(fixed.corrected, budgetMs);
+  return check.status === 'checked' && check.errors.length === 0 ? fixed.corrected : null;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -1,6 +1,7 @@
 // The `guard` section of a served tool: everything an SDK needs to check a call locally, so the check costs no
 // request. Pure.
 
+import type { GuardSection } from '@toolcoach/core';
 import type { GuardMode } from './guard.schemas';
 import { learnedLimitsOf } from './learned-limits';
 import type { LearnedRename } from './learned-rename.repository';
@@ -9,13 +10,7 @@ import type { DescriptionView } from './registry.types';
 /** Enough for every misnaming a tool sees in practice; the rest are rare and the name matcher may still find them. */
 export const MAX_GUARD_RENAMES = 50;
 
-export interface GuardSection {
-  version: number;
-  policy: GuardMode;
-  schema: 'parameters';
-  renames: Array<{ wrong: string; intended: string; count: number }>;
-  limits: Array<{ path: string; bound: 'upper' | 'lower'; value: number; isInclusive: boolean; reason: string; evidenceCount: number }>;
-}
+export type { GuardSection };
 
 /**
  * Renames come most frequent first: each wrong name keeps the name it was most often meant as, and only renames to a

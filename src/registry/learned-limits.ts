@@ -1,8 +1,10 @@
 // Limits the nightly learned from data (a learned_limit warning: "'n' above 20 fails (overflow)."), read back from the
 // warning's evidence so validate can hold arguments to them. Pure.
 
-import { ownValue } from '../diagnosis';
+import { checkLearnedLimits as checkGuardLimits, type LearnedLimitFinding } from '@toolcoach/core';
 import type { ServedWarning } from './registry.types';
+
+export type { LearnedLimitFinding };
 
 export interface LearnedLimit {
   argumentPath: string;
@@ -15,16 +17,6 @@ export interface LearnedLimit {
   /** Failed calls the limit was learned from. */
   evidenceCount: number;
   warningId: string;
-}
-
-export interface LearnedLimitFinding {
-  kind: 'beyond_learned_limit';
-  category: 'overflow' | 'out_of_range';
-  subtype: 'above_maximum' | 'below_minimum';
-  path: string;
-  message: string;
-  limit: { bound: 'upper' | 'lower'; value: number; isInclusive: boolean };
-  evidenceCount: number;
 }
 
 /** The learned limits among a tool's active warnings; evidence without a well-formed limit is skipped. */
@@ -50,44 +42,10 @@ export function learnedLimitsOf(warnings: readonly ServedWarning[]): LearnedLimi
   return limits;
 }
 
-/** One finding per limit a numeric argument is beyond; arguments that are absent or not numbers are the schema's business. */
+/** One finding per limit a numeric argument is beyond, in the guard core's words (the SDKs and the gateway say the same). */
 export function checkLearnedLimits(args: Record<string, unknown>, limits: readonly LearnedLimit[]): LearnedLimitFinding[] {
-  const findings: LearnedLimitFinding[] = [];
-  for (const limit of limits) {
-    const value = valueAt(args, limit.argumentPath);
-    if (typeof value !== 'number' || !isBeyond(value, limit)) continue;
-    const name = limit.argumentPath.slice(1).replace(/~1/g, '/').replace(/~0/g, '~');
-    const side =
-      limit.bound === 'upper'
-        ? limit.isInclusive
-          ? `${limit.value} or more`
-          : `above ${limit.value}`
-        : limit.isInclusive
-          ? `${limit.value} or less`
-          : `below ${limit.value}`;
-    findings.push({
-      kind: 'beyond_learned_limit',
-      category: limit.reason === 'overflow' ? 'overflow' : 'out_of_range',
-      subtype: limit.bound === 'upper' ? 'above_maximum' : 'below_minimum',
-      path: limit.argumentPath,
-      message: `'${name}' is ${value}; ${side} fails (${limit.reason}), learned from ${limit.evidenceCount} failed ${limit.evidenceCount === 1 ? 'call' : 'calls'}`,
-      limit: { bound: limit.bound, value: limit.value, isInclusive: limit.isInclusive },
-      evidenceCount: limit.evidenceCount,
-    });
-  }
-  return findings;
-}
-
-function isBeyond(value: number, limit: LearnedLimit): boolean {
-  if (limit.bound === 'upper') return limit.isInclusive ? value >= limit.value : value > limit.value;
-  return limit.isInclusive ? value <= limit.value : value < limit.value;
-}
-
-function valueAt(args: Record<string, unknown>, pointer: string): unknown {
-  let current: unknown = args;
-  for (const segment of pointer.split('/').slice(1)) {
-    if (typeof current !== 'object' || current === null || Array.isArray(current)) return undefined;
-    current = ownValue(current as Record<string, unknown>, segment.replace(/~1/g, '/').replace(/~0/g, '~'));
-  }
-  return current;
+  return checkGuardLimits(
+    args,
+    limits.map((limit) => ({ ...limit, path: limit.argumentPath })),
+  );
 }

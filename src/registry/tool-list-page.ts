@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { encodeCursor } from '../infra/http/cursor';
 import { MAX_PAGE_BYTES } from '../infra/http/page-bytes';
 import type { ToolFormat } from './registry.types';
-import type { ToolQualityReport } from './tool-quality';
+import type { ToolQualityReport } from './tool-quality.types';
 
 // `GET /v1/tools` in pages (issue 33: a project of 1,000 large tools answered 12 MB at once). The whole list is built
 // once per project, format and served variant and kept serialized tool by tool; a page is cut from it by name, at most

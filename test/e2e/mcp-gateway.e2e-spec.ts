@@ -330,7 +330,7 @@ describe.each([
       const pastLimit = await call('factorial', { n: 23 });
       expect(pastLimit.isError).toBe(true);
       expect(pastLimit.content[0].text).toMatch(
-        /^Invalid arguments for tool factorial \(not executed\):\n- 'n' is 23; above 20 fails \(overflow\)/,
+        /^factorial was not called: 'n' is 23; above 20 fails \(overflow\), learned from \d+ failed calls$/,
       );
       // the upstream's own answer to n > 20 is its overflow error, which this is not
       expect(pastLimit.content[0].text).not.toContain('exceeds Number.MAX_SAFE_INTEGER');
@@ -339,18 +339,32 @@ describe.each([
       expect(wrongName.content[0].text).toContain("'numbers'");
       expect(wrongName.content[0].text).not.toContain('MCP error');
       expect((await call('factorial', { n: 5 })).content).toEqual([{ type: 'text', text: '120' }]);
+      // in the project's policy (correct), a safe mistake reaches the upstream corrected
+      expect((await call('factorial', { n: '5' })).content).toEqual([{ type: 'text', text: '120' }]);
 
       const reported = await eventually(async () => {
         const { rows } = await t.db.sql.query(
-          `SELECT tool, status, error_message, session_id FROM events WHERE project_id = $1 AND error_message LIKE 'Invalid arguments for tool%' ORDER BY tool`,
+          `SELECT tool, status, prevented, error_message, session_id FROM events WHERE project_id = $1 AND error_message LIKE '% was not called: %' ORDER BY tool`,
           [project.projectId],
         );
         return rows.length === 2 ? rows : undefined;
       }, 20_000);
-      expect(reported.map((row: { tool: string; status: string }) => [row.tool, row.status])).toEqual([
-        ['factorial', 'error'],
-        ['prime_factorization', 'error'],
+      // refused calls are reported as the SDKs report them: prevented, never run
+      expect(reported.map((row: { tool: string; status: string; prevented: boolean }) => [row.tool, row.status, row.prevented])).toEqual([
+        ['factorial', 'error', true],
+        ['prime_factorization', 'error', true],
       ]);
+      const corrected = await eventually(async () => {
+        const { rows } = await t.db.sql.query(
+          `SELECT arguments, correction FROM events WHERE project_id = $1 AND tool = 'factorial' AND correction IS NOT NULL`,
+          [project.projectId],
+        );
+        return rows.length === 1 ? rows[0] : undefined;
+      }, 20_000);
+      expect(corrected).toEqual({
+        arguments: { n: '5' },
+        correction: { original: { n: '5' }, corrected: { n: 5 }, kinds: ['numeric_string'] },
+      });
     } finally {
       await checking.close();
     }

@@ -1,30 +1,8 @@
+import type { ToolEvent } from '@toolcoach/core';
 import { JobName, QueueName } from './queue.names';
 
-/** An event as accepted by the API: validated, defaults applied, oversize fields truncated. */
-export interface AcceptedEvent {
-  id: string;
-  tool: string;
-  status: 'success' | 'error';
-  arguments?: unknown;
-  result?: unknown;
-  error?: { type?: string; message: string; stack?: string };
-  durationMs?: number;
-  occurredAt: string;
-  agent?: string;
-  model?: string;
-  framework?: string;
-  sessionId?: string;
-  traceId?: string;
-  runId?: string;
-  toolCallId?: string;
-  descriptionVersion?: number;
-  prompt?: string;
-  metadata?: Record<string, unknown>;
-  /** The SDK guard corrected the arguments before the tool ran (issue 22). */
-  correction?: { original: unknown; corrected: unknown; kinds: string[] };
-  /** The SDK guard refused the call: the tool never ran. */
-  prevented?: boolean;
-}
+/** An event as accepted by the API: the wire's event (@toolcoach/core), validated, defaults applied, oversize fields truncated. */
+export type AcceptedEvent = ToolEvent & { id: string; occurredAt: string };
 
 export interface CategorizeBatchPayload {
   projectId: string;

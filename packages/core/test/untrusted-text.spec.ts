@@ -1,4 +1,4 @@
-import { isPlainName, isPlainValue, quoteName, quoteValue, UntrustedFragments } from './untrusted-text';
+import { isPlainName, isPlainValue, quoteName, quoteValue, UntrustedFragments } from '../src/untrusted-text';
 
 describe('untrusted text from events', () => {
   it.each(['number', 'n', 'max_tokens', 'city.name', 'user-id', '$ref', '_private', 'x1', 'api.v2'])(

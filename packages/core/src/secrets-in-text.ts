@@ -3,8 +3,8 @@
  * an error message), `user:pass@` in a URL, a PEM private key, and tokens whose shape gives them away without any key
  * name (`sk-...`, `ghp_...`, `AKIA...`, `xoxb-...`, JWTs, `Bearer ...`).
  *
- * The same rules as the server (src/ingest/secrets-in-text.ts, this file copied) and sdk-python/toolcoach/redaction.py, pinned by
- * test/fixtures/redaction-cases.json; change all three together. Senders choose the text, so no backtracking regex
+ * One source for the server (src/ingest) and the SDK (bundled into @toolcoach/sdk); sdk-python/toolcoach/redaction.py
+ * keeps the same rules, pinned by test/fixtures/redaction-cases.json: change both together. Senders choose the text, so no backtracking regex
  * reads it: separators, URLs and PEM headers are found with indexOf, token prefixes with one case-sensitive literal
  * alternation, and each candidate is judged with a bounded look back or a forward read that the scan then skips. A
  * text with nothing to redact is returned as it is, uncopied; without ':', '=' or a token prefix it costs a few
@@ -308,3 +308,11 @@ const isValueEnd = (char: number) =>
 // what ends a URL's authority (user:password@host): a path, query or fragment, blanks, quotes and brackets
 const isAuthorityEnd = (char: number) =>
   char <= SPACE || char === SLASH || char === 0x3f || char === 0x23 || char === AT || isQuote(char) || char === 0x3c || char === 0x3e;
+
+/** test/fixtures/redaction-cases.json: the rules the server and both SDKs are held to. */
+export interface RedactionCases {
+  secretKeys: string[];
+  keptKeys: string[];
+  values: Array<{ input: unknown; output: unknown }>;
+  text: Array<{ input: string; output: string }>;
+}

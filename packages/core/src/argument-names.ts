@@ -220,3 +220,30 @@ function buildSynonymIndex(groups: readonly (readonly string[])[]): Map<string, 
   }
   return index;
 }
+
+/** What else a call says about a stray name: the required names it lacks at the top level, and how many strays it has. */
+export interface StrayContext {
+  missing: readonly string[];
+  strayCount: number;
+}
+
+/**
+ * The declared argument an undeclared `wrong` stands for among the `free` ones (declared, not sent): a rename learned
+ * from the tool's calls first, then the name itself (matchArgumentName), then, beside missing required names, the one
+ * of those it matches, or the only one when it is the call's only stray (a rename, whatever the names).
+ */
+export function intendedArgumentOf(
+  wrong: string,
+  free: readonly string[],
+  learned?: ReadonlyMap<string, string>,
+  context?: StrayContext,
+): string | null {
+  const fromCalls = learned?.get(wrong);
+  if (fromCalls !== undefined && free.includes(fromCalls)) return fromCalls;
+  const byName = matchArgumentName(wrong, free);
+  if (byName !== null || !context) return byName;
+  const missing = context.missing.filter((name) => free.includes(name));
+  const beside = matchArgumentName(wrong, missing);
+  if (beside !== null) return beside;
+  return context.strayCount === 1 && context.missing.length === 1 && missing.length === 1 ? missing[0] : null;
+}

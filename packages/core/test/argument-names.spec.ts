@@ -1,4 +1,4 @@
-import { damerauLevenshtein, matchArgumentName, MAX_MATCHED_CANDIDATES, MAX_MATCHED_NAME_CHARS } from './argument-name-matcher';
+import { damerauLevenshtein, matchArgumentName, MAX_MATCHED_CANDIDATES, MAX_MATCHED_NAME_CHARS } from '../src/argument-names';
 
 describe('matchArgumentName', () => {
   it.each([

@@ -1,5 +1,5 @@
-// What the SDK sends and receives over HTTP. The SDK owns these types and never imports the server's code, so they
-// mirror the server's contract (README "The event format", the registry routes) by hand.
+// What the SDKs and the gateway send and receive over HTTP (README "The event format", the registry routes): one
+// source, bundled into @toolcoach/sdk, that the server's guard section is typed by too.
 
 /** One tool call as POST /v1/events accepts it. Unknown fields are refused by the server, so nothing else goes here. */
 export interface ToolEvent {
