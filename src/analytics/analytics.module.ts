@@ -10,6 +10,10 @@ import { NightlyProcessor } from './nightly.processor';
 import { NightlyScheduler } from './nightly.scheduler';
 import { NightlyRunsService } from './nightly-runs.service';
 import { NightlyService } from './nightly.service';
+import { NightlyDayService } from './nightly-day.service';
+import { RecommendationFindingsService } from './recommendation-findings.service';
+import { CanaryNightService } from './canary-night.service';
+import { AutoApplyService } from './auto-apply.service';
 import { EffectMeasurementService } from './effect-measurement.service';
 import { RecommendationApplier } from './recommendation-applier';
 import { RecommendationRepository } from './recommendation.repository';
@@ -24,6 +28,10 @@ import { RecommendationsService } from './recommendations.service';
     RecommendationRepository,
     JobRunRepository,
     NightlyService,
+    NightlyDayService,
+    RecommendationFindingsService,
+    CanaryNightService,
+    AutoApplyService,
     EffectMeasurementService,
     NightlyRunsService,
     AdvisoryLocks,
