@@ -46,10 +46,6 @@ export class AnalyticsCoreModule {}
 @Module({ imports: [AnalyticsCoreModule], controllers: [JobsController, RecommendationsController] })
 export class AnalyticsApiModule {}
 
-/** worker role: runs the nightly jobs the scheduler enqueues. */
-@Module({ imports: [AnalyticsCoreModule], providers: [NightlyProcessor] })
+/** worker role: enqueues the nightly job when the recurring nightly-schedule job says so (NIGHTLY_CRON), and runs it. */
+@Module({ imports: [AnalyticsCoreModule], providers: [NightlyProcessor, NightlyScheduler] })
 export class AnalyticsWorkerModule {}
-
-/** scheduler role: enqueues the nightly job at NIGHTLY_CRON. */
-@Module({ providers: [NightlyScheduler] })
-export class AnalyticsSchedulerModule {}

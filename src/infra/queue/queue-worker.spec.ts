@@ -8,32 +8,30 @@ import { JobHandler, OnJobFailed } from './job-handler';
 import { mapJobHandlers } from './job-handler-map';
 import { JOBS } from './queue.jobs';
 import { JobName, QueueName } from './queue.names';
-import { NightlyProjectRunPayload, NightlyRunPayload } from './queue.payloads';
+import { AlertDeliveryPayload } from './queue.payloads';
 import { QueueWorkers } from './queue-worker';
 
 @Injectable()
-class NightlyRunHandler {
-  @JobHandler(JobName.NightlyRun)
-  async runNightly(payload: NightlyRunPayload) {
-    return payload.day;
+class DeliveryHandler {
+  @JobHandler(JobName.AlertDelivery)
+  async deliver(payload: AlertDeliveryPayload) {
+    return payload.destinationId;
   }
 }
 
 @Injectable()
-class ProjectRunHandler {
-  @JobHandler(JobName.NightlyProjectRun)
-  async runProjectRun(payload: NightlyProjectRunPayload) {
-    return payload.runId;
-  }
+class EvaluationHandler {
+  @JobHandler(JobName.AlertEvaluation)
+  async evaluate() {}
 
-  @OnJobFailed(JobName.NightlyProjectRun)
-  recordGivenUp() {}
+  @OnJobFailed(JobName.AlertEvaluation)
+  noteFailure() {}
 }
 
 @Injectable()
-class SecondNightlyRunHandler {
-  @JobHandler(JobName.NightlyRun)
-  async runAgain() {}
+class SecondDeliveryHandler {
+  @JobHandler(JobName.AlertDelivery)
+  async deliverAgain() {}
 }
 
 /** A testing module of QueueWorkers and `handlers`; its map is built the way the boot builds it (onModuleInit). */
@@ -52,22 +50,22 @@ async function workersWith(...handlers: Array<new () => object>) {
 
 describe('QueueWorkers finding the job handlers at boot', () => {
   it('maps every job of a queue to the method that declares it', async () => {
-    const { workers } = await workersWith(NightlyRunHandler, ProjectRunHandler);
+    const { workers } = await workersWith(DeliveryHandler, EvaluationHandler);
     workers.onModuleInit();
-    expect(workers.handledJobs()).toEqual(new Map([[QueueName.Analytics, [JobName.NightlyRun, JobName.NightlyProjectRun]]]));
+    expect(workers.handledJobs()).toEqual(new Map([[QueueName.Alerts, [JobName.AlertDelivery, JobName.AlertEvaluation]]]));
   });
 
   it('fails the boot naming the job of a queue it works on that has no handler', async () => {
-    const { boot } = await workersWith(NightlyRunHandler);
+    const { boot } = await workersWith(DeliveryHandler);
     await expect(boot()).rejects.toThrow(
-      'job nightly-project-run has no handler; its queue analytics gets a worker here for NightlyRunHandler.runNightly',
+      'job alert-evaluation has no handler; its queue alerts gets a worker here for DeliveryHandler.deliver',
     );
   });
 
   it('fails the boot naming a job with two handlers and both methods', async () => {
-    const { boot } = await workersWith(NightlyRunHandler, ProjectRunHandler, SecondNightlyRunHandler);
+    const { boot } = await workersWith(DeliveryHandler, EvaluationHandler, SecondDeliveryHandler);
     await expect(boot()).rejects.toThrow(
-      'job nightly-run has two handlers: NightlyRunHandler.runNightly and SecondNightlyRunHandler.runAgain',
+      'job alert-delivery has two handlers: DeliveryHandler.deliver and SecondDeliveryHandler.deliverAgain',
     );
   });
 
@@ -93,6 +91,8 @@ describe('mapJobHandlers', () => {
         'job handlers do not match the jobs:',
         '- job nightly-run has two handlers: A.run and B.run',
         '- job nightly-project-run has no handler; its queue analytics gets a worker here for A.run',
+        '- job nightly-schedule has no handler; its queue analytics gets a worker here for A.run',
+        '- job alert-evaluation has no handler; its queue alerts gets a worker here for C.deliver',
         '- job categorize-batch has a failure listener (D.wake) but no handler',
       ].join('\n'),
     );

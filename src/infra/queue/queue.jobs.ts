@@ -54,7 +54,15 @@ export const JOBS: { [N in JobName]: JobDefinition<JobPayloads[N]> } = {
       removeOnFail: { age: 7 * 86400 },
     }),
   },
+  // recurring jobs (queue.schedules.ts): one attempt, the next occurrence is the retry; a few kept to look at
+  [JobName.NightlySchedule]: { queue: QueueName.Analytics, options: recurringJobOptions },
+  [JobName.AlertEvaluation]: { queue: QueueName.Alerts, options: recurringJobOptions },
+  [JobName.RetentionMaintenance]: { queue: QueueName.Maintenance, options: recurringJobOptions },
 };
+
+function recurringJobOptions(): Omit<JobsOptions, 'jobId' | 'priority'> {
+  return { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } };
+}
 
 const validators = new Map(Object.values(JobName).map((name) => [name, ajvFor('body').compile(PAYLOAD_SCHEMAS[name])] as const));
 

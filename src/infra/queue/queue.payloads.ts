@@ -87,12 +87,18 @@ const ALERT_DELIVERY_SCHEMA = {
   },
 } as const;
 
+/** A recurring job's payload (queue.schedules.ts): nothing, it reads the clock when it runs. */
+const RECURRING_SCHEMA = { type: 'object', properties: {}, additionalProperties: false } as const;
+
 /** The schema of each job's payload; the events inside a batch were validated in full at ingest, here their shape. */
 export const PAYLOAD_SCHEMAS = {
   [JobName.CategorizeBatch]: CATEGORIZE_BATCH_SCHEMA,
   [JobName.NightlyRun]: NIGHTLY_RUN_SCHEMA,
   [JobName.NightlyProjectRun]: NIGHTLY_PROJECT_RUN_SCHEMA,
   [JobName.AlertDelivery]: ALERT_DELIVERY_SCHEMA,
+  [JobName.NightlySchedule]: RECURRING_SCHEMA,
+  [JobName.AlertEvaluation]: RECURRING_SCHEMA,
+  [JobName.RetentionMaintenance]: RECURRING_SCHEMA,
 } as const satisfies Record<JobName, object>;
 
 /** One type map from job name to payload: producers and processors agree through it (and through queue.jobs.ts). */

@@ -24,4 +24,6 @@ export const QUEUE_WORKERS: Record<Exclude<QueueName, QueueName.DeadLetter>, (co
   // one nightly at a time per worker process; a day of analytics may take minutes on a large project
   [QueueName.Analytics]: () => ({ concurrency: 1, lockDuration: 5 * 60_000 }),
   [QueueName.Alerts]: () => ({ concurrency: ALERT_DELIVERY_SLOTS }),
+  // partition DDL takes locks; one at a time per process, and the retention service's advisory lock across them
+  [QueueName.Maintenance]: () => ({ concurrency: 1, lockDuration: 5 * 60_000 }),
 };
