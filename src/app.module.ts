@@ -1,8 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { ScheduleModule } from '@nestjs/schedule';
 import { Logger } from 'pino';
 import { AlertsApiModule, AlertsWorkerModule } from './alerts/alerts.module';
-import { AnalyticsApiModule, AnalyticsSchedulerModule, AnalyticsWorkerModule } from './analytics/analytics.module';
+import { AnalyticsApiModule, AnalyticsWorkerModule } from './analytics/analytics.module';
 import { CategorizeModule } from './categorize/categorize.module';
 import { AppConfig } from './config/config';
 import { ConfigModule } from './config/config.module';
@@ -13,6 +12,7 @@ import { EventLoopModule } from './infra/event-loop/event-loop.module';
 import { LoggingModule } from './infra/logging/logging.module';
 import { PrismaModule } from './infra/prisma/prisma.module';
 import { QueueModule } from './infra/queue/queue.module';
+import { RecurringJobsModule } from './infra/queue/recurring-jobs.module';
 import { IngestModule } from './ingest/ingest.module';
 import { RegistryApiModule } from './registry/registry-api.module';
 import { RetentionApiModule, RetentionSchedulerModule } from './retention/retention.module';
@@ -44,7 +44,7 @@ export class AppModule {
         RolloutApiModule,
       );
     if (config.roles.has('worker')) imports.push(CategorizeModule, AnalyticsWorkerModule, AlertsWorkerModule);
-    if (config.roles.has('scheduler')) imports.push(ScheduleModule.forRoot(), AnalyticsSchedulerModule, RetentionSchedulerModule);
+    if (config.roles.has('scheduler')) imports.push(RecurringJobsModule, RetentionSchedulerModule);
     return { module: AppModule, imports };
   }
 }

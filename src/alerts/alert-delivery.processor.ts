@@ -1,13 +1,11 @@
-import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DelayedError, Job } from 'bullmq';
-import { Logger } from 'pino';
-import { ROOT_LOGGER } from '../infra/logging/logging.module';
-import { payloadOf } from '../infra/queue/queue.jobs';
-import { JobName, QueueName } from '../infra/queue/queue.names';
-import { QueueWorkers } from '../infra/queue/queue-worker';
+import { JobHandler } from '../infra/queue/job-handler';
+import { JobName } from '../infra/queue/queue.names';
+import { AlertDeliveryPayload } from '../infra/queue/queue.payloads';
 import { JobRun } from '../infra/queue/stalled-job-isolation';
 import { AlertDeliveryService } from './alert-delivery.service';
-import { DELIVERY_SLOTS, DeliverySlots } from './delivery-slots';
+import { DeliverySlots } from './delivery-slots';
 
 /** A delivery whose project or destination has its share of slots in flight comes back after this long. */
 export const WAIT_FOR_SLOT_MS = 1000;
@@ -18,26 +16,13 @@ export const WAIT_FOR_SLOT_MS = 1000;
  * delayed, without counting an attempt, so one project's hanging receivers cannot hold every slot.
  */
 @Injectable()
-export class AlertDeliveryProcessor implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger: Logger;
+export class AlertDeliveryProcessor {
   private readonly slots = new DeliverySlots();
 
-  constructor(
-    @Inject(ROOT_LOGGER) rootLogger: Logger,
-    private readonly delivery: AlertDeliveryService,
-    private readonly workers: QueueWorkers,
-  ) {
-    this.logger = rootLogger.child({ context: 'AlertDeliveryProcessor' });
-  }
+  constructor(private readonly delivery: AlertDeliveryService) {}
 
-  onApplicationBootstrap() {
-    this.workers.start(this.logger, QueueName.Alerts, (job: Job<unknown>, run: JobRun) => this.process(job, run), {
-      concurrency: DELIVERY_SLOTS,
-    });
-  }
-
-  async process(job: Job<unknown>, run: JobRun) {
-    const payload = payloadOf(JobName.AlertDelivery, job);
+  @JobHandler(JobName.AlertDelivery)
+  async deliver(payload: AlertDeliveryPayload, job: Job, run: JobRun) {
     if (!this.slots.tryTake(payload.projectId, payload.destinationId)) {
       await job.moveToDelayed(Date.now() + WAIT_FOR_SLOT_MS, run.token);
       throw new DelayedError();
@@ -47,9 +32,5 @@ export class AlertDeliveryProcessor implements OnApplicationBootstrap, BeforeApp
     } finally {
       this.slots.release(payload.projectId, payload.destinationId);
     }
-  }
-
-  async beforeApplicationShutdown() {
-    await this.workers.closeAll();
   }
 }

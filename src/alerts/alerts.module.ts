@@ -5,7 +5,7 @@ import { AlertDeliveryRepository } from './alert-delivery.repository';
 import { AlertDeliveryService } from './alert-delivery.service';
 import { AlertDestinationRepository } from './alert-destination.repository';
 import { AlertDestinationsController } from './alert-destinations.controller';
-import { AlertEvaluationScheduler } from './alert-evaluation.scheduler';
+import { AlertEvaluationProcessor } from './alert-evaluation.processor';
 import { AlertEvaluationService } from './alert-evaluation.service';
 import { AlertIncidentRepository } from './alert-incident.repository';
 import { AlertIncidentsController } from './alert-incidents.controller';
@@ -37,6 +37,6 @@ export class AlertsCoreModule {}
 @Module({ imports: [AlertsCoreModule], controllers: [AlertRulesController, AlertDestinationsController, AlertIncidentsController] })
 export class AlertsApiModule {}
 
-/** worker role: evaluates the rules on a schedule and delivers the notifications. */
-@Module({ imports: [AlertsCoreModule], providers: [AlertEvaluationScheduler, AlertDeliveryProcessor] })
+/** worker role: evaluates the rules when the recurring job says so and delivers the notifications. */
+@Module({ imports: [AlertsCoreModule], providers: [AlertEvaluationProcessor, AlertDeliveryProcessor] })
 export class AlertsWorkerModule {}

@@ -1,5 +1,7 @@
-/** Deliveries one worker process has in flight at once: each waits at most the 5 s delivery timeout on a socket. */
-export const DELIVERY_SLOTS = 8;
+import { ALERT_DELIVERY_SLOTS } from '../infra/queue/queue.workers';
+
+/** Deliveries one worker process has in flight at once (its worker's concurrency): each waits at most the 5 s delivery timeout on a socket. */
+export const DELIVERY_SLOTS = ALERT_DELIVERY_SLOTS;
 /** Of those, what one project may hold: a project whose webhooks hang leaves the others six slots of every eight. */
 export const DELIVERY_SLOTS_PER_PROJECT = 2;
 /** And one destination: a receiver never gets a second delivery while it has not answered the first. */

@@ -10,6 +10,10 @@ import { NightlyProcessor } from './nightly.processor';
 import { NightlyScheduler } from './nightly.scheduler';
 import { NightlyRunsService } from './nightly-runs.service';
 import { NightlyService } from './nightly.service';
+import { NightlyDayService } from './nightly-day.service';
+import { RecommendationFindingsService } from './recommendation-findings.service';
+import { CanaryNightService } from './canary-night.service';
+import { AutoApplyService } from './auto-apply.service';
 import { EffectMeasurementService } from './effect-measurement.service';
 import { RecommendationApplier } from './recommendation-applier';
 import { RecommendationRepository } from './recommendation.repository';
@@ -24,6 +28,10 @@ import { RecommendationsService } from './recommendations.service';
     RecommendationRepository,
     JobRunRepository,
     NightlyService,
+    NightlyDayService,
+    RecommendationFindingsService,
+    CanaryNightService,
+    AutoApplyService,
     EffectMeasurementService,
     NightlyRunsService,
     AdvisoryLocks,
@@ -38,10 +46,6 @@ export class AnalyticsCoreModule {}
 @Module({ imports: [AnalyticsCoreModule], controllers: [JobsController, RecommendationsController] })
 export class AnalyticsApiModule {}
 
-/** worker role: runs the nightly jobs the scheduler enqueues. */
-@Module({ imports: [AnalyticsCoreModule], providers: [NightlyProcessor] })
+/** worker role: enqueues the nightly job when the recurring nightly-schedule job says so (NIGHTLY_CRON), and runs it. */
+@Module({ imports: [AnalyticsCoreModule], providers: [NightlyProcessor, NightlyScheduler] })
 export class AnalyticsWorkerModule {}
-
-/** scheduler role: enqueues the nightly job at NIGHTLY_CRON. */
-@Module({ providers: [NightlyScheduler] })
-export class AnalyticsSchedulerModule {}

@@ -1,8 +1,19 @@
 import type { ProjectPolicyValues, StoredRecommendation } from './recommendation.repository';
 import { proposalOnlyReason, requiresReview } from './recommendation-applier';
+import { RECOMMENDATION_KINDS } from './recommendation-rules';
 
 // Whether the nightly applies a proposed recommendation by itself, and if not, what holds it: one rule for the nightly
 // (which applies what nothing holds) and for GET /v1/recommendations (which says what a proposal waits for). Pure.
+
+/** The policy of a project that has not set its own. */
+export const DEFAULT_POLICY: ProjectPolicyValues = {
+  autoApply: true,
+  minOccurrences: 5,
+  minShare: 0.05,
+  // a review is for humans: it is never applied to a description automatically (nor is a loop, whatever the policy)
+  autoApplyKinds: RECOMMENDATION_KINDS.filter((kind) => kind !== 'review_description' && kind !== 'loop'),
+  autoRetire: true,
+};
 
 /** What keeps the nightly from applying a proposed recommendation by itself; the first that applies, in this order. */
 export type AutoApplyHold =

@@ -1,47 +1,34 @@
-import { Inject, Injectable, OnApplicationBootstrap, BeforeApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { Job, UnrecoverableError } from 'bullmq';
 import { Logger } from 'pino';
 import { ROOT_LOGGER } from '../infra/logging/logging.module';
-import { payloadOf } from '../infra/queue/queue.jobs';
-import { JobName, QueueName } from '../infra/queue/queue.names';
-import { QueueWorkers } from '../infra/queue/queue-worker';
+import { JobHandler, OnJobFailed } from '../infra/queue/job-handler';
+import { JobName } from '../infra/queue/queue.names';
+import { NightlyProjectRunPayload, NightlyRunPayload } from '../infra/queue/queue.payloads';
 import { parseDay } from './analytics-day';
 import { NightlyService } from './nightly.service';
 import { isUuid } from '../infra/http/storable-values';
 
 /** Runs the nightly jobs, one at a time per worker process: the scheduler's (every project) and those the API queued. */
 @Injectable()
-export class NightlyProcessor implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class NightlyProcessor {
   private readonly logger: Logger;
 
   constructor(
     @Inject(ROOT_LOGGER) rootLogger: Logger,
     private readonly nightly: NightlyService,
-    private readonly workers: QueueWorkers,
   ) {
     this.logger = rootLogger.child({ context: 'NightlyProcessor' });
   }
 
-  onApplicationBootstrap() {
-    this.workers.start(
-      this.logger,
-      QueueName.Analytics,
-      (job: Job<unknown>) => this.process(job),
-      {
-        concurrency: 1,
-        // a day of analytics may take minutes on a large project
-        lockDuration: 5 * 60_000,
-      },
-      (job, error) => this.recordGivenUp(job, error),
-    );
+  @JobHandler(JobName.NightlyRun)
+  async runNightly({ day }: NightlyRunPayload) {
+    await this.nightly.runForAllProjects(dayOf(day), 'schedule');
   }
 
-  async process(job: Job<unknown>) {
-    if (job.name === JobName.NightlyProjectRun) {
-      const { runId, projectId, day } = payloadOf(JobName.NightlyProjectRun, job);
-      return this.nightly.runQueuedRun(runId, projectId, dayOf(day));
-    }
-    await this.nightly.runForAllProjects(dayOf(payloadOf(JobName.NightlyRun, job).day), 'schedule');
+  @JobHandler(JobName.NightlyProjectRun)
+  async runProjectRun({ runId, projectId, day }: NightlyProjectRunPayload) {
+    await this.nightly.runQueuedRun(runId, projectId, dayOf(day));
   }
 
   /**
@@ -49,8 +36,9 @@ export class NightlyProcessor implements OnApplicationBootstrap, BeforeApplicati
    * stalled past the limit, or the payload can never run): its run is recorded failed, so GET /v1/jobs/:id and a
    * polling client see an outcome instead of `queued` or `running` for good.
    */
-  private recordGivenUp(job: Job<unknown> | undefined, error: Error) {
-    if (job?.name !== JobName.NightlyProjectRun || !isFinallyFailed(job)) return;
+  @OnJobFailed(JobName.NightlyProjectRun)
+  recordGivenUp(job: Job, error: Error) {
+    if (!isFinallyFailed(job)) return;
     const { runId, projectId } = (job.data ?? {}) as { runId?: unknown; projectId?: unknown };
     // a run is found by its project and id; a payload without both never came from the API and has no run to record
     if (typeof runId !== 'string' || !isUuid(runId) || typeof projectId !== 'string' || !isUuid(projectId)) return;
@@ -58,14 +46,10 @@ export class NightlyProcessor implements OnApplicationBootstrap, BeforeApplicati
       this.logger.warn({ projectId, runId, err: String(recordError) }, 'could not record a given-up nightly run');
     });
   }
-
-  async beforeApplicationShutdown() {
-    await this.workers.closeAll();
-  }
 }
 
 /** BullMQ emits `failed` for attempts it will retry too; a job that will not run again has its finishedOn set. */
-function isFinallyFailed(job: Job<unknown>): boolean {
+function isFinallyFailed(job: Job): boolean {
   return Boolean(job.finishedOn) || job.attemptsMade >= (job.opts.attempts ?? 1);
 }
 

@@ -4,10 +4,9 @@ import { isUuid } from '../infra/http/storable-values';
 import { RegistryService } from '../registry/registry.service';
 import type { RunningCanary } from '../registry/registry.types';
 import { RolloutService } from '../rollout/rollout.service';
-import { AutoApplyHold, autoApplyHold } from './auto-apply-policy';
+import { AutoApplyHold, autoApplyHold, DEFAULT_POLICY } from './auto-apply-policy';
 import { restatedWarning } from './canary-bundles';
 import { ProjectPolicyValues, RecommendationRepository, StoredRecommendation } from './recommendation.repository';
-import { DEFAULT_POLICY } from './nightly.service';
 import { proposalOnlyReason, RecommendationApplier } from './recommendation-applier';
 
 /** What a proposed recommendation waits for (GET /v1/recommendations `waitingFor`); null unless it is proposed. */

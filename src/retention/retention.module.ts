@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { AdvisoryLocks } from '../infra/locks/advisory-lock';
 import { RetentionController } from './retention.controller';
 import { RetentionRepository } from './retention.repository';
-import { RetentionScheduler } from './retention.scheduler';
+import { RetentionProcessor } from './retention.processor';
 import { RetentionService } from './retention.service';
 
 @Module({ providers: [RetentionRepository, RetentionService, AdvisoryLocks], exports: [RetentionService] })
@@ -12,6 +12,6 @@ export class RetentionCoreModule {}
 @Module({ imports: [RetentionCoreModule], controllers: [RetentionController] })
 export class RetentionApiModule {}
 
-/** scheduler role: partitions ahead of the clock and retention, at RETENTION_CRON. */
-@Module({ imports: [RetentionCoreModule], providers: [RetentionScheduler] })
+/** scheduler role: works the maintenance queue (partitions ahead of the clock and retention, at RETENTION_CRON). */
+@Module({ imports: [RetentionCoreModule], providers: [RetentionProcessor] })
 export class RetentionSchedulerModule {}

@@ -109,6 +109,8 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
         return response.status === 200 ? response.body : undefined;
       }),
     async close() {
+      // the job schedulers a scheduler role upserted outlive every process by design; a test's prefix ends with it
+      if (!sharing && config.roles.has('scheduler')) await app.get(QueueProducer).unscheduleAllBut([]);
       await app.close();
       if (!sharing) await db.drop();
     },

@@ -23,6 +23,16 @@ describe('payloadOf', () => {
     ],
     ['a receivedAt that is not an instant', { ...batch, receivedAt: 'yesterday' }, '/receivedAt must match format "date-time"'],
     ['no object at all', 'nothing', '/ must be object'],
+    [
+      'an event whose duration is no number',
+      { ...batch, events: [{ ...batch.events[0], durationMs: 'slow' }] },
+      '/events/0/durationMs must be number',
+    ],
+    [
+      'an error without its message',
+      { ...batch, events: [{ ...batch.events[0], error: { type: 'E' } }] },
+      "/events/0/error must have required property 'message'",
+    ],
   ])('fails %s at once with UnrecoverableError naming the problem', (_, data, problem) => {
     const parse = () => payloadOf(JobName.CategorizeBatch, { name: JobName.CategorizeBatch, data });
     expect(parse).toThrow(UnrecoverableError);

@@ -2,51 +2,24 @@ import { UnrecoverableError, type JobsOptions } from 'bullmq';
 import { AppConfig } from '../../config/config';
 import { ajvFor } from '../validation/ajv-factory';
 import { JobName, QueueName } from './queue.names';
-import { JobPayloads } from './queue.payloads';
+import { JobPayloads, PAYLOAD_SCHEMAS } from './queue.payloads';
 
-// What each job is: the queue it goes on, the JSON Schema its payload meets and the options it is added with. The
-// producer adds by this table and the processors check `job.data` against the same schema at run time, because a
-// payload in Redis may have been written by another version of the code (or by hand) and a payload that can never
-// succeed must fail at once (UnrecoverableError -> dead letter) instead of retrying.
+// What each job is: the queue it goes on and the options it is added with; the JSON Schema its payload meets is in
+// queue.payloads.ts, with the payload's type derived from it. The producer adds by this table and the workers check
+// `job.data` against that schema at run time, because a payload in Redis may have been written by another version of
+// the code (or by hand) and a payload that can never succeed must fail at once (UnrecoverableError -> dead letter)
+// instead of retrying.
 
 export interface JobDefinition<P = unknown> {
   queue: QueueName;
-  /** Checks the envelope a processor relies on; the events inside a batch were validated in full at ingest. */
-  payloadSchema: Record<string, unknown>;
   options: (config: AppConfig) => Omit<JobsOptions, 'jobId' | 'priority'>;
   /** Whose job it is and how much work it carries, for jobs whose queue is shared fairly between owners (FairPriority). */
   fairShareOf?: (payload: P) => { owner: string; events: number };
 }
 
-const DAY_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
-
-const CATEGORIZE_BATCH_SCHEMA = {
-  type: 'object',
-  required: ['projectId', 'receivedAt', 'events'],
-  properties: {
-    projectId: { type: 'string', minLength: 1 },
-    receivedAt: { type: 'string', format: 'date-time' },
-    events: {
-      type: 'array',
-      minItems: 1,
-      items: {
-        type: 'object',
-        required: ['id', 'tool', 'status', 'occurredAt'],
-        properties: {
-          id: { type: 'string', minLength: 1 },
-          tool: { type: 'string', minLength: 1 },
-          status: { enum: ['success', 'error'] },
-          occurredAt: { type: 'string' },
-        },
-      },
-    },
-  },
-};
-
 export const JOBS: { [N in JobName]: JobDefinition<JobPayloads[N]> } = {
   [JobName.CategorizeBatch]: {
     queue: QueueName.Events,
-    payloadSchema: CATEGORIZE_BATCH_SCHEMA,
     // retries with exponential backoff; finished jobs are trimmed, failed ones kept for the dead-letter reconciler
     options: (config) => ({
       attempts: config.jobAttempts,
@@ -59,11 +32,6 @@ export const JOBS: { [N in JobName]: JobDefinition<JobPayloads[N]> } = {
   },
   [JobName.NightlyRun]: {
     queue: QueueName.Analytics,
-    payloadSchema: {
-      type: 'object',
-      required: ['day'],
-      properties: { day: { type: 'string', pattern: DAY_PATTERN } },
-    },
     options: () => ({
       attempts: 3,
       backoff: { type: 'exponential', delay: 60_000 },
@@ -73,31 +41,11 @@ export const JOBS: { [N in JobName]: JobDefinition<JobPayloads[N]> } = {
   },
   [JobName.NightlyProjectRun]: {
     queue: QueueName.Analytics,
-    payloadSchema: {
-      type: 'object',
-      required: ['projectId', 'day', 'runId'],
-      properties: {
-        projectId: { type: 'string', format: 'uuid' },
-        day: { type: 'string', pattern: DAY_PATTERN },
-        runId: { type: 'string', format: 'uuid' },
-      },
-    },
     // one attempt: the run records its own failure, and the human who asked for it can ask again
     options: () => ({ attempts: 1, removeOnComplete: { age: 7 * 86400 }, removeOnFail: { age: 7 * 86400 } }),
   },
   [JobName.AlertDelivery]: {
     queue: QueueName.Alerts,
-    payloadSchema: {
-      type: 'object',
-      required: ['projectId', 'destinationId', 'incidentId', 'event', 'notification'],
-      properties: {
-        projectId: { type: 'string', format: 'uuid' },
-        destinationId: { type: 'string', format: 'uuid' },
-        incidentId: { type: ['string', 'null'] },
-        event: { enum: ['opened', 'resolved', 'rollout'] },
-        notification: { type: 'object' },
-      },
-    },
     // every attempt is recorded in alert_deliveries, so the queue keeps finished jobs only briefly
     options: (config) => ({
       attempts: config.alertDeliveryAttempts,
@@ -106,9 +54,17 @@ export const JOBS: { [N in JobName]: JobDefinition<JobPayloads[N]> } = {
       removeOnFail: { age: 7 * 86400 },
     }),
   },
+  // recurring jobs (queue.schedules.ts): one attempt, the next occurrence is the retry; a few kept to look at
+  [JobName.NightlySchedule]: { queue: QueueName.Analytics, options: recurringJobOptions },
+  [JobName.AlertEvaluation]: { queue: QueueName.Alerts, options: recurringJobOptions },
+  [JobName.RetentionMaintenance]: { queue: QueueName.Maintenance, options: recurringJobOptions },
 };
 
-const validators = new Map(Object.values(JobName).map((name) => [name, ajvFor('body').compile(JOBS[name].payloadSchema)] as const));
+function recurringJobOptions(): Omit<JobsOptions, 'jobId' | 'priority'> {
+  return { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } };
+}
+
+const validators = new Map(Object.values(JobName).map((name) => [name, ajvFor('body').compile(PAYLOAD_SCHEMAS[name])] as const));
 
 /**
  * The job's payload, typed. A job of another name or with a payload its schema refuses can never succeed: it throws

@@ -11,8 +11,16 @@ export enum QueueName {
    * adds to it any more; the worker moves what it finds into the store on start. Has no worker.
    */
   DeadLetter = 'dead-letter',
-  /** Alert notifications to the projects' destinations (webhooks, Slack), one job per notification and destination. */
+  /**
+   * Alert notifications to the projects' destinations (webhooks, Slack), one job per notification and destination, and
+   * the recurring evaluation of the alert rules.
+   */
   Alerts = 'alerts',
+  /**
+   * Partition maintenance and retention, worked by the scheduler role itself: it must not wait behind a backlog of
+   * event batches, nor on a worker being up.
+   */
+  Maintenance = 'maintenance',
 }
 
 export enum JobName {
@@ -20,4 +28,10 @@ export enum JobName {
   NightlyRun = 'nightly-run',
   NightlyProjectRun = 'nightly-project-run',
   AlertDelivery = 'alert-delivery',
+  /** Recurring (queue.schedules.ts): enqueues yesterday's nightly-run. */
+  NightlySchedule = 'nightly-schedule',
+  /** Recurring: evaluates the alert rules for the window it falls in. */
+  AlertEvaluation = 'alert-evaluation',
+  /** Recurring: creates the coming days' event partitions and drops what is past its retention. */
+  RetentionMaintenance = 'retention-maintenance',
 }

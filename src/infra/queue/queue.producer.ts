@@ -9,6 +9,7 @@ import { JobName, QueueName } from './queue.names';
 import { FairPriority } from './fair-priority';
 import { JobDefinition, JOBS } from './queue.jobs';
 import { JobPayloads } from './queue.payloads';
+import { RecurringJobName, Repeat } from './queue.schedules';
 
 export class QueueUnavailableError extends Error {
   /**
@@ -64,6 +65,7 @@ export class QueueProducer implements OnModuleDestroy {
       [QueueName.Analytics]: new Queue(QueueName.Analytics, options),
       [QueueName.DeadLetter]: new Queue(QueueName.DeadLetter, options),
       [QueueName.Alerts]: new Queue(QueueName.Alerts, options),
+      [QueueName.Maintenance]: new Queue(QueueName.Maintenance, options),
     };
     for (const queue of Object.values(this.queues)) queue.on('error', () => undefined);
     this.fairPriority = new FairPriority(this.connection, `${config.queueKeyPrefix}:${QueueName.Events}`);
@@ -92,6 +94,28 @@ export class QueueProducer implements OnModuleDestroy {
     return this.queues[job.queue].add(name, payload, Object.assign(job.options(this.config), identity));
   }
 
+  /**
+   * Creates or updates the job scheduler of a recurring job (its id is the job's name): one schedule in Redis however
+   * many processes call this, each occurrence a job added with the options of its row in JOBS.
+   */
+  async schedule(name: RecurringJobName, repeat: Repeat): Promise<void> {
+    const job = JOBS[name];
+    await this.withTimeout(this.queues[job.queue].upsertJobScheduler(name, repeat, { name, data: {}, opts: job.options(this.config) }));
+  }
+
+  /** Removes every job scheduler whose id is not among `names` (a recurring job this version no longer has); answers them. */
+  async unscheduleAllBut(names: readonly string[]): Promise<string[]> {
+    const removed: string[] = [];
+    for (const queue of Object.values(this.queues)) {
+      for (const scheduler of await this.withTimeout(queue.getJobSchedulers())) {
+        if (names.includes(scheduler.key)) continue;
+        await this.withTimeout(queue.removeJobScheduler(scheduler.key));
+        removed.push(scheduler.key);
+      }
+    }
+    return removed;
+  }
+
   private priorityOf(owner: string, events: number): Promise<number> {
     return this.fairPriority.priorityFor(owner, events, Date.now()).catch(() => UNCOUNTED_PRIORITY);
   }
@@ -111,6 +135,10 @@ export class QueueProducer implements OnModuleDestroy {
 
   get alerts(): Queue {
     return this.queues[QueueName.Alerts];
+  }
+
+  get maintenance(): Queue {
+    return this.queues[QueueName.Maintenance];
   }
 
   /**

@@ -1,0 +1,62 @@
+import { Injectable } from '@nestjs/common';
+import { DEFAULT_POLICY } from './auto-apply-policy';
+import { AutoApplyService } from './auto-apply.service';
+import { CanaryNightService } from './canary-night.service';
+import { computeDailyToolStat } from './daily-stats';
+import { DailyStatsRepository } from './daily-stats.repository';
+import { EffectMeasurementService } from './effect-measurement.service';
+import { RecommendationRepository } from './recommendation.repository';
+import { RecommendationFindingsService } from './recommendation-findings.service';
+
+const DAY_MS = 86_400_000;
+
+export interface NightlyCounts {
+  tools: number;
+  recommendations: number;
+  applied: number;
+  effectsMeasured: number;
+  retired: number;
+  [key: string]: number;
+}
+
+/**
+ * One project's day, in the order the steps depend on each other: the day's tool stats, the findings and
+ * recommendations, the running canaries' decisions, the measured effect of applied warnings, then new warnings.
+ * Re-computing a day replaces what that day produced.
+ */
+@Injectable()
+export class NightlyDayService {
+  constructor(
+    private readonly dailyStats: DailyStatsRepository,
+    private readonly recommendations: RecommendationRepository,
+    private readonly findings: RecommendationFindingsService,
+    private readonly canaries: CanaryNightService,
+    private readonly effects: EffectMeasurementService,
+    private readonly autoApply: AutoApplyService,
+  ) {}
+
+  async computeDay(projectId: string, day: Date): Promise<NightlyCounts> {
+    const stats = (await this.dailyStats.sumToolDays(projectId, day)).map(computeDailyToolStat);
+    await this.dailyStats.replaceDailyToolStats(projectId, day, stats);
+    const { recommendations, resolved } = await this.findings.recordFindings(projectId, day, stats);
+    const policy = (await this.recommendations.findPolicy(projectId)) ?? DEFAULT_POLICY;
+    // the end of the computed day: a backfill applies warnings as of then, not as of today
+    const asOf = new Date(Math.min(Date.now(), day.getTime() + DAY_MS));
+    const canaries = await this.canaries.decideCanaries(projectId, day, asOf);
+    // before new warnings start canaries: a warning promoted tonight is measured tonight, and retiring one changes a
+    // description no canary is testing yet
+    const { measured, retired } = await this.effects.measureEffects(projectId, day, policy, canaries.runningTools);
+    const applied = await this.autoApply.applyEligible(projectId, recommendations, policy, canaries.runningTools, asOf);
+    const decided = (action: string) => canaries.decided.filter((each) => each.action === action).length;
+    return {
+      tools: stats.length,
+      recommendations: recommendations.length,
+      applied,
+      effectsMeasured: measured,
+      retired,
+      resolved,
+      canariesPromoted: decided('promote'),
+      canariesRolledBack: decided('roll_back'),
+    };
+  }
+}
