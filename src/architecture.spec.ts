@@ -16,18 +16,35 @@ const FEATURES = [
   'src/retention',
   'src/dashboard',
 ];
-/** Every folder of src/ and what it is; the README's "Architecture" names each too (a test checks both). */
+/** Every folder of src/ (at any depth, but inside the generated client) and what it is; the README's "Architecture"
+ * names each too, one line each (a test checks both). */
 const FOLDERS: Record<string, string> = {
   'src/alerts': 'feature: alert rules, incidents and webhook deliveries',
   'src/analytics': 'feature: the nightly job (stats, recommendations, auto-applied warnings, effects)',
   'src/categorize': 'feature: the worker that categorizes and stores events',
-  'src/config': 'shared: the validated environment',
+  'src/config': 'shared: the validated environment, the only reader of process.env',
   'src/dashboard': 'reader at the edge: read-only queries and the web page',
-  'src/diagnosis': 'pure core: categorizer, fingerprints, argument-name matching',
+  'src/diagnosis': 'pure core: categorizer, fingerprints, schema evidence',
   'src/generated': 'generated: the Prisma client',
-  'src/infra': 'shared infrastructure: http, queue, prisma, logging, locks, validation',
+  'src/infra': 'shared infrastructure, below every feature',
+  'src/infra/event-loop': 'time slices that long checks yield in, so waiting requests go first',
+  'src/infra/health': '/healthz and /readyz',
+  'src/infra/http': 'the HTTP edge: body parsers, error bodies, cursors, page bytes, security and cache headers',
+  'src/infra/http/openapi': "the API document, built from each route's @ApiRoute",
+  'src/infra/locks': 'Postgres advisory locks',
+  'src/infra/logging': 'the pino logger',
+  'src/infra/prisma': 'the Prisma client, the pg pools and the migration runner',
+  'src/infra/queue': 'queue and job names, payload schemas, the producer, workers found from @JobHandler, recurring jobs',
+  'src/infra/queue/dead-letters': "each project's dead letters: stored, listed, replayed",
+  'src/infra/redis': 'Redis connections and the broadcast channel',
+  'src/infra/validation': 'Ajv presets for our own schemas and types derived from them',
   'src/ingest': 'feature: validates and enqueues events (HTTP, OTLP)',
   'src/registry': 'feature: tools, versions, warnings, which version each caller is served',
+  'src/registry/guard': 'the guard section served with a tool (policy, learned renames and limits) and its policy routes',
+  'src/registry/quality': "each tool's own definition judged (description, properties, near-duplicate tools)",
+  'src/registry/serving': 'live descriptions served from memory, ETags, the tool list in pages, canary assignment',
+  'src/registry/tools': 'registration: tool definitions, schema admission and budgets, versions, warnings by hand',
+  'src/registry/validate': "POST /v1/tools/:name/validate: a call's arguments checked against the served tool",
   'src/retention': 'feature: deletes what is past its retention',
   'src/rollout': 'decision layer above the registry: canary policy, looks, promote and roll back',
   'src/statistics': 'pure core: effect and proportion statistics',
@@ -163,7 +180,7 @@ describe('architecture', () => {
     ['src/infra/http/openapi/openapi.document.ts', "import { eventSchema } from '../../../ingest/event.schemas';"],
     ['src/ingest/ingest.service.ts', "import { CategorizeService } from '../categorize/categorize.service';"],
     ['src/registry/tools.controller.ts', "import { toErrorGroupView } from '../dashboard/error-group-view';"],
-    ['src/registry/description.service.ts', "import { servedVersionOf } from '../rollout/canary-assignment';"],
+    ['src/registry/serving/description.service.ts', "import { servedVersionOf } from '../../rollout/canary-assignment';"],
     ['src/rollout/canary-sides.ts', "import type { Proportion } from '../analytics/effect-statistics';"],
     ['src/statistics/effect-statistics.ts', "import { DAY_MS } from '../analytics/analytics-day';"],
     ['packages/core/src/guard-verdict.ts', "import { ownValue } from '../../../src/diagnosis/own-value';"],
@@ -173,10 +190,14 @@ describe('architecture', () => {
   });
 
   it("names every folder of src/ here and in the README's architecture section", () => {
-    const folders = readdirSync(join(REPO_ROOT, 'src'), { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => `src/${entry.name}`)
-      .sort();
+    const foldersUnder = (folder: string): string[] =>
+      readdirSync(join(REPO_ROOT, folder), { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .flatMap((entry) => {
+          const path = `${folder}/${entry.name}`;
+          return path === 'src/generated' ? [path] : [path, ...foldersUnder(path)];
+        });
+    const folders = foldersUnder('src').sort();
     expect(folders).toEqual(Object.keys(FOLDERS).sort());
     const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
     const architecture = readme.slice(readme.indexOf('## Architecture'), readme.indexOf('\n## ', readme.indexOf('## Architecture') + 1));
@@ -202,7 +223,7 @@ describe('architecture', () => {
       { path: 'src/app.module.ts', text: "import { DashboardModule } from './dashboard/dashboard.module';" },
       { path: 'sdk/src/reporter.ts', text: "import { redact } from './redaction';" },
       { path: 'sdk/src/argument-guard.ts', text: "import { guardVerdict } from '@toolcoach/core';" },
-      { path: 'src/registry/argument-check.ts', text: "import { describeSchemaErrors } from '@toolcoach/core';" },
+      { path: 'src/registry/validate/argument-check.ts', text: "import { describeSchemaErrors } from '@toolcoach/core';" },
       { path: 'packages/core/src/guard-verdict.ts', text: "import { correctArguments } from './argument-findings';" },
       {
         path: 'mcp-gateway/src/mcp-relay.ts',

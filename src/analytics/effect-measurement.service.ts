@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { WarningTest } from '../registry/canary.repository';
+import type { WarningTest } from '../registry/serving/canary.repository';
 import { RegistryService } from '../registry/registry.service';
 import { estimateEffect, splitByWarning, splitGuardOutcomes } from '../statistics/effect-statistics';
 import { DailyStatsRepository } from './daily-stats.repository';

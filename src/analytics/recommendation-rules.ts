@@ -180,7 +180,7 @@ function render(
 
 /**
  * A learned limit as data, kept in the warning's evidence so validate can apply it: a value beyond `value` fails
- * (`isInclusive`: `value` itself fails too). Mirrors the registry's reading of it (src/registry/learned-limits.ts).
+ * (`isInclusive`: `value` itself fails too). Mirrors the registry's reading of it (src/registry/guard/learned-limits.ts).
  */
 export interface LearnedLimit {
   argumentPath: string;

@@ -1,4 +1,4 @@
-import { judgeTool } from '../registry/tool-quality';
+import { judgeTool } from '../registry/quality/tool-quality';
 import { deriveSchemaQualityRecommendations, evidenceKeyOf, SCHEMA_CHANGE_ONLY, targetedMistakes } from './schema-quality-rules';
 
 const DAY = new Date('2026-05-01T00:00:00Z');

@@ -1,13 +1,13 @@
 /**
- * Turns a tool's quality report (src/registry/tool-quality.ts) into recommendations of kind schema_quality, before the
+ * Turns a tool's quality report (src/registry/quality/tool-quality.ts) into recommendations of kind schema_quality, before the
  * tool's first mistake. A finding whose fix is prose the description can carry becomes a warning candidate, with the
  * mistakes it targets named so its effect is measured like any learned warning's; a finding that needs a schema change
  * is proposed only, since the tool's code owns its schema. Pure: data in, drafts out.
  */
 
 import { createHash } from 'node:crypto';
-import type { QualityFinding, QualitySeverity, ToolQualityReport } from '../registry/tool-quality.types';
-import { pluralOf } from '../registry/word-forms';
+import type { QualityFinding, QualitySeverity, ToolQualityReport } from '../registry/quality/tool-quality.types';
+import { pluralOf } from '../registry/quality/word-forms';
 import type { MistakeMatch, RecommendationDraft } from './recommendation-drafts';
 
 /** Why a schema change is never applied as a warning (kept in the evidence as `proposalOnly`). */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaClient } from '../generated/prisma/client';
 import { ReadPrismaService } from '../infra/prisma/read-prisma.service';
-import { CANARY_SELECT } from '../registry/canary.select';
+import { CANARY_SELECT } from '../registry/serving/canary.select';
 
 export interface ToolVersionRecord {
   version: number;

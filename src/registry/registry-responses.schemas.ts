@@ -1,9 +1,9 @@
 import { CATEGORIES, SUBTYPES } from '../diagnosis';
 import { DATE_TIME, NEXT_CURSOR, NULLABLE_STRING } from '../infra/http/openapi/response.schemas';
-import { GUARD_SECTION } from './guard.schemas';
+import { GUARD_SECTION } from './guard/guard.schemas';
 import { TOOL_FORMATS } from './registry.types';
-import { SCHEMA_DIFFERENCES } from './schema-equivalence';
-import { QUALITY_FINDING_KINDS } from './tool-quality.types';
+import { SCHEMA_DIFFERENCES } from './tools/schema-equivalence';
+import { QUALITY_FINDING_KINDS } from './quality/tool-quality.types';
 
 // What the registry routes answer; test/e2e/openapi.e2e-spec.ts checks a real answer of each against these.
 

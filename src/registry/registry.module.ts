@@ -1,13 +1,13 @@
 import { Module } from '@nestjs/common';
-import { CanaryChangesService } from './canary-changes.service';
-import { CanaryRepository } from './canary.repository';
-import { ProjectNoteRepository } from './project-note.repository';
-import { RegistryChangesChannel } from './registry-changes.channel';
+import { CanaryChangesService } from './serving/canary-changes.service';
+import { CanaryRepository } from './serving/canary.repository';
+import { ProjectNoteRepository } from './tools/project-note.repository';
+import { RegistryChangesChannel } from './serving/registry-changes.channel';
 import { RegistryService } from './registry.service';
-import { RolloutPolicyRepository } from './rollout-policy.repository';
-import { ToolChangesService } from './tool-changes.service';
-import { ToolRepository } from './tool.repository';
-import { ToolSchemaRepository } from './tool-schema.repository';
+import { RolloutPolicyRepository } from './serving/rollout-policy.repository';
+import { ToolChangesService } from './tools/tool-changes.service';
+import { ToolRepository } from './tools/tool.repository';
+import { ToolSchemaRepository } from './tools/tool-schema.repository';
 
 /**
  * The registry core, for every role: other features use RegistryService; the registry's own API module (api role)

@@ -11,8 +11,8 @@ import {
   MAX_METADATA_BYTES,
   normalizeToolDefinition,
   TOOL_NAME_PATTERN,
-} from './tool-definition';
-import type { ToolListPageQuery } from './tool-list-page';
+} from './tools/tool-definition';
+import type { ToolListPageQuery } from './serving/tool-list-page';
 
 // Request bodies and queries of the registry API, checked once at the edge; every reader throws a 400 naming each
 // bad field, or returns typed input.

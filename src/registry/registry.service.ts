@@ -1,16 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { ArgumentSchema, compileArgumentSchema, MAX_CACHED_PATTERN_BYTES } from '../diagnosis';
 import { SharedTimeSlice } from '../infra/event-loop/shared-time-slice';
-import { CanaryRepository, WarningTest } from './canary.repository';
-import { ProjectNote, ProjectNoteRepository } from './project-note.repository';
-import { RegistryChangesChannel } from './registry-changes.channel';
+import { CanaryRepository, WarningTest } from './serving/canary.repository';
+import { ProjectNote, ProjectNoteRepository } from './tools/project-note.repository';
+import { RegistryChangesChannel } from './serving/registry-changes.channel';
 import type { JsonObject, WarningRecord } from './registry.types';
-import { NOTES_CHANGE } from './served-response.cache';
-import { AutoWarning, AutoWarningResult, CanaryStart, ToolChangesService } from './tool-changes.service';
-import { judgeProjectTools } from './tool-quality';
-import type { ToolQualityReport } from './tool-quality.types';
-import { ToolRepository } from './tool.repository';
-import { ToolSchemaRepository } from './tool-schema.repository';
+import { NOTES_CHANGE } from './serving/served-response.cache';
+import { AutoWarning, AutoWarningResult, CanaryStart, ToolChangesService } from './tools/tool-changes.service';
+import { judgeProjectTools } from './quality/tool-quality';
+import type { ToolQualityReport } from './quality/tool-quality.types';
+import { ToolRepository } from './tools/tool.repository';
+import { ToolSchemaRepository } from './tools/tool-schema.repository';
 
 const MAX_CACHED_SCHEMAS = 2000;
 /** Tools judged per project by judgeActiveTools (the nightly), by name: the work stays bounded. */

@@ -3,12 +3,12 @@ import { FastifyReply } from 'fastify';
 import { notFound } from '../infra/http/api-error';
 import { BodyKeysAreData } from '../infra/http/json-body-parser';
 import { ApiRoute } from '../infra/http/openapi/api-route.decorator';
-import { stickyIdOf } from './canary-assignment';
+import { stickyIdOf } from './serving/canary-assignment';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
 import { AuthenticatedProject } from '../tenancy/project.repository';
-import { DescriptionService } from './description.service';
-import { matchesIfNoneMatch } from './etag';
+import { DescriptionService } from './serving/description.service';
+import { matchesIfNoneMatch } from './serving/etag';
 import {
   BULK_REGISTRATION_RESPONSE,
   DESCRIPTION_RESPONSE,
@@ -32,10 +32,10 @@ import {
   VALIDATE_BODY_SCHEMA,
   VALIDATE_QUERY_SCHEMA,
 } from './registry.schemas';
-import { CachedResponse } from './served-response.cache';
-import { SchemaAdmissionService } from './schema-admission.service';
-import { RegistrationResult, ToolChangesService } from './tool-changes.service';
-import { ToolValidationService } from './tool-validation.service';
+import { CachedResponse } from './serving/served-response.cache';
+import { SchemaAdmissionService } from './tools/schema-admission.service';
+import { RegistrationResult, ToolChangesService } from './tools/tool-changes.service';
+import { ToolValidationService } from './validate/tool-validation.service';
 
 // Clients may reuse an answer for a minute and keep serving it while they revalidate in the background (ETag); it is
 // the project's own, so no shared cache may keep it.

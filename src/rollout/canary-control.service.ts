@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError, notFound } from '../infra/http/api-error';
 import { isUuid } from '../infra/http/storable-values';
-import { CanaryChangesService } from '../registry/canary-changes.service';
+import { CanaryChangesService } from '../registry/serving/canary-changes.service';
 import type { CanaryRecord, RunningCanary } from '../registry/registry.types';
 import { CanaryCountsRepository } from './canary-counts.repository';
 import { sideNumbers } from './canary-judgement';

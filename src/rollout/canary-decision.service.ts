@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { DailyVersionCount } from '../statistics/effect-statistics';
-import { CanaryChangesService } from '../registry/canary-changes.service';
+import { CanaryChangesService } from '../registry/serving/canary-changes.service';
 import type { RunningCanary } from '../registry/registry.types';
 import { CanaryCountsRepository } from './canary-counts.repository';
 import { judgeCanary, WarningCounts } from './canary-judgement';

@@ -1,6 +1,6 @@
 import { estimateEffect } from '../statistics/effect-statistics';
 import type { CanaryDesign, RunningCanary } from '../registry/registry.types';
-import { servedPhaseOf } from '../registry/canary-assignment';
+import { servedPhaseOf } from '../registry/serving/canary-assignment';
 import type { CanarySides } from './canary-sides';
 import { decideSequential, SequentialDecision } from './sequential-decision';
 

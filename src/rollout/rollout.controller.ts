@@ -8,7 +8,7 @@ import type { CanaryStatus } from '../registry/registry.types';
 import { ApiKeyGuard } from '../tenancy/api-key.guard';
 import { CurrentProject } from '../tenancy/current-project.decorator';
 import type { AuthenticatedProject } from '../tenancy/project.repository';
-import type { RolloutPolicy } from '../registry/rollout-policy.repository';
+import type { RolloutPolicy } from '../registry/serving/rollout-policy.repository';
 import type { CanaryView } from './canary-control.service';
 import {
   CANARIES_QUERY_SCHEMA,

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { CanaryChangesService } from '../registry/canary-changes.service';
+import { CanaryChangesService } from '../registry/serving/canary-changes.service';
 import type { CanaryRecord, CanarySettings, CanaryStatus, RunningCanary } from '../registry/registry.types';
 import { CanaryControlService, CanaryEndAction, CanaryView } from './canary-control.service';
-import { RolloutPolicy, RolloutPolicyRepository } from '../registry/rollout-policy.repository';
+import { RolloutPolicy, RolloutPolicyRepository } from '../registry/serving/rollout-policy.repository';
 
 export interface RolloutPolicyChange extends RolloutPolicy {
   endedCanaries: Array<{ id: string; tool: string; status: 'promoted' }>;

@@ -1,6 +1,6 @@
 import { EXPENSIVE_COMPILE_RETRY_MS } from '../../src/diagnosis/argument-schema';
-import { REGISTRATION_DEADLINE_MS } from '../../src/registry/registration-budget';
-import { MAX_WAITING_REGISTRATIONS_PER_PROJECT } from '../../src/registry/registration-turns';
+import { REGISTRATION_DEADLINE_MS } from '../../src/registry/tools/registration-budget';
+import { MAX_WAITING_REGISTRATIONS_PER_PROJECT } from '../../src/registry/tools/registration-turns';
 import { AppProcess, startAppProcess } from '../support/app-process';
 import { probeLatencies } from '../support/probe-latencies';
 import { eventually, startTestApp, TestApp } from '../support/test-app';

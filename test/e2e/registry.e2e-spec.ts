@@ -1,7 +1,7 @@
 import { anErrorEvent } from '../factories/event.factory';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
 import { RegistryService } from '../../src/registry/registry.service';
-import { ToolRepository } from '../../src/registry/tool.repository';
+import { ToolRepository } from '../../src/registry/tools/tool.repository';
 
 const primeFactorsSchema = {
   type: 'object',

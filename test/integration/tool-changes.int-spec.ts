@@ -1,9 +1,9 @@
-import { RegistryChange, RegistryChangesChannel } from '../../src/registry/registry-changes.channel';
+import { RegistryChange, RegistryChangesChannel } from '../../src/registry/serving/registry-changes.channel';
 import { ToolDefinition } from '../../src/registry/registry.types';
-import { ToolChangesService } from '../../src/registry/tool-changes.service';
-import { ToolSchemaRepository } from '../../src/registry/tool-schema.repository';
-import { ToolRepository } from '../../src/registry/tool.repository';
-import { RolloutPolicyRepository } from '../../src/registry/rollout-policy.repository';
+import { ToolChangesService } from '../../src/registry/tools/tool-changes.service';
+import { ToolSchemaRepository } from '../../src/registry/tools/tool-schema.repository';
+import { ToolRepository } from '../../src/registry/tools/tool.repository';
+import { RolloutPolicyRepository } from '../../src/registry/serving/rollout-policy.repository';
 import { MediumModule, startMediumModule } from '../support/medium-module';
 
 /**

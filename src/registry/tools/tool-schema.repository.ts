@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import { PrismaService } from '../../infra/prisma/prisma.service';
+
+export interface ToolSchemaRow {
+  name: string;
+  version: number;
+  parameters: Record<string, unknown> | null;
+}
+
+export interface ToolDefinitionRow {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+@Injectable()
+export class ToolSchemaRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async findActiveToolSchemas(projectId: string, names: readonly string[]): Promise<ToolSchemaRow[]> {
+    if (names.length === 0) return [];
+    const rows = await this.prisma.tool.findMany({
+      where: { projectId, name: { in: [...names] }, archivedAt: null },
+      select: { name: true, version: true, parameters: true },
+    });
+    return rows.map((row) => ({
+      name: row.name,
+      version: row.version,
+      parameters: isObject(row.parameters) ? row.parameters : null,
+    }));
+  }
+
+  /** The active tools' own descriptions (without warnings) and schemas, by name, at most `limit`. */
+  async findActiveToolDefinitions(projectId: string, limit: number): Promise<ToolDefinitionRow[]> {
+    const rows = await this.prisma.tool.findMany({
+      where: { projectId, archivedAt: null },
+      select: { name: true, description: true, parameters: true },
+      orderBy: { name: 'asc' },
+      take: limit,
+    });
+    return rows.map((row) => ({
+      name: row.name,
+      description: row.description,
+      parameters: isObject(row.parameters) ? row.parameters : {},
+    }));
+  }
+
+  async findActiveToolNames(projectId: string): Promise<string[]> {
+    const rows = await this.prisma.tool.findMany({
+      where: { projectId, archivedAt: null },
+      select: { name: true },
+      orderBy: { name: 'asc' },
+    });
+    return rows.map((row) => row.name);
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
