@@ -1,26 +1,66 @@
 #!/usr/bin/env node
-// `npm start`'s build step: compiles the guard core (packages/core, which the server imports as @toolcoach/core) and
-// the server (tsconfig.build.json) only when a source file, the compiler settings or TypeScript's version changed since
-// the last successful compile, so a start with nothing changed takes no tsc run.
+// The build step of `npm start`, `npm test` and `npm run lint`: compiles each part (the guard core, the server, the
+// SDK with the core bundled in, the MCP gateway) only when one of its source files, its compiler settings or
+// TypeScript's version changed since its last successful compile, so a second build of the same tree (CI builds, then
+// lints, then tests) takes no tsc run. `node scripts/compile-if-changed.js server` builds the core and the server
+// only (what `npm start` needs); with no argument, every part.
 const { spawnSync } = require('node:child_process');
 const { ROOT, filesUnder, hashInputs, isUpToDate, writeStamp } = require('./inputs-stamp');
 
-const SETTINGS = ['tsconfig.json', 'tsconfig.build.json', 'packages/core/tsconfig.json', 'node_modules/typescript/package.json'];
-const OUTPUTS = ['dist/src/main.js', 'dist/src/cli.js', 'packages/core/dist/index.js'];
-const PROJECTS = ['packages/core/tsconfig.json', 'tsconfig.build.json'];
-const STAMP = 'dist/.inputs-sha256';
-
-// tsconfig.build.json compiles src/**/*.ts without the unit specs
+const TYPESCRIPT = 'node_modules/typescript/package.json';
 const isSource = (file) => file.endsWith('.ts') && !file.endsWith('.spec.ts');
-const sources = [...filesUnder('packages/core/src', isSource), ...filesUnder('src', isSource)];
-const inputsHash = hashInputs([...SETTINGS, ...sources]);
-if (isUpToDate(STAMP, inputsHash, OUTPUTS)) {
-  console.log(`dist/ is up to date with src/ (${sources.length} files); not compiling.`);
-  process.exit(0);
+const tsc = (project, ...extra) => [process.execPath, require.resolve('typescript/bin/tsc'), '-p', project, ...extra];
+
+/** Each part: what it reads, what it writes, and the commands that build it, in order. */
+const PARTS = {
+  core: {
+    inputs: () => ['packages/core/tsconfig.json', ...filesUnder('packages/core/src', isSource)],
+    outputs: ['packages/core/dist/index.js'],
+    stamp: 'packages/core/dist/.inputs-sha256',
+    commands: [tsc('packages/core/tsconfig.json')],
+  },
+  server: {
+    // tsconfig.build.json compiles src/**/*.ts without the unit specs
+    inputs: () => ['tsconfig.json', 'tsconfig.build.json', ...filesUnder('src', isSource)],
+    outputs: ['dist/src/main.js', 'dist/src/cli.js'],
+    stamp: 'dist/.inputs-sha256',
+    commands: [tsc('tsconfig.build.json')],
+  },
+  sdk: {
+    inputs: () => ['sdk/tsconfig.json', 'sdk/package.json', 'scripts/bundle-core.js', ...filesUnder('sdk/src', isSource)],
+    outputs: ['sdk/dist/index.js', 'sdk/dist/core/index.js'],
+    stamp: 'sdk/dist/.inputs-sha256',
+    commands: [['npm', 'run', 'build', '--workspace=sdk', '--silent']],
+  },
+  gateway: {
+    // the gateway is compiled against the SDK's types, so a change to the SDK rebuilds it too
+    inputs: () => ['mcp-gateway/tsconfig.json', ...filesUnder('mcp-gateway/src', isSource), ...filesUnder('sdk/src', isSource)],
+    outputs: ['mcp-gateway/dist/index.js'],
+    stamp: 'mcp-gateway/dist/.inputs-sha256',
+    commands: [tsc('mcp-gateway/tsconfig.json')],
+  },
+};
+// the core is compiled into every part that imports it, so a change to it rebuilds them all
+const DEPENDS_ON_CORE = ['server', 'sdk', 'gateway'];
+const TARGETS = { server: ['core', 'server'], all: ['core', 'server', 'sdk', 'gateway'] };
+
+const target = process.argv[2] ?? 'all';
+if (!TARGETS[target]) {
+  console.error(`usage: compile-if-changed.js [${Object.keys(TARGETS).join('|')}]`);
+  process.exit(2);
 }
-const tsc = require.resolve('typescript/bin/tsc');
-for (const project of PROJECTS) {
-  const result = spawnSync(process.execPath, [tsc, '-p', project], { stdio: 'inherit', cwd: ROOT });
-  if (result.status !== 0) process.exit(result.status ?? 1);
+const coreInputs = PARTS.core.inputs();
+for (const name of TARGETS[target]) {
+  const part = PARTS[name];
+  const inputs = [TYPESCRIPT, ...part.inputs(), ...(DEPENDS_ON_CORE.includes(name) ? coreInputs : [])];
+  const hash = hashInputs(inputs);
+  if (isUpToDate(part.stamp, hash, part.outputs)) {
+    console.log(`${name} is up to date (${inputs.length} inputs); not compiling.`);
+    continue;
+  }
+  for (const [command, ...args] of part.commands) {
+    const result = spawnSync(command, args, { stdio: 'inherit', cwd: ROOT });
+    if (result.status !== 0) process.exit(result.status ?? 1);
+  }
+  writeStamp(part.stamp, hash);
 }
-writeStamp(STAMP, inputsHash);

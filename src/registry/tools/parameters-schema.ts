@@ -2,7 +2,13 @@ import Ajv, { type ErrorObject } from 'ajv';
 import Ajv2019 from 'ajv/dist/2019';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { compileUserSchema, LinearPatterns, measureSchemaCost, SCHEMA_COMPILE_BUDGET_MS, type UserSchemaDraft } from '../../diagnosis/index';
+import {
+  compileUserSchema,
+  LinearPatterns,
+  measureSchemaCost,
+  SCHEMA_COMPILE_BUDGET_MS,
+  type UserSchemaDraft,
+} from '../../diagnosis/index';
 import type { FieldError } from '../../infra/http/api-error';
 import { toFieldError } from '../../infra/validation/ajv-factory';
 import type { JsonObject } from '../registry.types';
