@@ -193,7 +193,10 @@ describe('two api and two worker,scheduler processes on one deployment', () => {
       ).rows.map((row) => row.status);
     await eventually(async () => ((await runs()).includes('succeeded') ? true : undefined), 30_000, 200);
     expect(await runs()).toEqual(['succeeded']);
-    expect(await analytics.getJobState(`nightly-run-${asked[0].body.id}`)).toBe('completed');
+    // the run's row is written inside the job; BullMQ marks the job completed just after, so wait for that too
+    const jobState = () => analytics.getJobState(`nightly-run-${asked[0].body.id}`);
+    await eventually(async () => ((await jobState()) === 'completed' ? true : undefined), 30_000, 200);
+    expect(await runs()).toEqual(['succeeded']);
   });
 
   async function countStored(): Promise<number> {
