@@ -1,3 +1,4 @@
+import { escapePointerSegment } from '@toolcoach/core';
 import type { JsonObject } from '../registry.types';
 import { isObject } from '../tools/tool-definition';
 import { nameTokens } from './word-forms';
@@ -27,7 +28,7 @@ export function propertiesOf(parameters: JsonObject): JudgedProperty[] {
     .filter((entry): entry is [string, JsonObject] => isObject(entry[1]))
     .map(([name, schema]) => ({
       name,
-      path: `/parameters/properties/${escapePointer(name)}`,
+      path: `/parameters/properties/${escapePointerSegment(name)}`,
       schema,
       type: typeOf(schema),
       description: typeof schema.description === 'string' ? schema.description.slice(0, MAX_TEXT_CHARS) : '',
@@ -42,6 +43,3 @@ export function typeOf(schema: JsonObject): string | null {
   return null;
 }
 
-function escapePointer(segment: string): string {
-  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
-}
