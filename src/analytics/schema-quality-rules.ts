@@ -83,4 +83,3 @@ function argumentOf(path: string): string | null {
   const match = /^\/parameters\/properties\/([^/]+)$/.exec(path);
   return match ? match[1].replaceAll('~1', '/').replaceAll('~0', '~') : null;
 }
-

@@ -1,6 +1,22 @@
 import { LinearPatterns } from './linear-regex';
 import { type Multiset, addAll, addSchema, mostRepeated, total } from './schema-multiset';
-import { LIST_SAME_PLACE, MAP_SAME_PLACE, REFERENCES, type SchemaNode, SINGLE_SAME_PLACE, atPointer, decodeFragment, descends, isObject, isSchema, itemWildcards, ownValue, propertyWildcards, subschemas, tupleOf } from './schema-structure';
+import {
+  LIST_SAME_PLACE,
+  MAP_SAME_PLACE,
+  REFERENCES,
+  type SchemaNode,
+  SINGLE_SAME_PLACE,
+  atPointer,
+  decodeFragment,
+  descends,
+  isObject,
+  isSchema,
+  itemWildcards,
+  ownValue,
+  propertyWildcards,
+  subschemas,
+  tupleOf,
+} from './schema-structure';
 import { escapePointerSegment } from '@toolcoach/core';
 
 /**

@@ -114,4 +114,3 @@ export function isSchema(value: unknown): value is SchemaNode {
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
-

@@ -42,4 +42,3 @@ export function typeOf(schema: JsonObject): string | null {
   if (Array.isArray(schema.enum)) return 'enum';
   return null;
 }
-

@@ -18,4 +18,3 @@ export function pluralOf(word: string): string {
   if (/[^aeiou]y$/.test(word)) return `${word.slice(0, -1)}ies`;
   return `${word}s`;
 }
-
