@@ -7,9 +7,10 @@
 //   integration.onStepFinish      the step's content: tool-result and tool-error parts, and the invalid tool-call parts
 //                                 (unknown tool, schema-invalid input, malformed JSON) that no tool ever saw; with the
 //                                 step's model and its response messages (what the model is told of each result)
-// A call is reported once: by onStepFinish when an integration saw it start or it never ran, else by `execute`.
+// A call is reported once: by onStepFinish when an integration saw it start or it never ran, else by `execute`; a step
+// given to the reporter twice (the integration passed twice, or registered globally too) is reported the first time.
 import type { TelemetryIntegration, ToolCallRepairFunction, ToolSet } from 'ai';
-import { remember, rememberId } from './bounded-memory';
+import { remember } from './bounded-memory';
 import { contentText, errorOf, failureOf, MAX_NAME_CHARS, parseArguments, sessionOf } from './event-fields';
 import { Toolcoach } from './toolcoach';
 import { ToolEvent, ToolEventError } from '@toolcoach/core';
@@ -80,8 +81,8 @@ interface MessageLike {
 export class AiCallReporter {
   /** Calls an integration saw start; onStepFinish reports them. */
   private readonly executions = new Map<string, Execution>();
-  /** Calls already reported: the ids no other hook may report again. */
-  private readonly reported = new Set<string>();
+  /** Steps already reported. Not call ids: some providers number their calls anew in each response. */
+  private readonly reportedSteps = new WeakSet<object>();
 
   constructor(
     private readonly client: Toolcoach,
@@ -168,6 +169,8 @@ export class AiCallReporter {
 
   private reportStep(step: StepLike): void {
     try {
+      if (this.reportedSteps.has(step)) return;
+      this.reportedSteps.add(step);
       const messages = (step.response?.messages ?? []) as MessageLike[];
       const context: StepContext = {
         model: step.model?.modelId?.slice(0, MAX_NAME_CHARS),
@@ -257,10 +260,8 @@ export class AiCallReporter {
     return event;
   }
 
-  /** Adds what every event carries, and reports it unless this call was reported already. */
+  /** Adds what every event carries, and reports it. */
   private send(event: ToolEvent, toolCallId: string, context: StepContext): void {
-    if (this.reported.has(toolCallId)) return;
-    rememberId(this.reported, toolCallId);
     event.framework = FRAMEWORK;
     event.toolCallId = toolCallId;
     if (this.options.agent !== undefined) event.agent = this.options.agent;

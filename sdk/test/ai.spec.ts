@@ -1,4 +1,4 @@
-import { generateText, jsonSchema, stepCountIs, streamText, tool, ToolLoopAgent } from 'ai';
+import { generateText, jsonSchema, registerTelemetryIntegration, stepCountIs, streamText, tool, ToolLoopAgent } from 'ai';
 import { z } from 'zod';
 import { Toolcoach } from '../src';
 import { coachTools, CoachToolsOptions } from '../src/ai';
@@ -301,6 +301,42 @@ describe('coachTools (@toolcoach/sdk/ai)', () => {
       experimental_telemetry: { integrations: [coach.integration, coach.integration] },
     });
     expectMixedRunReported(await eventsAfter(tc));
+  });
+
+  it('reports each call once with the integration registered globally as well (registerTelemetryIntegration)', async () => {
+    const { tc, coach } = await coached();
+    registerTelemetryIntegration(coach.integration);
+    try {
+      await generateText({
+        model: scriptedModel(MIXED_RUN),
+        tools: coach.tools,
+        stopWhen: stepCountIs(5),
+        prompt: 'hi',
+        experimental_telemetry: { integrations: [coach.integration] },
+      });
+    } finally {
+      const registered = (globalThis as { AI_SDK_TELEMETRY_INTEGRATIONS?: unknown[] }).AI_SDK_TELEMETRY_INTEGRATIONS!;
+      registered.splice(registered.indexOf(coach.integration), 1);
+    }
+    expectMixedRunReported(await eventsAfter(tc));
+  });
+
+  it('reports the calls of two runs whose provider numbered their tool calls alike', async () => {
+    const { tc, coach } = await coached();
+    for (const n of [3, 4]) {
+      await generateText({
+        model: scriptedModel([[{ id: 'call_0', name: 'factorial', input: `{"n":${n}}` }], 'Done.']),
+        tools: coach.tools,
+        stopWhen: stepCountIs(3),
+        prompt: 'hi',
+        experimental_telemetry: { integrations: [coach.integration] },
+      });
+    }
+    await eventsAfter(tc);
+    expect(server.events.map((event) => [event.toolCallId, event.result])).toEqual([
+      ['call_0', 6],
+      ['call_0', 24],
+    ]);
   });
 
   it('takes the session from the client, else from the telemetry metadata, and the agent and model from the options', async () => {
