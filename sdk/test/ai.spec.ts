@@ -2,7 +2,7 @@ import { generateText, jsonSchema, registerTelemetryIntegration, stepCountIs, st
 import { z } from 'zod';
 import { Toolcoach } from '../src';
 import { coachTools, CoachToolsOptions } from '../src/ai';
-import { ScriptedServer } from './scripted-server';
+import { closedPortUrl, ScriptedServer } from './scripted-server';
 import { ScriptedStep, scriptedModel } from './scripted-ai-model';
 
 // The real `ai` 6 package, its MockLanguageModelV3 playing a script, against a scripted registry.
@@ -236,6 +236,21 @@ describe('coachTools (@toolcoach/sdk/ai)', () => {
       ['factorial', 'Returns n! for an integer n.\nWARNING: n above 20 fails.'],
       ['divide', 'Divides a by b.'],
     ]);
+  });
+
+  it('keeps the descriptions as given when the server cannot be reached, and the tools run as before', async () => {
+    const tc = client({ baseUrl: await closedPortUrl(), startupTimeoutMs: 300 });
+    const coach = await coachTools(tc, mathTools(), { guard: true });
+    expect(tc.descriptionSource).toBe('given');
+    const model = scriptedModel([[{ id: 'c1', name: 'factorial', input: '{"n":25}' }], 'Done.']);
+    const result = await generateText({ model, tools: coach.tools, stopWhen: stepCountIs(3), prompt: 'hi' });
+    expect(model.doGenerateCalls[0].tools!.map((t) => (t as { description?: string }).description)).toEqual([
+      'Returns the prime factors of one integer.',
+      'Returns n! for an integer n.',
+      'Divides a by b.',
+    ]);
+    // no learned limit without the server: the tool itself ran and threw
+    expect(result.steps[0].content).toContainEqual(expect.objectContaining({ type: 'tool-error', error: expect.any(RangeError) }));
   });
 
   it('gives the next step of a run the description a refresh brought', async () => {
