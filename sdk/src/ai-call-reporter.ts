@@ -130,13 +130,13 @@ export class AiCallReporter {
    */
   runGuarded(tool: string, input: unknown, toolCallId: string, execute: (args: unknown) => unknown): unknown {
     const verdict = this.client.checkArguments(tool, input);
-    if (verdict.action === 'correct') this.client.noteGuardOutcome(toolCallId, { correction: verdict.correction });
-    if (verdict.action === 'refuse') this.client.noteGuardOutcome(toolCallId, { prevented: true });
     const isOwned = this.executions.has(toolCallId);
     if (verdict.action === 'refuse') {
+      this.client.noteGuardOutcome(toolCallId, { prevented: true });
       if (!isOwned) this.reportAlone(tool, input, toolCallId, { error: new GuardRefusal(verdict.message) }, undefined);
       throw new GuardRefusal(verdict.message);
     }
+    if (verdict.action === 'correct') this.client.noteGuardOutcome(toolCallId, { correction: verdict.correction });
     const args = verdict.action === 'correct' ? verdict.correction.corrected : input;
     if (isOwned) return execute(args);
     const startedAtMs = performance.now();
