@@ -27,4 +27,28 @@ describe('the packed SDK', () => {
       expect(readFileSync(join(SDK_DIR, file), 'utf8')).not.toMatch(/(?:require\(|from |import\()["']@toolcoach\/core["']/);
     }
   });
+
+  it('installs with ajv alone: the frameworks it integrates with are optional peers', () => {
+    expect(manifest.dependencies).toEqual({ ajv: expect.any(String) });
+    expect(manifest.optionalDependencies).toBeUndefined();
+    expect(Object.keys(manifest.peerDependencies ?? {}).sort()).toEqual(['@langchain/core', 'ai']);
+    for (const peer of Object.keys(manifest.peerDependencies ?? {})) {
+      expect((manifest.peerDependenciesMeta as unknown as Record<string, { optional?: boolean }>)[peer]).toEqual({ optional: true });
+    }
+  });
+
+  it('loads the AI SDK only from @toolcoach/sdk/ai', () => {
+    const loadsAi = (entry: string) =>
+      execFileSync(
+        process.execPath,
+        [
+          '-e',
+          `require(${JSON.stringify(entry)}); console.log(Object.keys(require.cache).some((f) => /[\\/]node_modules[\\/]ai[\\/]/.test(f)))`,
+        ],
+        { cwd: SDK_DIR, encoding: 'utf8' },
+      ).trim();
+    expect(loadsAi('./dist/index.js')).toBe('false');
+    expect(loadsAi('./dist/langchain.js')).toBe('false');
+    expect(loadsAi('./dist/ai.js')).toBe('true');
+  });
 });
