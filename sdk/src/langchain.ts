@@ -4,6 +4,8 @@ import type { CallbackHandlerMethods } from '@langchain/core/callbacks/base';
 import type { Serialized } from '@langchain/core/load/serializable';
 import type { LLMResult } from '@langchain/core/outputs';
 import type { ChainValues } from '@langchain/core/utils/types';
+import { remember, rememberId } from './bounded-memory';
+import { errorOf, parseArguments } from './tool-event-fields';
 import { Toolcoach } from './toolcoach';
 import { ToolEvent, ToolEventError } from '@toolcoach/core';
 
@@ -26,8 +28,6 @@ export interface ToolcoachCallbackOptions {
 }
 
 const FRAMEWORK = 'langchainjs';
-// Runs and tool calls are remembered only until they end; the bound keeps a leak of abandoned runs finite.
-const MAX_TRACKED = 10_000;
 const STACK_LINE = /\n\s+at .*/g;
 // Metadata keys LangChain and LangGraph add for their own bookkeeping; the rest is the user's.
 const INTERNAL_METADATA = /^(langgraph_|ls_|lc_|__|checkpoint_ns$|versions$)/;
@@ -416,45 +416,13 @@ function sessionOf(metadata: Record<string, unknown> | undefined): string | unde
   return undefined;
 }
 
-function remember<V>(map: Map<string, V>, key: string, value: V): void {
-  if (map.size >= MAX_TRACKED) map.delete(map.keys().next().value!);
-  map.set(key, value);
-}
-
-function rememberId(set: Set<string>, id: string): void {
-  if (set.size >= MAX_TRACKED) set.delete(set.values().next().value!);
-  set.add(id);
-}
-
 function asToolMessage(value: unknown): ToolMessageLike | undefined {
   if (value === null || typeof value !== 'object' || !('tool_call_id' in value) || !('content' in value)) return undefined;
   return value as ToolMessageLike;
 }
 
-/** LangChain passes the arguments as JSON text; the event carries the object, or the text when it is not JSON. */
-function parseArguments(input: string): unknown {
-  try {
-    return JSON.parse(input);
-  } catch {
-    return input;
-  }
-}
-
 function contentText(content: unknown): string {
   return typeof content === 'string' ? content : JSON.stringify(content);
-}
-
-function errorOf(error: unknown): ToolEventError {
-  // Duck-typed: an error thrown in another realm (a VM context, a worker) is no `instanceof Error` here.
-  const { name, message, stack, constructor } = (error ?? {}) as {
-    name?: unknown;
-    message?: unknown;
-    stack?: unknown;
-    constructor?: { name?: string };
-  };
-  if (typeof message !== 'string') return { type: typeof error, message: String(error) };
-  const type = typeof name === 'string' && name ? name : (constructor?.name ?? 'Error');
-  return typeof stack === 'string' ? { type, message, stack } : { type, message };
 }
 
 /** An envelope such as `{success: false, error: "..."}` or `{ok: false, error: {type, message}}`. */

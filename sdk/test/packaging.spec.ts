@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 // @toolcoach/sdk installs with no other package of ours: its build bundles the guard core (@toolcoach/core, never
@@ -26,5 +26,27 @@ describe('the packed SDK', () => {
     for (const file of files.filter((path) => /^dist\/[^/]+\.(js|d\.ts)$/.test(path))) {
       expect(readFileSync(join(SDK_DIR, file), 'utf8')).not.toMatch(/(?:require\(|from |import\()["']@toolcoach\/core["']/);
     }
+  });
+});
+
+describe('the framework integrations of the packed SDK', () => {
+  const manifest = JSON.parse(readFileSync(join(SDK_DIR, 'package.json'), 'utf8')) as {
+    exports: Record<string, { default?: string }>;
+    peerDependencies: Record<string, string>;
+    peerDependenciesMeta: Record<string, { optional?: boolean }>;
+  };
+
+  it('declares every framework it integrates with as an optional peer, so that it installs with ajv alone', () => {
+    expect(Object.keys(manifest.peerDependencies)).toEqual(expect.arrayContaining(['@langchain/core', '@openai/agents']));
+    for (const name of Object.keys(manifest.peerDependencies))
+      expect([name, manifest.peerDependenciesMeta[name]?.optional]).toEqual([name, true]);
+  });
+
+  it('loads the OpenAI Agents SDK only from its own entry point, @toolcoach/sdk/openai-agents', () => {
+    expect(manifest.exports['./openai-agents']).toEqual({ types: './dist/openai-agents.d.ts', default: './dist/openai-agents.js' });
+    const requiring = readdirSync(join(SDK_DIR, 'dist'))
+      .filter((file) => file.endsWith('.js'))
+      .filter((file) => /require\("@openai\/agents/.test(readFileSync(join(SDK_DIR, 'dist', file), 'utf8')));
+    expect(requiring).toEqual(['openai-agents.js']);
   });
 });
