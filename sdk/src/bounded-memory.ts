@@ -1,14 +1,14 @@
-// What an integration remembers between a framework's callbacks (runs, tool calls, their ids) lives only until the
-// call ends; the bound keeps a leak of calls that never end (an abandoned run, a crashed turn) finite.
-export const MAX_TRACKED = 10_000;
+// What an integration remembers between the hooks of one tool call (its start, its end, its model's answer) is kept
+// only until the call is reported; the bound keeps a leak of calls that never end finite.
+const MAX_TRACKED = 10_000;
 
-/** Sets `key`, evicting the oldest entry when the map holds MAX_TRACKED already. */
+/** Sets `key`, forgetting the oldest entry first when the map holds MAX_TRACKED. */
 export function remember<V>(map: Map<string, V>, key: string, value: V): void {
   if (map.size >= MAX_TRACKED) map.delete(map.keys().next().value!);
   map.set(key, value);
 }
 
-/** Adds `id`, evicting the oldest when the set holds MAX_TRACKED already. */
+/** Adds `id`, forgetting the oldest first when the set holds MAX_TRACKED. */
 export function rememberId(set: Set<string>, id: string): void {
   if (set.size >= MAX_TRACKED) set.delete(set.values().next().value!);
   set.add(id);

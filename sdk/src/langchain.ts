@@ -5,8 +5,8 @@ import type { Serialized } from '@langchain/core/load/serializable';
 import type { LLMResult } from '@langchain/core/outputs';
 import type { ChainValues } from '@langchain/core/utils/types';
 import { remember, rememberId } from './bounded-memory';
-import { errorOf, parseArguments } from './tool-event-fields';
 import { Toolcoach } from './toolcoach';
+import { contentText, errorOf, failureOf, MAX_NAME_CHARS, parseArguments, sessionOf } from './event-fields';
 import { ToolEvent, ToolEventError } from '@toolcoach/core';
 
 export interface ToolcoachCallbackOptions {
@@ -31,10 +31,6 @@ const FRAMEWORK = 'langchainjs';
 const STACK_LINE = /\n\s+at .*/g;
 // Metadata keys LangChain and LangGraph add for their own bookkeeping; the rest is the user's.
 const INTERNAL_METADATA = /^(langgraph_|ls_|lc_|__|checkpoint_ns$|versions$)/;
-// The server refuses longer names and ids; a model name or thread id is never this long, a bug upstream could make one.
-const MAX_NAME_CHARS = 200;
-// Where LangGraph (thread_id, from the config's configurable) and users put the conversation a run belongs to.
-const SESSION_METADATA_KEYS = ['thread_id', 'session_id', 'sessionId'];
 // Parent links are followed this far up at most: a trace is a few levels deep, a cycle would be a bug upstream.
 const MAX_TRACE_DEPTH = 64;
 
@@ -408,32 +404,9 @@ function modelNameOf(metadata: Record<string, unknown> | undefined, extraParams:
   return undefined;
 }
 
-function sessionOf(metadata: Record<string, unknown> | undefined): string | undefined {
-  for (const key of SESSION_METADATA_KEYS) {
-    const value = metadata?.[key];
-    if ((typeof value === 'string' && value) || typeof value === 'number') return String(value).slice(0, MAX_NAME_CHARS);
-  }
-  return undefined;
-}
-
 function asToolMessage(value: unknown): ToolMessageLike | undefined {
   if (value === null || typeof value !== 'object' || !('tool_call_id' in value) || !('content' in value)) return undefined;
   return value as ToolMessageLike;
-}
-
-function contentText(content: unknown): string {
-  return typeof content === 'string' ? content : JSON.stringify(content);
-}
-
-/** An envelope such as `{success: false, error: "..."}` or `{ok: false, error: {type, message}}`. */
-function failureOf(result: unknown): ToolEventError {
-  const error = (result as { error?: unknown } | null)?.error;
-  if (typeof error === 'string') return { type: 'ReportedFailure', message: error };
-  if (error && typeof error === 'object' && typeof (error as { message?: unknown }).message === 'string') {
-    const { type, name, message } = error as { type?: unknown; name?: unknown; message: string };
-    return { type: typeof type === 'string' ? type : typeof name === 'string' ? name : 'ReportedFailure', message };
-  }
-  return { type: 'ReportedFailure', message: contentText(result) };
 }
 
 /** Names the failure of a call that never reached a tool, from the message LangChain gave the model. */

@@ -24,7 +24,7 @@ import {
 } from '@openai/agents';
 import { remember, rememberId } from './bounded-memory';
 import { type ModelFunctionCall, type ModelTurn, ObservedModel } from './openai-agents-model';
-import { errorOf, parseArguments } from './tool-event-fields';
+import { errorOf, MAX_NAME_CHARS, parseArguments } from './event-fields';
 import type { LoadToolsOptions, Toolcoach } from './toolcoach';
 import { Correction, ToolEvent, ToolEventError } from '@toolcoach/core';
 
@@ -46,8 +46,6 @@ const FRAMEWORK = 'openai-agents-js';
 const GUARDRAIL_NAME = 'toolcoach-guard';
 // The SDK's trace and span id when tracing is off (OPENAI_AGENTS_DISABLE_TRACING, or NODE_ENV=test): no run's id.
 const NO_OP_ID = 'no-op';
-// The server refuses longer names and ids; a group id or model name is never this long, a bug upstream could make one.
-const MAX_NAME_CHARS = 200;
 
 /** What is known of one function call, from the model's response and the tool's run, until it is reported. */
 interface CallRecord {

@@ -1,4 +1,13 @@
-import { Agent, ModelBehaviorError, type ModelProvider, Runner, setTraceProcessors, setTracingDisabled, tool } from '@openai/agents';
+import {
+  Agent,
+  ModelBehaviorError,
+  type ModelProvider,
+  OpenAIProvider,
+  Runner,
+  setTraceProcessors,
+  setTracingDisabled,
+  tool,
+} from '@openai/agents';
 import { assistantMessage, functionCall, ScriptedModel } from '@openai/agents/testing';
 import { z } from 'zod';
 import { Toolcoach, ToolEvent } from '../src';
@@ -416,6 +425,55 @@ describe('ToolcoachAgents live descriptions and guard', () => {
         arguments: { num: 4 },
         error: expect.objectContaining({ type: 'InvalidToolInputError' }),
       }),
+    ]);
+  });
+});
+
+describe("ToolcoachAgents with the SDK's OpenAIProvider (openai 7, which asks for Node >= 22)", () => {
+  let server: ScriptedServer;
+  beforeEach(async () => {
+    server = await ScriptedServer.start();
+  });
+  afterEach(() => server.close());
+
+  it('reports the calls of a Responses API run on this Node, through a local stand-in of the API', async () => {
+    const usage = {
+      input_tokens: 1,
+      output_tokens: 1,
+      total_tokens: 2,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens_details: { reasoning_tokens: 0 },
+    };
+    const answer = (id: string, output: unknown[]) => ({
+      status: 200,
+      body: { id, object: 'response', created_at: 0, status: 'completed', model: 'gpt-4.1', output, usage },
+    });
+    server.answerNext(
+      answer('resp_1', [
+        { type: 'function_call', id: 'fc_1', call_id: 'call_ok', name: 'factorial', arguments: '{"n":3}', status: 'completed' },
+        { type: 'function_call', id: 'fc_2', call_id: 'call_unknown', name: 'factorials', arguments: '{"n":3}', status: 'completed' },
+      ]),
+      answer('resp_2', [
+        {
+          type: 'message',
+          id: 'msg_1',
+          role: 'assistant',
+          status: 'completed',
+          content: [{ type: 'output_text', text: '6', annotations: [] }],
+        },
+      ]),
+    );
+    const { coach, events } = setUp();
+    const provider = new OpenAIProvider({ apiKey: 'sk-test', baseURL: `${server.baseUrl}/v1` });
+    const runner = coach.instrument(
+      new Runner({ modelProvider: coach.modelProvider(provider), toolNotFoundBehavior: 'return_error_to_model' }),
+    );
+    const result = await runner.run(new Agent({ name: 'math', model: 'gpt-4.1', tools: [factorialTool(coach)] }), '3!');
+    expect(result.finalOutput).toBe('6');
+    expect(server.requests.map((request) => request.url)).toEqual(['/v1/responses', '/v1/responses']);
+    expect(events.map((event) => [event.toolCallId, event.status, event.model, event.error?.type])).toEqual([
+      ['call_unknown', 'error', 'gpt-4.1', 'ModelBehaviorError'],
+      ['call_ok', 'success', 'gpt-4.1', undefined],
     ]);
   });
 });
