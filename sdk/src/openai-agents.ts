@@ -7,12 +7,12 @@
 //   tool's own `execute`, which `tool` wraps: the SDK's default error function hides it from hooks and traces.
 // The arguments of a call come from the model's response: the runner redacts those that fail a tool's schema.
 import {
-  Agent,
+  type Agent,
   type FunctionTool,
   type Model,
   type ModelProvider,
   type RunContext,
-  Runner,
+  type Runner,
   type Tool,
   type ToolGuardrailFunctionOutput,
   defineToolInputGuardrail,
@@ -145,10 +145,11 @@ export class ToolcoachAgents {
   instrument<T extends Runner | AnyAgent>(target: T): T {
     if (this.instrumented.has(target)) return target;
     this.instrumented.add(target);
-    if (target instanceof Runner) {
+    // told apart by shape, not by class: an app may load another copy of @openai/agents than this package does
+    if (isRunner(target)) {
       target.on('agent_tool_start', (_context, agent, _tool, details) => this.onToolStart(details, agent));
       target.on('agent_tool_end', (_context, agent, tool, output, details) => this.onToolEnd(details, output, agent, tool));
-    } else if (target instanceof Agent) {
+    } else {
       const agent: AnyAgent = target;
       agent.on('agent_tool_start', (_context, _tool, details) => this.onToolStart(details, agent));
       agent.on('agent_tool_end', (_context, tool, output, details) => this.onToolEnd(details, output, agent, tool));
@@ -328,6 +329,10 @@ export class ToolcoachAgents {
     }
     return record;
   }
+}
+
+function isRunner(target: Runner | AnyAgent): target is Runner {
+  return typeof (target as Partial<Runner>).run === 'function' && typeof (target as Partial<Runner>).config === 'object';
 }
 
 function isFunctionCallDetails(details: { toolCall: unknown }): details is ToolCallDetails {
