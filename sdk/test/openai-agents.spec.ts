@@ -302,21 +302,21 @@ describe('ToolcoachAgents live descriptions and guard', () => {
   afterEach(() => server.close());
 
   /** Answers like the registry: the served description adds a warning, and the guard section a learned limit. */
-  function serveRegistry(guard: Record<string, unknown> | null) {
+  function serveRegistry(guard: Record<string, unknown> | null, version = 3, warning = "Warning: 'n' above 20 fails (overflow).") {
     server.answerOtherwise((request) => {
       if (request.url === '/v1/tools:bulk') {
         return {
           status: 200,
-          body: { tools: request.body.tools.map((t: { name: string }) => ({ name: t.name, version: 3, status: 'updated' })) },
+          body: { tools: request.body.tools.map((t: { name: string }) => ({ name: t.name, version, status: 'updated' })) },
         };
       }
       if (request.url === '/v1/tools?format=raw') {
         const registered = server.requests.find((r) => r.url === '/v1/tools:bulk')!.body.tools;
         const tools = registered.map((t: { name: string; description: string; parameters: unknown }) => ({
           name: t.name,
-          version: 3,
+          version,
           baseDescription: t.description,
-          description: `${t.description}\nWarning: 'n' above 20 fails (overflow).`,
+          description: `${t.description}\n${warning}`,
           warnings: [],
           parameters: t.parameters,
           ...(guard ? { guard } : {}),
@@ -356,6 +356,21 @@ describe('ToolcoachAgents live descriptions and guard', () => {
     const shown = model.calls[0].request.tools.find((t) => t.type === 'function' && t.name === 'factorial') as { description: string };
     expect(shown.description).toBe("Returns n! for an integer n.\nWarning: 'n' above 20 fails (overflow).");
     expect(events[0]).toMatchObject({ toolCallId: 'l-1', status: 'success', descriptionVersion: 3 });
+  });
+
+  it('gives the next model call a new version the client refreshed, without loading the tools again', async () => {
+    serveRegistry(null);
+    const { coach, events } = setUp({ baseUrl: server.baseUrl });
+    const tools = await coach.loadTools([factorialTool(coach)]);
+    serveRegistry(null, 4, "Warning: pass 'n', never 'num'.");
+    expect(await coach.client.refreshDescriptions()).toBe(true);
+    const model = new ScriptedModel([[functionCall('factorial', { n: 2 }, { callId: 'f-1' })], [assistantMessage('2')]]);
+    await coach
+      .instrument(new Runner({ modelProvider: coach.modelProvider(providerOf(model)) }))
+      .run(new Agent({ name: 'math', model: 'gpt-4.1', tools }), '2!');
+    const shown = model.calls[0].request.tools.find((t) => t.type === 'function' && t.name === 'factorial') as { description: string };
+    expect(shown.description).toBe("Returns n! for an integer n.\nWarning: pass 'n', never 'num'.");
+    expect(events[0]).toMatchObject({ toolCallId: 'f-1', descriptionVersion: 4 });
   });
 
   it('refuses a call beyond a learned limit through the input guardrail: the tool never runs, the model reads why', async () => {
@@ -409,23 +424,33 @@ describe('ToolcoachAgents live descriptions and guard', () => {
     ]);
   });
 
-  it('lets every call run as the model made it when the guard is off', async () => {
+  it.each([
+    ['off', [] as number[], { status: 'error', arguments: { num: 4 }, error: expect.objectContaining({ type: 'InvalidToolInputError' }) }],
+    [
+      'report',
+      [] as number[],
+      { status: 'error', arguments: { num: 4 }, error: expect.objectContaining({ type: 'InvalidToolInputError' }) },
+    ],
+    [
+      'correct',
+      [4],
+      { status: 'success', arguments: { n: 4 }, correction: { original: { num: 4 }, corrected: { n: 4 }, kinds: ['rename'] } },
+    ],
+    [
+      'strict',
+      [] as number[],
+      { status: 'error', prevented: true, error: { type: 'GuardRefused', message: expect.stringContaining('call it as {"n":4}') } },
+    ],
+  ] as const)('in mode %s, a misnamed argument: the tool ran with %j', async (mode, ran, expected) => {
     serveRegistry(null);
     const { coach, events } = setUp({ baseUrl: server.baseUrl });
-    const tools = await coach.loadTools([factorialTool(coach)], { guard: { mode: 'off' } });
-    const model = new ScriptedModel([[functionCall('factorial', { num: 4 }, { callId: 'o-1' })], [assistantMessage('?')]]);
+    const tools = await coach.loadTools([factorialTool(coach)], { guard: { mode } });
+    const model = new ScriptedModel([[functionCall('factorial', { num: 4 }, { callId: 'm-1' })], [assistantMessage('?')]]);
     await coach
       .instrument(new Runner({ modelProvider: coach.modelProvider(providerOf(model)) }))
       .run(new Agent({ name: 'math', model: 'gpt-4.1', tools }), '4!');
-    expect(executed).toEqual([]);
-    expect(events).toEqual([
-      expect.objectContaining({
-        toolCallId: 'o-1',
-        status: 'error',
-        arguments: { num: 4 },
-        error: expect.objectContaining({ type: 'InvalidToolInputError' }),
-      }),
-    ]);
+    expect(executed).toEqual(ran);
+    expect(events).toEqual([expect.objectContaining({ toolCallId: 'm-1', ...expected })]);
   });
 });
 

@@ -1,4 +1,12 @@
-import { type ModelProvider, setTracingDisabled } from '@openai/agents';
+import {
+  Agent,
+  getGlobalTraceProvider,
+  type ModelProvider,
+  Runner,
+  setDefaultOpenAITracingExporter,
+  setTraceProcessors,
+  setTracingDisabled,
+} from '@openai/agents';
 import { assistantMessage, functionCall, modelResponder, ScriptedModel } from '@openai/agents/testing';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +25,12 @@ const CONVERSATIONS = 5; // the default policy applies a warning from 5 occurren
 
 let app: TestApp;
 let home: string;
-const savedEnv = { HOME: process.env.HOME, TOOLCOACH_URL: process.env.TOOLCOACH_URL, TOOLCOACH_API_KEY: process.env.TOOLCOACH_API_KEY };
+const savedEnv = {
+  HOME: process.env.HOME,
+  TOOLCOACH_URL: process.env.TOOLCOACH_URL,
+  TOOLCOACH_API_KEY: process.env.TOOLCOACH_API_KEY,
+  OPENAI_API_KEY: process.env.OPENAI_API_KEY,
+};
 const openAiRequests: string[] = [];
 const realFetch = globalThis.fetch;
 
@@ -27,13 +40,16 @@ beforeAll(async () => {
   app = await startTestApp();
   // the example's client reads the server from the environment, and caches descriptions under ~/.cache
   home = mkdtempSync(join(tmpdir(), 'toolcoach-openai-agents-e2e-'));
-  Object.assign(process.env, { HOME: home, TOOLCOACH_URL: app.baseUrl, TOOLCOACH_API_KEY: app.apiKey });
+  // with a key, the SDK's own exporter would send every trace to api.openai.com: the example must have replaced it
+  Object.assign(process.env, { HOME: home, TOOLCOACH_URL: app.baseUrl, TOOLCOACH_API_KEY: app.apiKey, OPENAI_API_KEY: 'sk-unused' });
   // the Agents SDK turns tracing off when NODE_ENV is test; an agent runs with it on (the example keeps it local)
   setTracingDisabled(false);
-  globalThis.fetch = (input, init) => {
+  // requests to OpenAI are counted and answered here, never sent
+  globalThis.fetch = async (input, init) => {
     const url = input instanceof Request ? input.url : String(input);
-    if (new URL(url).hostname.endsWith('openai.com')) openAiRequests.push(url);
-    return realFetch(input, init);
+    if (!new URL(url).hostname.endsWith('openai.com')) return realFetch(input, init);
+    openAiRequests.push(url);
+    return new Response('{}', { status: 200, headers: { 'content-type': 'application/json' } });
   };
 });
 
@@ -137,9 +153,23 @@ it('stores every call of an Agents SDK run once with its category, registers the
   }, 20_000);
   expect(corrected).toMatchObject({ status: 'success', arguments: { number: 12 }, descriptionVersion: expect.any(Number) });
 
-  // nothing went to OpenAI: no model (scripted) and no trace export (the example replaces the exporter)
+  // nothing went to OpenAI: no model (scripted) and no trace export (the example replaced the exporter)
+  await getGlobalTraceProvider().forceFlush();
   expect(openAiRequests).toEqual([]);
 }, 120_000);
+
+it("sends traces to api.openai.com when the SDK's default exporter is left in place (what the example's first line prevents)", async () => {
+  setDefaultOpenAITracingExporter();
+  try {
+    const model = new ScriptedModel([[assistantMessage('360 = 2^3 * 3^2 * 5')]]);
+    await new Runner({ modelProvider: { getModel: () => model } }).run(new Agent({ name: 'math-agent', model: 'gpt-4.1' }), 'Factor 360');
+    await getGlobalTraceProvider().forceFlush();
+    expect(openAiRequests).toContain('https://api.openai.com/v1/traces/ingest');
+  } finally {
+    setTraceProcessors([]);
+    openAiRequests.splice(0);
+  }
+});
 
 it('shows in docs/integrations/openai-agents.md exactly the example this test runs', () => {
   const page = readFileSync(join(ROOT, 'docs', 'integrations', 'openai-agents.md'), 'utf8');
