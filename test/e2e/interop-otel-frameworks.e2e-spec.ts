@@ -1,0 +1,98 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { startTestApp, TestApp, untilWorkerIdle, eventually } from '../support/test-app';
+
+// Real agent frameworks with their own OpenTelemetry output, pointed at /v1/traces on the default configuration with
+// nothing but an exporter: each runs in a child process (the exporters load their transport with a dynamic import(),
+// which Jest's module system refuses) and prints the spans it made, so the test can name the events they must become.
+
+const FIXTURES = join(__dirname, '..', 'fixtures', 'otel');
+const run = promisify(execFile);
+
+interface FrameworkRun {
+  exports: Array<{ code: number; error: string | null; spans: number }>;
+  spans: Array<{ name: string; traceId: string; spanId: string; toolCallId: string | null }>;
+}
+
+async function runFixture<T extends FrameworkRun>(script: string, t: TestApp): Promise<T> {
+  const { stdout } = await run(process.execPath, [join(FIXTURES, script), `${t.baseUrl}/v1/traces`, t.apiKey], { timeout: 60_000 });
+  return JSON.parse(stdout) as T;
+}
+
+describe('agent frameworks exporting OpenTelemetry to /v1/traces', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  /** The stored events of `spans`, once each is stored, after checking no other event of theirs was stored. */
+  async function storedOncePerSpan(spans: FrameworkRun['spans'], traceIds: string[]): Promise<Array<Record<string, any>>> {
+    const ids = spans.map((s) => `otel:${s.traceId}:${s.spanId}`);
+    await eventually(
+      async () =>
+        (await Promise.all(ids.map((id) => t.request('GET', `/v1/events/${id}`)))).every((r) => r.status === 200) ? true : undefined,
+      20_000,
+    );
+    await untilWorkerIdle(t);
+    const { rows } = await t.db.sql.query('SELECT id FROM events WHERE trace_id = ANY($1) ORDER BY id', [traceIds]);
+    expect(rows.map((row: { id: string }) => row.id)).toEqual([...ids].sort());
+    return Promise.all(ids.map(async (id) => (await t.request('GET', `/v1/events/${id}`)).body));
+  }
+
+  describe('the Vercel AI SDK (ai 6, experimental_telemetry, the OTLP protobuf exporter)', () => {
+    interface AiSdkRun extends FrameworkRun {
+      toolParts: Array<{ type: string; toolCallId: string; error: string | null }>;
+    }
+    let outcome: AiSdkRun;
+    beforeAll(async () => {
+      outcome = await runFixture<AiSdkRun>('ai-sdk-telemetry.js', t);
+    });
+
+    it('exports every span with SUCCESS', () => {
+      expect(outcome.exports.length).toBeGreaterThan(0);
+      expect(outcome.exports.every((e) => e.code === 0 && e.error === null)).toBe(true);
+      expect(outcome.exports.reduce((n, e) => n + e.spans, 0)).toBe(outcome.spans.length);
+    });
+
+    it('makes an ai.toolCall span only for the calls that reach a tool, and none for an unknown tool or bad input', () => {
+      // what the SDK itself says happened to each call of the first step
+      expect(outcome.toolParts).toEqual([
+        { type: 'tool-error', toolCallId: 'call_unknown', error: 'AI_NoSuchToolError' },
+        { type: 'tool-error', toolCallId: 'call_invalid', error: 'AI_InvalidToolInputError' },
+        { type: 'tool-error', toolCallId: 'call_malformed', error: 'AI_InvalidToolInputError' },
+        { type: 'tool-result', toolCallId: 'call_weather', error: null },
+        { type: 'tool-error', toolCallId: 'call_factorial', error: 'RangeError' },
+      ]);
+      const toolSpans = outcome.spans.filter((s) => s.name === 'ai.toolCall');
+      expect(toolSpans.map((s) => s.toolCallId).sort()).toEqual(['call_factorial', 'call_weather']);
+    });
+
+    it('stores each ai.toolCall span exactly once, categorized, with model, session and agent from the run', async () => {
+      const toolSpans = outcome.spans.filter((s) => s.name === 'ai.toolCall').sort((a, b) => a.toolCallId!.localeCompare(b.toolCallId!));
+      const traceIds = [...new Set(outcome.spans.map((s) => s.traceId))];
+      const [factorial, weather] = await storedOncePerSpan(toolSpans, traceIds);
+      const fromTheRun = { model: 'scripted-weather-model', sessionId: 'ai-sdk-session-1', agent: 'weather-agent', framework: 'ai' };
+      expect(weather).toMatchObject({
+        tool: 'get_weather',
+        status: 'success',
+        toolCallId: 'call_weather',
+        arguments: { city: 'Paris' },
+        result: { city: 'Paris', tempC: 21 },
+        ...fromTheRun,
+      });
+      expect(factorial).toMatchObject({
+        tool: 'factorial',
+        status: 'error',
+        toolCallId: 'call_factorial',
+        arguments: { n: 25 },
+        error: { type: 'RangeError', message: 'Factorial calculation overflow for n=25' },
+        category: 'overflow',
+        ...fromTheRun,
+      });
+      expect(factorial.error.stack).toMatch(/^RangeError: Factorial calculation overflow/);
+      expect(typeof weather.durationMs).toBe('number');
+    });
+  });
+});
