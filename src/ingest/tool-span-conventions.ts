@@ -39,6 +39,8 @@ export interface ToolSpanConvention {
   failedWhen?: SpanRule[];
   /** Values a framework writes for "none"; read as absent. */
   placeholders?: string[];
+  /** A failure the framework catches and returns to the model as the result: `{ [flag]: true, [message]: "..." }`. */
+  failureInResult?: { flag: string; message: string };
   /** A failure whose status message wraps the tool's own error: returns that error. */
   unwrapErrorMessage?: (message: string) => string | undefined;
 }
@@ -98,6 +100,9 @@ export const TOOL_SPAN_CONVENTIONS: readonly ToolSpanConvention[] = [
     errorType: ['error.type'],
     errorMessage: ['error.message'],
     failedWhen: [{ attributes: { 'gen_ai.tool.success': false } }],
+    // @mastra/core 1.71.0 validates the input inside the TOOL_CALL span and returns the failure as the result
+    // (the span ends OK): {"error":true,"message":"Tool input validation failed for getWeather. ...","validationErrors":{...}}
+    failureInResult: { flag: 'error', message: 'message' },
     placeholders: ['unknown'],
   },
   {

@@ -59,8 +59,14 @@ export function toolSpanEvent(
   const statusMessage = isObject(span.status) && typeof span.status.message === 'string' ? span.status.message : '';
   // the raw value marks a failure even when it is a placeholder such as GenAI's _OTHER: it only says no type is known
   const rawErrorType = firstString(attributes, convention.errorType);
+  const rawResult = valueOf(view, convention.result, convention.placeholders);
+  const result = rawResult === undefined ? undefined : parseJsonText(rawResult);
+  const failureReturned = failureInResult(result, convention);
   const isError =
-    statusCode === STATUS_CODE_ERROR || rawErrorType !== undefined || (convention.failedWhen ?? []).some((rule) => holds(rule, view));
+    statusCode === STATUS_CODE_ERROR ||
+    rawErrorType !== undefined ||
+    failureReturned !== undefined ||
+    (convention.failedWhen ?? []).some((rule) => holds(rule, view));
 
   // The span id is unique per trace: exporters that retry a batch resend the same ids, which ingest never stores twice.
   const event: ToolSpanEvent = { id: `otel:${traceId}:${spanId}`.slice(0, MAX_ID_CHARS), tool, status: isError ? 'error' : 'success' };
@@ -68,16 +74,15 @@ export function toolSpanEvent(
   if (args !== undefined) event.arguments = parseJsonText(args);
   if (isError) {
     const exceptionMessage = firstString(exception, ['exception.message']);
-    const stated = statusMessage || exceptionMessage || read(convention.errorMessage);
+    const stated = statusMessage || exceptionMessage || read(convention.errorMessage) || failureReturned;
     const message = (stated && convention.unwrapErrorMessage?.(stated)) || stated || rawErrorType || 'Tool span ended with status ERROR';
     event.error = { message };
     const type = firstString(exception, ['exception.type']) ?? read(convention.errorType);
     if (type && type !== '_OTHER') event.error.type = type;
     const stack = firstString(exception, ['exception.stacktrace']);
     if (stack) event.error.stack = stack;
-  } else {
-    const result = valueOf(view, convention.result, convention.placeholders);
-    if (result !== undefined) event.result = parseJsonText(result);
+  } else if (result !== undefined) {
+    event.result = result;
   }
   const start = nanos(span.startTimeUnixNano);
   const end = nanos(span.endTimeUnixNano);
@@ -97,6 +102,14 @@ export function toolSpanEvent(
   if (sessionId) event.sessionId = sessionId;
   if (view.scopeName) event.framework = view.scopeName.slice(0, 100);
   return event;
+}
+
+/** The message of a failure the framework caught and returned to the model as the tool's result. */
+function failureInResult(result: unknown, convention: ToolSpanConvention): string | undefined {
+  const marker = convention.failureInResult;
+  if (!marker || !isObject(result) || result[marker.flag] !== true) return undefined;
+  const message = result[marker.message];
+  return typeof message === 'string' && message !== '' ? message : 'The tool returned an error';
 }
 
 function valueOf(view: SpanView, sources: readonly ValueSource[], placeholders: readonly string[] = []): unknown {

@@ -15,9 +15,10 @@ interface FrameworkRun {
   spans: Array<{ name: string; traceId: string; spanId: string; toolCallId: string | null }>;
 }
 
-async function runFixture<T extends FrameworkRun>(script: string, t: TestApp): Promise<T> {
+/** Runs a fixture against the app and parses the last line it prints (frameworks log to stdout too). */
+async function runFixture<T>(script: string, t: TestApp): Promise<T> {
   const { stdout } = await run(process.execPath, [join(FIXTURES, script), `${t.baseUrl}/v1/traces`, t.apiKey], { timeout: 60_000 });
-  return JSON.parse(stdout) as T;
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as T;
 }
 
 describe('agent frameworks exporting OpenTelemetry to /v1/traces', () => {
@@ -93,6 +94,54 @@ describe('agent frameworks exporting OpenTelemetry to /v1/traces', () => {
       });
       expect(factorial.error.stack).toMatch(/^RangeError: Factorial calculation overflow/);
       expect(typeof weather.durationMs).toBe('number');
+    });
+  });
+
+  describe('Mastra (@mastra/core agent, @mastra/observability with the @mastra/otel-exporter custom provider over protobuf)', () => {
+    interface MastraRun {
+      traceId: string | null;
+      requests: Array<{ path: string; contentType: string | null; status: number }>;
+    }
+    let outcome: MastraRun;
+    beforeAll(async () => {
+      outcome = await runFixture<MastraRun>('mastra-tracing.mjs', t);
+    });
+
+    it('stores each tool call that makes a tool span once: a success, a thrown error and input that fails the schema', async () => {
+      expect(outcome.requests).toContainEqual({ path: '/v1/traces', contentType: 'application/x-protobuf', status: 200 });
+      expect(outcome.traceId).toMatch(/^[0-9a-f]{32}$/);
+      const storedIds = async () => (await t.db.sql.query('SELECT id FROM events WHERE trace_id = $1', [outcome.traceId])).rows;
+      await eventually(async () => ((await storedIds()).length >= 3 ? true : undefined), 20_000);
+      await untilWorkerIdle(t);
+      const stored = await storedIds();
+      const events = await Promise.all(stored.map(async ({ id }: { id: string }) => (await t.request('GET', `/v1/events/${id}`)).body));
+      const byCall = Object.fromEntries(events.map((event) => [event.toolCallId, event]));
+      // the unknown tool (getForecast) makes only a client_tool_call span: Mastra hands a tool it does not have to the client
+      expect(Object.keys(byCall).sort()).toEqual(['call_factorial', 'call_invalid', 'call_weather']);
+      const fromTheRun = { agent: 'weather-agent', framework: '@mastra/otel-exporter' };
+      expect(byCall.call_weather).toMatchObject({
+        tool: 'getWeather',
+        status: 'success',
+        arguments: { city: 'Paris' },
+        result: { city: 'Paris', tempC: 21 },
+        ...fromTheRun,
+      });
+      expect(byCall.call_factorial).toMatchObject({
+        tool: 'factorial',
+        status: 'error',
+        arguments: { n: 25 },
+        error: { message: 'Factorial calculation overflow for n=25' },
+        category: 'overflow',
+        ...fromTheRun,
+      });
+      expect(byCall.call_invalid).toMatchObject({
+        tool: 'getWeather',
+        status: 'error',
+        arguments: { city: 7 },
+        error: { message: expect.stringMatching(/^Tool input validation failed for getWeather/) },
+        category: 'argument_mismatch',
+        ...fromTheRun,
+      });
     });
   });
 });
