@@ -2,8 +2,8 @@
 // from the framework's source at the commit (or npm release) named in its comment. docs/span-conventions.md has the
 // longer excerpts, the user-facing summary and what each framework never puts on a span.
 //
-// A span is read by the FIRST row whose `when` holds and whose `unless` does not, so a span that two conventions
-// describe (the AI SDK's `ai.toolCall` with the OpenInference processor's `openinference.span.kind`, Mastra's and
+// A span is read by the FIRST row whose `when` holds; when its `unless` holds too, the span is not a tool call. So
+// a span that two conventions describe (the AI SDK's `ai.toolCall` with the OpenInference processor's `openinference.span.kind`, Mastra's and
 // Pydantic AI's spans that also carry `gen_ai.operation.name`) becomes one event, read the more specific way. The
 // generic rows (GenAI, OpenInference) come last.
 
@@ -244,7 +244,8 @@ export const TOOL_SPAN_CONVENTIONS: readonly ToolSpanConvention[] = [
     // of an operation"; llm.model_name on LLM spans.
     convention: 'OpenInference',
     when: [{ attributes: { 'openinference.span.kind': 'TOOL' } }],
-    unless: [{ name: /^handoff to / }],
+    // the OpenAI Agents processor's handoffs and MCP list-tools spans have no tool.name (see the row above)
+    unless: [{ name: /^handoff to / }, { name: /^mcp_tools$/ }],
     tool: ['tool.name', 'gen_ai.tool.name'],
     arguments: ['input.value'],
     result: ['output.value'],

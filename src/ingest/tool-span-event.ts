@@ -20,11 +20,13 @@ export interface SpanView {
   parentSpanId: string | undefined;
 }
 
-/** The convention that reads `view` as a tool call, or undefined when the span is not one. */
+/**
+ * The convention that reads `view` as a tool call, or undefined when the span is not one: the first whose `when`
+ * holds, unless its `unless` holds, which says the span is not a tool call at all (no later row is tried).
+ */
 export function conventionOf(view: SpanView): ToolSpanConvention | undefined {
-  return TOOL_SPAN_CONVENTIONS.find(
-    (convention) => convention.when.some((rule) => holds(rule, view)) && !convention.unless?.some((rule) => holds(rule, view)),
-  );
+  const convention = TOOL_SPAN_CONVENTIONS.find((row) => row.when.some((rule) => holds(rule, view)));
+  return convention?.unless?.some((rule) => holds(rule, view)) ? undefined : convention;
 }
 
 function holds(rule: SpanRule, view: SpanView): boolean {
@@ -50,7 +52,10 @@ export function toolSpanEvent(
   const { span, attributes } = view;
   const read = (keys: readonly string[]) => firstString(attributes, keys, convention.placeholders);
   const tool = read(convention.tool) ?? (convention.toolFromSpanName?.exec(view.name)?.[1] || undefined);
-  if (!tool) return { problem: `has no ${convention.tool[0]}${convention.tool.length > 1 ? ` (or ${convention.tool.slice(1).join(', ')})` : ''} attribute` };
+  if (!tool)
+    return {
+      problem: `has no ${convention.tool[0]}${convention.tool.length > 1 ? ` (or ${convention.tool.slice(1).join(', ')})` : ''} attribute`,
+    };
   const { traceId, spanId } = view;
   if (!traceId || !spanId) return { problem: 'has no traceId or spanId' };
 

@@ -29,7 +29,7 @@ describe('agent frameworks exporting OpenTelemetry to /v1/traces', () => {
   afterAll(() => t.close());
 
   /** The stored events of `spans`, once each is stored, after checking no other event of theirs was stored. */
-  async function storedOncePerSpan(spans: FrameworkRun['spans'], traceIds: string[]): Promise<Array<Record<string, any>>> {
+  async function storedOncePerSpan(spans: FrameworkRun['spans'], traceIds: string[]): Promise<Array<Record<string, unknown>>> {
     const ids = spans.map((s) => `otel:${s.traceId}:${s.spanId}`);
     await eventually(
       async () =>
@@ -92,7 +92,7 @@ describe('agent frameworks exporting OpenTelemetry to /v1/traces', () => {
         category: 'overflow',
         ...fromTheRun,
       });
-      expect(factorial.error.stack).toMatch(/^RangeError: Factorial calculation overflow/);
+      expect((factorial.error as { stack: string }).stack).toMatch(/^RangeError: Factorial calculation overflow/);
       expect(typeof weather.durationMs).toBe('number');
     });
   });
