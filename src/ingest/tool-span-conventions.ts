@@ -100,8 +100,12 @@ export const TOOL_SPAN_CONVENTIONS: readonly ToolSpanConvention[] = [
     errorType: ['error.type'],
     errorMessage: ['error.message'],
     failedWhen: [{ attributes: { 'gen_ai.tool.success': false } }],
-    // @mastra/core 1.71.0 validates the input inside the TOOL_CALL span and returns the failure as the result
-    // (the span ends OK): {"error":true,"message":"Tool input validation failed for getWeather. ...","validationErrors":{...}}
+    // @mastra/core 1.71.0 (npm release, dist/utils-CBwueaDv.js) validates the input inside the TOOL_CALL span and
+    // returns the failure to the model as the result, which exporter 1.4.0 writes as gen_ai.tool.call.result on a span
+    // that ends OK:
+    //   const { data, error } = validateToolInput(parameters, args, options.name); ...
+    //   toolSpan?.end({ output: error, attributes: { success: false } }); return error;
+    // where error is {"error":true,"message":"Tool input validation failed for getWeather. ...","validationErrors":{...}}
     failureInResult: { flag: 'error', message: 'message' },
     placeholders: ['unknown'],
   },
