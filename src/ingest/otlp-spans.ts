@@ -1,5 +1,5 @@
 import { FieldError } from '../infra/http/api-error';
-import { Attributes, attributesOf, isObject } from './otlp-values';
+import { Attributes, attributesOf, isObject, nanos } from './otlp-values';
 import { conventionOf, SpanView, toolSpanEvent, ToolSpanEvent } from './tool-span-event';
 
 // OTLP/HTTP JSON (opentelemetry-proto docs/specification.md): lowerCamelCase keys, hex trace and span ids, int64 as
@@ -7,8 +7,10 @@ import { conventionOf, SpanView, toolSpanEvent, ToolSpanEvent } from './tool-spa
 // A span is a tool execution when one of the conventions of tool-span-conventions.ts reads it as one (the GenAI
 // execute_tool span, OpenInference TOOL spans, the AI SDK's ai.toolCall, ...); every other span is counted and ignored.
 
-// A parent chain longer than this is cut: spans come from the client, and a cycle or a deep chain must stay cheap.
+// A parent chain longer than this is cut, and at most this many earlier siblings are read: spans come from the client,
+// and a cycle, a deep chain or a crowd of siblings must stay cheap.
 const MAX_ANCESTORS = 32;
+const MAX_SIBLINGS = 32;
 
 export interface OtlpMapping {
   /** Events in our wire format, one per tool span, for the ingest path to validate and queue. */
@@ -39,8 +41,9 @@ export class OtlpBodyError extends Error {
 export function mapOtlpTraces(body: unknown, refusedSpans: ReadonlyMap<string, string> = new Map()): OtlpMapping {
   const mapping: OtlpMapping = { events: [], spanPaths: [], rejected: [], ignoredSpans: 0 };
   const views = spanViewsOf(body);
-  // trace id + span id -> the span, so that a tool span can read the model, session and agent of its ancestors
+  // so that a tool span can read the model, session and agent of its ancestors and the model of the call before it
   const byId = new Map(views.filter(({ view }) => view.traceId && view.spanId).map(({ view }) => [`${view.traceId}:${view.spanId}`, view]));
+  const childrenByStart = childrenByStartTime(views.map(({ view }) => view));
   for (const { view, path } of views) {
     const refusal = refusedSpans.get(path);
     if (refusal) {
@@ -52,7 +55,10 @@ export function mapOtlpTraces(body: unknown, refusedSpans: ReadonlyMap<string, s
       mapping.ignoredSpans += 1;
       continue;
     }
-    const event = toolSpanEvent(view, convention, ancestorsOf(view, byId));
+    const event = toolSpanEvent(view, convention, {
+      ancestors: ancestorsOf(view, byId),
+      earlierSiblings: earlierSiblingsOf(view, childrenByStart),
+    });
     if ('problem' in event) {
       mapping.rejected.push({ path, message: event.problem });
       continue;
@@ -108,6 +114,45 @@ function ancestorsOf(view: SpanView, byId: ReadonlyMap<string, SpanView>): Attri
     parent = parent.parentSpanId && byId.get(`${parent.traceId}:${parent.parentSpanId}`);
   }
   return ancestors;
+}
+
+/** Each parent's children in this export, by start time, ascending. */
+function childrenByStartTime(views: SpanView[]): Map<string, Array<{ start: bigint; view: SpanView }>> {
+  const children = new Map<string, Array<{ start: bigint; view: SpanView }>>();
+  for (const view of views) {
+    const start = nanos(view.span.startTimeUnixNano);
+    if (!view.parentSpanId || start === undefined) continue;
+    const key = `${view.traceId}:${view.parentSpanId}`;
+    const list = children.get(key) ?? [];
+    list.push({ start, view });
+    children.set(key, list);
+  }
+  for (const list of children.values()) list.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  return children;
+}
+
+/**
+ * The attributes of the spans under the same parent that started before this one, the latest first: the model call
+ * that asked for a tool is its sibling in the AI SDK (ai.generateText.doGenerate, ended before the tool starts) and in
+ * Mastra (chat, which ends after its step's tools).
+ */
+function earlierSiblingsOf(view: SpanView, childrenByStart: ReadonlyMap<string, Array<{ start: bigint; view: SpanView }>>): Attributes[] {
+  const start = nanos(view.span.startTimeUnixNano);
+  const siblings = view.parentSpanId ? childrenByStart.get(`${view.traceId}:${view.parentSpanId}`) : undefined;
+  if (!siblings || start === undefined) return [];
+  // binary search for the first sibling that started after this span
+  let low = 0;
+  let high = siblings.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (siblings[middle].start <= start) low = middle + 1;
+    else high = middle;
+  }
+  return siblings
+    .slice(Math.max(0, low - MAX_SIBLINGS), low)
+    .reverse()
+    .filter((sibling) => sibling.view !== view)
+    .map((sibling) => sibling.view.attributes);
 }
 
 function hexId(value: unknown): string | undefined {

@@ -69,6 +69,22 @@ describe('tool-span conventions', () => {
     expect(events[1]).not.toHaveProperty('sessionId');
   });
 
+  it('reads the AI SDK model from the doGenerate span before the call when the ai.generateText parent is in a later export', () => {
+    const { events } = mapOtlpTraces(
+      exportOf([
+        { name: 'ai.generateText.doGenerate', id: 'a5', parent: 'a1', attributes: { 'ai.model.id': 'gpt-4.1-mini' }, atMs: [0, 400] },
+        {
+          name: 'ai.toolCall',
+          id: 'a6',
+          parent: 'a1',
+          attributes: { 'ai.operationId': 'ai.toolCall', 'ai.toolCall.name': 'get_weather', 'ai.toolCall.id': 'call_9' },
+          atMs: [401, 420],
+        },
+      ]),
+    );
+    expect(events[0]).toMatchObject({ tool: 'get_weather', model: 'gpt-4.1-mini' });
+  });
+
   it('stores a span that is a tool call by two conventions once, read the more specific way', () => {
     // @arizeai/openinference-vercel adds openinference.span.kind TOOL (and input.value) to the AI SDK's ai.toolCall
     const { events } = mapOtlpTraces(
@@ -91,7 +107,7 @@ describe('tool-span conventions', () => {
     expect(events[0]).toMatchObject({ tool: 'get_weather', toolCallId: 'call_1', arguments: { city: 'Oslo' } });
   });
 
-  it('reads Mastra spans (@mastra/otel-exporter): unknown error.type, the model from an ancestor, a failure returned as the result', () => {
+  it('reads Mastra spans (@mastra/otel-exporter): unknown error.type, the model of the chat span before the call, a failure returned as the result', () => {
     const tool = { 'gen_ai.operation.name': 'execute_tool', 'mastra.span.type': 'tool_call', 'gen_ai.tool.type': 'tool' };
     const { events, ignoredSpans } = mapOtlpTraces(
       exportOf(
@@ -106,16 +122,21 @@ describe('tool-span conventions', () => {
               'gen_ai.conversation.id': 'thread-1',
             },
           },
+          { name: 'agent_step weather-agent', id: 'c7', parent: 'c1', attributes: { 'mastra.span.type': 'model_step' } },
           {
             name: 'chat gpt-4.1',
             id: 'c2',
-            parent: 'c1',
+            parent: 'c7',
             attributes: { 'gen_ai.operation.name': 'chat', 'mastra.span.type': 'model_inference', 'gen_ai.request.model': 'gpt-4.1' },
+            // as Mastra ends it: after its step's tools
+            atMs: [100, 600],
           },
+          // a model call that started after the tools did not ask for them
+          { name: 'chat later', id: 'c8', parent: 'c7', attributes: { 'gen_ai.request.model': 'later-model' }, atMs: [550, 700] },
           {
             name: 'execute_tool factorial',
             id: 'c3',
-            parent: 'c2',
+            parent: 'c7',
             attributes: {
               ...tool,
               'gen_ai.tool.name': 'factorial',
@@ -130,7 +151,7 @@ describe('tool-span conventions', () => {
           {
             name: 'execute_tool getWeather',
             id: 'c4',
-            parent: 'c2',
+            parent: 'c7',
             attributes: {
               ...tool,
               'gen_ai.tool.name': 'getWeather',
@@ -163,7 +184,7 @@ describe('tool-span conventions', () => {
         '@mastra/otel-exporter',
       ),
     );
-    expect(ignoredSpans).toBe(3);
+    expect(ignoredSpans).toBe(5);
     expect(events.map((e) => e.tool)).toEqual(['factorial', 'getWeather', 'lookup']);
     expect(events[0]).toMatchObject({
       status: 'error',

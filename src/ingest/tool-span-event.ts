@@ -20,6 +20,13 @@ export interface SpanView {
   parentSpanId: string | undefined;
 }
 
+/** The spans around a tool span in the same export, nearest first. */
+export interface SpanRelatives {
+  ancestors: readonly Attributes[];
+  /** Under the same parent, started before the tool span. */
+  earlierSiblings: readonly Attributes[];
+}
+
 /**
  * The convention that reads `view` as a tool call, or undefined when the span is not one: the first whose `when`
  * holds, unless its `unless` holds, which says the span is not a tool call at all (no later row is tried).
@@ -42,12 +49,12 @@ function holds(rule: SpanRule, view: SpanView): boolean {
 
 /**
  * The event of a tool span read by `convention`. Model, session and agent come from the span, else from its ancestors
- * in the same export (`ancestors`, nearest first), where most frameworks put them.
+ * in the same export (nearest first), where most frameworks put them; the model also from the earlier siblings.
  */
 export function toolSpanEvent(
   view: SpanView,
   convention: ToolSpanConvention,
-  ancestors: readonly Attributes[],
+  relatives: SpanRelatives,
 ): ToolSpanEvent | { problem: string } {
   const { span, attributes } = view;
   const read = (keys: readonly string[]) => firstString(attributes, keys, convention.placeholders);
@@ -97,13 +104,14 @@ export function toolSpanEvent(
   event.runId = spanId;
   const toolCallId = read(convention.toolCallId);
   if (toolCallId) event.toolCallId = toolCallId;
-  const inherited = (keys: readonly string[]) =>
-    [attributes, ...ancestors].map((held) => firstString(held, keys, convention.placeholders)).find((value) => value !== undefined);
-  const agent = inherited(convention.agent) ?? firstString(view.resource, ['service.name']);
+  const inherited = (keys: readonly string[], from: readonly Attributes[]) =>
+    from.map((held) => firstString(held, keys, convention.placeholders)).find((value) => value !== undefined);
+  const lineage = [attributes, ...relatives.ancestors];
+  const agent = inherited(convention.agent, lineage) ?? firstString(view.resource, ['service.name']);
   if (agent) event.agent = agent;
-  const model = inherited(convention.model);
+  const model = inherited(convention.model, [...lineage, ...relatives.earlierSiblings]);
   if (model) event.model = model;
-  const sessionId = inherited(convention.sessionId);
+  const sessionId = inherited(convention.sessionId, lineage);
   if (sessionId) event.sessionId = sessionId;
   if (view.scopeName) event.framework = view.scopeName.slice(0, 100);
   return event;

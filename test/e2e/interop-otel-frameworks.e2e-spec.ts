@@ -118,7 +118,7 @@ describe('agent frameworks exporting OpenTelemetry to /v1/traces', () => {
       const byCall = Object.fromEntries(events.map((event) => [event.toolCallId, event]));
       // the unknown tool (getForecast) makes only a client_tool_call span: Mastra hands a tool it does not have to the client
       expect(Object.keys(byCall).sort()).toEqual(['call_factorial', 'call_invalid', 'call_weather']);
-      const fromTheRun = { agent: 'weather-agent', framework: '@mastra/otel-exporter' };
+      const fromTheRun = { agent: 'weather-agent', model: 'scripted-mastra-model', framework: '@mastra/otel-exporter' };
       expect(byCall.call_weather).toMatchObject({
         tool: 'getWeather',
         status: 'success',
