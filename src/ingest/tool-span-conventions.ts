@@ -251,9 +251,10 @@ export const TOOL_SPAN_CONVENTIONS: readonly ToolSpanConvention[] = [
     // the OpenAI Agents processor's handoffs and MCP list-tools spans have no tool.name (see the row above)
     unless: [{ name: /^handoff to / }, { name: /^mcp_tools$/ }],
     tool: ['tool.name', 'gen_ai.tool.name'],
-    arguments: ['input.value'],
-    result: ['output.value'],
-    toolCallId: ['tool.id', 'tool_call.id'],
+    // an instrumentation may also write the GenAI keys on its TOOL span
+    arguments: ['input.value', 'gen_ai.tool.call.arguments'],
+    result: ['output.value', 'gen_ai.tool.call.result'],
+    toolCallId: ['tool.id', 'tool_call.id', 'gen_ai.tool.call.id'],
     sessionId: ['session.id', 'gen_ai.conversation.id'],
     agent: ['agent.name', 'gen_ai.agent.name'],
     model: ['llm.model_name', 'gen_ai.request.model'],
