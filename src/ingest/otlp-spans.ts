@@ -69,8 +69,6 @@ export function mapOtlpTraces(body: unknown, refusedSpans: ReadonlyMap<string, s
   return mapping;
 }
 
-export type { ToolSpanEvent };
-
 /** Every span of the export with its path; throws OtlpBodyError naming the first part that is not OTLP. */
 function spanViewsOf(body: unknown): Array<{ view: SpanView; path: string }> {
   if (!isObject(body)) throw new OtlpBodyError([{ path: '', message: 'must be an ExportTraceServiceRequest object' }]);
