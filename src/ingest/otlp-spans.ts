@@ -41,9 +41,11 @@ export class OtlpBodyError extends Error {
 export function mapOtlpTraces(body: unknown, refusedSpans: ReadonlyMap<string, string> = new Map()): OtlpMapping {
   const mapping: OtlpMapping = { events: [], spanPaths: [], rejected: [], ignoredSpans: 0 };
   const views = spanViewsOf(body);
-  // so that a tool span can read the model, session and agent of its ancestors and the model of the call before it
-  const byId = new Map(views.filter(({ view }) => view.traceId && view.spanId).map(({ view }) => [`${view.traceId}:${view.spanId}`, view]));
-  const childrenByStart = childrenByStartTime(views.map(({ view }) => view));
+  // so that a tool span can read the model, session and agent of its ancestors and the model of the call before it;
+  // a refused span holds text that could not be read, so it lends nothing
+  const readable = views.filter(({ path }) => !refusedSpans.has(path)).map(({ view }) => view);
+  const byId = new Map(readable.filter((view) => view.traceId && view.spanId).map((view) => [`${view.traceId}:${view.spanId}`, view]));
+  const childrenByStart = childrenByStartTime(readable);
   for (const { view, path } of views) {
     const refusal = refusedSpans.get(path);
     if (refusal) {
