@@ -135,7 +135,7 @@ async function main() {
   const health = await fetch(`${BASE_URL}/healthz`).catch(() => undefined);
   if (!health?.ok) {
     console.error(
-      `The toolcoach server does not answer at ${BASE_URL}. Start it with "npm start" (see README), then run "npm run demo" again.`,
+      `The toolcoach server does not answer at ${BASE_URL}. Start it with "npm start" (see docs/getting-started.md), then run "npm run demo" again.`,
     );
     process.exit(1);
   }
