@@ -5,9 +5,9 @@ import { documentationFiles, REPO_ROOT } from '../test/support/documentation-fil
 // The documentation's rules: the README stays a short front door; every relative link of README.md and docs/ leads
 // to a file (and heading) that exists; and code shown in them is real. A ```ts / ```typescript / ```js / ```python
 // block carries either `example=<repo-relative path>`, and then equals that file exactly (a test executes the file),
-// or `quote`, for text quoted from another project's source or an excerpt of ours, cited beside it. Blocks of other
-// kinds (```bash, ```json, ```text, plain ```) are prose; ```bash readme-example blocks are run by
-// test/e2e/readme-examples.e2e-spec.ts.
+// or `quote`, for text quoted from another project's source or an excerpt of ours, cited beside it. A block of another
+// kind may name an example file too (```json example=...), and then equals it; otherwise it is prose. ```bash
+// readme-example blocks are run by test/e2e/readme-examples.e2e-spec.ts.
 
 const MAX_README_LINES = 250;
 const CODE_LANGUAGES = new Set(['ts', 'typescript', 'js', 'javascript', 'python', 'py']);
@@ -93,16 +93,16 @@ describe('documentation', () => {
     expect(broken).toEqual([]);
   });
 
-  it('shows only real code: each ts, js or python block equals the example file it names, or is marked as a quote', () => {
+  it('shows only real code: each ts, js or python block (and any block naming an example) equals its example file, or is marked as a quote', () => {
     const problems: string[] = [];
     for (const file of files) {
       for (const fence of splitFences(read(file)).fences) {
         const [language, ...attributes] = fence.info.split(/\s+/);
-        if (!CODE_LANGUAGES.has(language)) continue;
         const where = `${file}:${fence.line}`;
         const example = attributes.find((attribute) => attribute.startsWith('example='))?.slice('example='.length);
         if (example === undefined) {
-          if (!attributes.includes('quote')) problems.push(`${where}: a ${language} block needs example=<path> or quote`);
+          if (CODE_LANGUAGES.has(language) && !attributes.includes('quote'))
+            problems.push(`${where}: a ${language} block needs example=<path> or quote`);
         } else if (!existsSync(join(REPO_ROOT, example))) problems.push(`${where}: ${example} does not exist`);
         else if (read(example) !== fence.text) problems.push(`${where}: the block differs from ${example}`);
       }
