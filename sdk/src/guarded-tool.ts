@@ -1,4 +1,4 @@
-// Puts the guard in front of a LangChain.js tool (README "Guarded execution"): its `invoke` checks the arguments
+// Puts the guard in front of a LangChain.js tool (docs/guard.md): its `invoke` checks the arguments
 // first, so the tool's own code (its schema parsing, its function) never sees a call the guard corrected or refused.
 // @langchain/core is loaded only here, only for tools that came from it.
 import type { GuardVerdict } from './argument-guard';
