@@ -27,4 +27,14 @@ describe('the packed SDK', () => {
       expect(readFileSync(join(SDK_DIR, file), 'utf8')).not.toMatch(/(?:require\(|from |import\()["']@toolcoach\/core["']/);
     }
   });
+
+  it('installs with ajv alone: the provider clients and LangChain are optional peers, never required at load', () => {
+    expect(manifest.dependencies).toEqual({ ajv: expect.any(String) });
+    for (const name of ['openai', '@anthropic-ai/sdk', '@langchain/core'])
+      expect(manifest.peerDependenciesMeta?.[name]).toEqual({ optional: true });
+    for (const file of ['dist/openai.js', 'dist/anthropic.js', 'dist/index.js']) {
+      expect(files).toContain(file);
+      expect(readFileSync(join(SDK_DIR, file), 'utf8')).not.toMatch(/require\(["'](?:openai|@anthropic-ai\/sdk)["']\)/);
+    }
+  });
 });
