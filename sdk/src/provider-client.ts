@@ -31,7 +31,6 @@ export type PrepareRequest = (body: RequestBody, client: object) => Promise<Prep
 export function wrapClient<C extends object>(client: C, methods: Record<string, PrepareRequest>): C {
   const cache = new Map<string, unknown>();
   const paths = Object.keys(methods);
-  let root: C;
   const proxyOf = <T extends object>(target: T, path: string): T =>
     new Proxy(target, {
       get(object, property) {
@@ -52,7 +51,7 @@ export function wrapClient<C extends object>(client: C, methods: Record<string, 
         return value;
       },
     });
-  root = proxyOf(client, '');
+  const root = proxyOf(client, '');
   return root;
 }
 

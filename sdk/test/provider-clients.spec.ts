@@ -133,7 +133,7 @@ describe('wrapOpenAI, Chat Completions', () => {
     provider.answer('/v1/chat/completions', reply('gpt-4.1-mini-2025-04-14', CALLS), reply('gpt-4.1-mini-2025-04-14', [], 'Done.'));
     const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Divide some numbers.' }];
     for (let turn = 0; turn < 2; turn++) {
-      let calls: Array<{ id: string; name: string; arguments: string }> = [];
+      let calls: Array<{ id: string; name: string; arguments: string }>;
       if (stream) {
         const chunks = await openai.chat.completions.create({ model: 'gpt-4.1-mini', messages, tools, stream: true });
         const byIndex = new Map<number, { id: string; name: string; arguments: string }>();
