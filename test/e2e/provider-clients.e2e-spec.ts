@@ -1,14 +1,29 @@
-import { anthropicEvents, chatCompletion, ProviderStandIn, Reply, ScriptedCall } from '../../sdk/test/provider-stand-in';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import {
+  anthropicEvents,
+  anthropicMessage,
+  chatCompletion,
+  chatCompletionChunks,
+  ProviderStandIn,
+  Reply,
+  ScriptedCall,
+} from '../../sdk/test/provider-stand-in';
 import { awayFromDayChange, runNightly } from '../support/job-runs';
+import { PROVIDER_CLIENT_PROBE, PYTHON_TEST_PACKAGES, PYTHON_TEST_VENV, pythonVenv } from '../support/python-venv';
+import { reportSkip } from '../support/skip-report';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
 
-// Issue 36: the OpenAI and Anthropic clients themselves. The documented examples (examples/providers/*.ts, shown in
+// Issue 36: the OpenAI and Anthropic clients themselves. The documented examples (examples/providers/, TypeScript and Python, shown in
 // docs/integrations/openai-anthropic.md) run their agent loops with the real `openai` and `@anthropic-ai/sdk` clients
 // against a local stand-in that answers in each provider's documented shape, on the default configuration: every call
 // is stored once with its category, the tools are registered, and after the nightly the warning it applied is in the
 // `tools` of the next conversation's request as the stand-in received it.
 
 const CONVERSATIONS = 6;
+const REPO_DIR = join(__dirname, '..', '..');
+const SDK_PYTHON_DIR = join(REPO_DIR, 'sdk-python');
+const EXAMPLES_DIR = join(REPO_DIR, 'examples', 'providers');
 const today = () => new Date().toISOString().slice(0, 10);
 
 /** One of each per conversation: a success, a thrown tool error, an unknown tool, a schema-invalid call. */
@@ -21,39 +36,137 @@ function callsOf(prefix: string): ScriptedCall[] {
   ];
 }
 
-interface Example {
-  toolcoach: { flush(timeoutMs?: number): Promise<unknown>; shutdown(timeoutMs?: number): Promise<unknown> };
-  converse(question: string, session: string): Promise<unknown>;
+/** One documented example: runs conversations (each with the scripted answers queued first) and delivers its reports. */
+interface ExampleRunner {
+  start(env: Record<string, string>): void;
+  /** Runs one conversation per session, in order, and answers their final texts. */
+  converse(sessions: string[]): Promise<string[]>;
+  flush(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** A TypeScript example, loaded in this process: it reads its settings from the environment when it is loaded. */
+function typescriptExample(path: string): ExampleRunner {
+  let example: {
+    toolcoach: { flush(timeoutMs?: number): Promise<unknown>; shutdown(timeoutMs?: number): Promise<unknown> };
+    converse(question: string, session: string): Promise<string | null>;
+  };
+  return {
+    start(env) {
+      Object.assign(process.env, env);
+      jest.isolateModules(() => {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        example = require(path);
+      });
+    },
+    async converse(sessions) {
+      const answers: string[] = [];
+      for (const session of sessions) answers.push(String(await example.converse('What is 10 divided by 4?', session)));
+      return answers;
+    },
+    flush: async () => void (await example.toolcoach.flush(10_000)),
+    stop: async () => void (await example?.toolcoach.shutdown(2000)),
+  };
+}
+
+/** A Python example (examples/providers/*.py), run in the shared test venv with the SDK from sdk-python/. */
+function pythonExample(module: string): ExampleRunner {
+  let env: Record<string, string> = {};
+  return {
+    start(settings) {
+      env = { ...settings, PYTHONPATH: [SDK_PYTHON_DIR, EXAMPLES_DIR].join(':'), PYTHONDONTWRITEBYTECODE: '1' };
+    },
+    async converse(sessions) {
+      // the reporter flushes at exit (atexit); the flush here makes it part of the run's outcome
+      const source = [
+        'import json, sys',
+        `import ${module} as example`,
+        `answers = [example.converse("What is 10 divided by 4?", session) for session in json.loads(sys.argv[1])]`,
+        'assert example.reporter.flush(10), "the reporter could not deliver every event"',
+        'print(json.dumps(answers))',
+      ].join('\n');
+      const run = await runProcess((venv as { python: string }).python, ['-c', source, JSON.stringify(sessions)], env);
+      if (run.code !== 0) throw new Error(`python exited with ${run.code}:\n${run.output}`);
+      return JSON.parse(run.output.trim().split('\n').at(-1)!) as string[];
+    },
+    flush: async () => undefined,
+    stop: async () => undefined,
+  };
+}
+
+function runProcess(command: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: REPO_DIR, env: { ...process.env, ...env } });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
 }
 
 interface Provider {
   name: string;
-  example: string;
+  example: () => ExampleRunner;
   path: string;
   prefix: string;
+  model: string;
   /** The model's first answer (the four calls) and its last (text), in the provider's shape. */
   replies: (calls: ScriptedCall[]) => Reply[];
   descriptionOf: (body: { tools: Array<Record<string, unknown>> }) => unknown;
 }
 
-const PROVIDERS: Provider[] = [
+const OPENAI_MODEL = 'gpt-4.1-mini-2025-04-14';
+const ANTHROPIC_MODEL = 'claude-sonnet-5-5';
+const chatDescription = (body: { tools: Array<Record<string, unknown>> }) =>
+  (body.tools[0].function as { description: string }).description;
+const messagesDescription = (body: { tools: Array<Record<string, unknown>> }) => body.tools[0].description;
+
+const TYPESCRIPT: Provider[] = [
   {
-    name: 'openai (Chat Completions)',
-    example: '../../examples/providers/openai-chat',
+    name: 'openai (Chat Completions), TypeScript',
+    example: () => typescriptExample('../../examples/providers/openai-chat'),
     path: '/v1/chat/completions',
     prefix: 'call',
-    replies: (calls) => [chatCompletion('gpt-4.1-mini-2025-04-14', calls), chatCompletion('gpt-4.1-mini-2025-04-14', [], '2.5')],
-    descriptionOf: (body) => (body.tools[0].function as { description: string }).description,
+    model: OPENAI_MODEL,
+    replies: (calls) => [chatCompletion(OPENAI_MODEL, calls), chatCompletion(OPENAI_MODEL, [], '2.5')],
+    descriptionOf: chatDescription,
   },
   {
-    name: '@anthropic-ai/sdk (Messages, streamed)',
-    example: '../../examples/providers/anthropic-messages',
+    name: '@anthropic-ai/sdk (Messages, streamed), TypeScript',
+    example: () => typescriptExample('../../examples/providers/anthropic-messages'),
     path: '/v1/messages',
     prefix: 'toolu',
-    replies: (calls) => [anthropicEvents('claude-sonnet-5-5', calls), anthropicEvents('claude-sonnet-5-5', [], '2.5')],
-    descriptionOf: (body) => body.tools[0].description,
+    model: ANTHROPIC_MODEL,
+    replies: (calls) => [anthropicEvents(ANTHROPIC_MODEL, calls), anthropicEvents(ANTHROPIC_MODEL, [], '2.5')],
+    descriptionOf: messagesDescription,
   },
 ];
+
+const PYTHON: Provider[] = [
+  {
+    name: 'openai (Chat Completions, streamed), Python',
+    example: () => pythonExample('openai_chat'),
+    path: '/v1/chat/completions',
+    prefix: 'py_call',
+    model: OPENAI_MODEL,
+    replies: (calls) => [chatCompletionChunks(OPENAI_MODEL, calls), chatCompletionChunks(OPENAI_MODEL, [], '2.5')],
+    descriptionOf: chatDescription,
+  },
+  {
+    name: 'anthropic (Messages), Python',
+    example: () => pythonExample('anthropic_messages'),
+    path: '/v1/messages',
+    prefix: 'py_toolu',
+    model: ANTHROPIC_MODEL,
+    replies: (calls) => [anthropicMessage(ANTHROPIC_MODEL, calls), anthropicMessage(ANTHROPIC_MODEL, [], '2.5')],
+    descriptionOf: messagesDescription,
+  },
+];
+
+const venv = pythonVenv(PYTHON_TEST_VENV, PYTHON_TEST_PACKAGES, PROVIDER_CLIENT_PROBE);
+if (!venv.ok) reportSkip(`the Python openai and anthropic examples (test/e2e/provider-clients.e2e-spec.ts): ${venv.reason}`);
+const PROVIDERS = venv.ok ? [...TYPESCRIPT, ...PYTHON] : TYPESCRIPT;
 
 let t: TestApp;
 let standIn: ProviderStandIn;
@@ -69,13 +182,14 @@ afterAll(async () => {
 });
 
 describe.each(PROVIDERS)('the $name example against the running app', (provider) => {
-  let example: Example;
+  const example = provider.example();
   let apiKey: string;
   const api = (path: string) => t.request('GET', path, { key: apiKey });
 
   beforeAll(async () => {
+    // a project per example: each has its own calls, tools and nightly
     ({ apiKey } = await t.createProject(`providers-${provider.prefix}`));
-    Object.assign(process.env, {
+    example.start({
       TOOLCOACH_URL: t.baseUrl,
       TOOLCOACH_API_KEY: apiKey,
       OPENAI_API_KEY: 'sk-stand-in',
@@ -83,13 +197,8 @@ describe.each(PROVIDERS)('the $name example against the running app', (provider)
       ANTHROPIC_API_KEY: 'sk-ant-stand-in',
       ANTHROPIC_BASE_URL: standIn.anthropicBaseUrl,
     });
-    // the example reads its settings from the environment when it is loaded
-    jest.isolateModules(() => {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      example = require(provider.example) as Example;
-    });
   });
-  afterAll(() => example?.toolcoach.shutdown(2000));
+  afterAll(() => example.stop());
 
   const storedCalls = async () => {
     const items: Array<Record<string, unknown>> = [];
@@ -98,11 +207,12 @@ describe.each(PROVIDERS)('the $name example against the running app', (provider)
   };
 
   it('stores every call of its conversations exactly once, with its category', async () => {
+    const sessions = Array.from({ length: CONVERSATIONS }, (_, conversation) => `conversation-${conversation}`);
     for (let conversation = 0; conversation < CONVERSATIONS; conversation++) {
       standIn.answer(provider.path, ...provider.replies(callsOf(`${provider.prefix}_${conversation}`)));
-      expect(await example.converse('What is 10 divided by 4?', `conversation-${conversation}`)).toBe('2.5');
     }
-    await example.toolcoach.flush(10_000);
+    expect(await example.converse(sessions)).toEqual(sessions.map(() => '2.5'));
+    await example.flush();
     const stored = await eventually(async () => {
       const items = await storedCalls();
       return items.length >= 4 * CONVERSATIONS && items.every((item) => item.status === 'success' || item.category) ? items : undefined;
@@ -121,7 +231,7 @@ describe.each(PROVIDERS)('the $name example against the running app', (provider)
       category: 'argument_mismatch',
       subtype: 'type_mismatch',
       argumentPath: '/a',
-      model: provider.prefix === 'call' ? 'gpt-4.1-mini-2025-04-14' : 'claude-sonnet-5-5',
+      model: provider.model,
     });
   });
 
@@ -144,7 +254,7 @@ describe.each(PROVIDERS)('the $name example against the running app', (provider)
 
     const before = standIn.bodiesOf(provider.path).length;
     standIn.answer(provider.path, ...provider.replies([{ id: `${provider.prefix}_after`, name: 'divide', arguments: '{"a": 9, "b": 3}' }]));
-    await example.converse('What is 9 divided by 3?', 'conversation-after-the-nightly');
+    await example.converse(['conversation-after-the-nightly']);
     const [first, second] = standIn.bodiesOf(provider.path).slice(before);
     expect(provider.descriptionOf(first)).toBe(served);
     expect(provider.descriptionOf(second)).toBe(served);
