@@ -94,9 +94,14 @@ function pythonExample(module: string): ExampleRunner {
   };
 }
 
-function runProcess(command: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+function runProcess(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd = REPO_DIR,
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: REPO_DIR, env: { ...process.env, ...env } });
+    const child = spawn(command, args, { cwd, env: { ...process.env, ...env } });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
@@ -258,5 +263,23 @@ describe.each(PROVIDERS)('the $name example against the running app', (provider)
     const [first, second] = standIn.bodiesOf(provider.path).slice(before);
     expect(provider.descriptionOf(first)).toBe(served);
     expect(provider.descriptionOf(second)).toBe(served);
+  });
+});
+
+(venv.ok ? describe : describe.skip)('the Python wrappers (sdk-python/tests/test_providers.py) in the test venv', () => {
+  it('pass their unittests with the real openai and anthropic packages, none skipped', async () => {
+    const run = await runProcess(
+      (venv as { python: string }).python,
+      ['-m', 'unittest', '-v', 'tests.test_providers'],
+      {
+        PYTHONDONTWRITEBYTECODE: '1',
+      },
+      SDK_PYTHON_DIR,
+    );
+    if (run.code !== 0) throw new Error(`python -m unittest exited with ${run.code}:\n${run.output}`);
+    const outcomes = [...run.output.matchAll(/^test_\w+ \(tests\.test_providers\.\w+\.test_\w+\) \.\.\. (\w+)/gm)].map(
+      ([, outcome]) => outcome,
+    );
+    expect(outcomes).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'ok']);
   });
 });
