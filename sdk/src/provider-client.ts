@@ -69,7 +69,9 @@ function observedCreate(original: Create, resource: object, prepare: PrepareRequ
 
 /**
  * An APIPromise whose request starts once `ready` resolves. Its parsed answer goes through `onData` once, however it is
- * read (awaited, `withResponse()`, a helper's `_thenUnwrap`), since the SDK parses once and answers the same object.
+ * read (awaited, `withResponse()`), since the SDK parses once and answers the same object. Lazy like the SDK's: the
+ * body is parsed only when the answer is asked for, because `_thenUnwrap` (the SDKs' `parse` helpers) parses the same
+ * response again, and a body can be read once.
  */
 function deferredApiPromise<T>(ready: Promise<{ api: ApiPromiseLike<T>; onData: (data: T) => T }>): ApiPromiseLike<T> {
   const observed = new WeakMap<object, T>();
@@ -78,12 +80,18 @@ function deferredApiPromise<T>(ready: Promise<{ api: ApiPromiseLike<T>; onData: 
     if (!observed.has(data)) observed.set(data, onData(data));
     return observed.get(data) as T;
   };
-  const parsed = ready.then(({ api, onData }) => api.then((data) => observeOnce(data, onData)));
-  // A caller that uses withResponse() or asResponse() never awaits this one: its rejection is theirs to see there.
-  parsed.catch(() => undefined);
-  return Object.assign(parsed, {
+  let parsed: Promise<T> | undefined;
+  const answer = () => (parsed ??= ready.then(({ api, onData }) => api.then((data) => observeOnce(data, onData))));
+  const deferred = {
+    then: <A = T, B = never>(
+      onFulfilled?: ((value: T) => A | PromiseLike<A>) | null,
+      onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+    ) => answer().then(onFulfilled, onRejected),
+    catch: <B = never>(onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null) => answer().catch(onRejected),
+    finally: (onFinally?: (() => void) | null) => answer().finally(onFinally),
+    [Symbol.toStringTag]: 'Promise',
     withResponse: () =>
-      ready.then(({ api, onData }) => api.withResponse().then((answer) => ({ ...answer, data: observeOnce(answer.data, onData) }))),
+      ready.then(({ api, onData }) => api.withResponse().then((answered) => ({ ...answered, data: observeOnce(answered.data, onData) }))),
     asResponse: () => ready.then(({ api }) => api.asResponse()),
     _thenUnwrap: <U>(transform: (data: T, props: unknown) => U): ApiPromiseLike<U> =>
       deferredApiPromise(
@@ -92,7 +100,8 @@ function deferredApiPromise<T>(ready: Promise<{ api: ApiPromiseLike<T>; onData: 
           onData: (data: U) => data,
         })),
       ),
-  });
+  };
+  return deferred as unknown as ApiPromiseLike<T>;
 }
 
 /** What a stream observer does with each event the caller reads, and at the stream's end (not when it is abandoned). */

@@ -221,6 +221,48 @@ describe('wrapOpenAI, Chat Completions', () => {
       expect.objectContaining({ toolCallId: 'call_unknown', error: expect.objectContaining({ type: 'UnknownTool' }) }),
     ]);
   });
+  it('goes through runTools(), which runs the tools and sends their results itself', async () => {
+    const openai = wrapOpenAI(new OpenAI({ apiKey: 'sk-test', baseURL: provider.openaiBaseUrl, maxRetries: 0 }), toolcoach);
+    provider.answer('/v1/chat/completions', chatCompletion('gpt-4.1', [CALLS[0], CALLS[1]]), chatCompletion('gpt-4.1', [], 'Done.'));
+    const runner = openai.chat.completions.runTools({
+      model: 'gpt-4.1',
+      messages: [{ role: 'user', content: 'Divide.' }],
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'divide',
+            description: 'Divide a by b.',
+            parameters: SCHEMA,
+            parse: JSON.parse,
+            function: ({ a, b }: { a: number; b: number }) => (b === 0 ? 'Error: division by zero' : String(a / b)),
+          },
+        },
+      ],
+    });
+    expect(await runner.finalContent()).toBe('Done.');
+    const events = await reported();
+    expect(events.map((event) => [event.toolCallId, event.status, event.result ?? event.error])).toEqual([
+      ['call_ok', 'success', '2.5'],
+      ['call_zero', 'error', { type: 'ToolError', message: 'Error: division by zero' }],
+    ]);
+    expect(provider.bodiesOf('/v1/chat/completions')[1].tools[0].function.description).toBe(`Divide a by b.${WARNING}`);
+  });
+
+  it('goes through parse(), which the SDK builds on create', async () => {
+    const openai = wrapOpenAI(new OpenAI({ apiKey: 'sk-test', baseURL: provider.openaiBaseUrl, maxRetries: 0 }), toolcoach);
+    provider.answer('/v1/chat/completions', chatCompletion('gpt-4.1', [CALLS[2]]));
+    const strict: OpenAI.ChatCompletionTool[] = [
+      { type: 'function', function: { name: 'divide', description: 'Divide a by b.', parameters: SCHEMA, strict: true } },
+    ];
+    const parsed = await openai.chat.completions.parse({
+      model: 'gpt-4.1',
+      messages: [{ role: 'user', content: 'Root of 9?' }],
+      tools: strict,
+    });
+    expect(parsed.choices[0].message.tool_calls).toHaveLength(1);
+    expect((await reported()).map((event) => event.toolCallId)).toEqual(['call_unknown']);
+  });
 });
 
 describe('wrapOpenAI, Responses API', () => {
