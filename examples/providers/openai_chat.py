@@ -36,35 +36,38 @@ def converse(question: str, session: str) -> str:
     """One conversation: the model calls tools until it answers; each tool's result (or error) goes back to it."""
     client = wrap_openai(OpenAI(), reporter, session=session)
     messages = [{"role": "user", "content": question}]
-    while True:
-        text, calls = "", {}
-        for chunk in client.chat.completions.create(model="gpt-4.1-mini", messages=messages, tools=TOOLS, stream=True):
-            delta = chunk.choices[0].delta
-            text += delta.content or ""
-            for piece in delta.tool_calls or []:
-                call = calls.setdefault(piece.index, {"id": "", "name": "", "arguments": ""})
-                call["id"] = piece.id or call["id"]
-                call["name"] += piece.function.name or ""
-                call["arguments"] += piece.function.arguments or ""
-        if not calls:
-            return text
-        messages.append(
-            {
-                "role": "assistant",
-                "tool_calls": [
-                    {"id": call["id"], "type": "function", "function": {"name": call["name"], "arguments": call["arguments"]}}
-                    for call in calls.values()
-                ],
-            }
-        )
-        for call in calls.values():
-            try:
-                if call["name"] != "divide":
-                    raise LookupError("there is no tool named %s" % call["name"])
-                content = str(divide(**json.loads(call["arguments"])))
-            except Exception as error:
-                content = "Error: %s: %s" % (type(error).__name__, error)
-            messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
+    try:
+        while True:
+            text, calls = "", {}
+            for chunk in client.chat.completions.create(model="gpt-4.1-mini", messages=messages, tools=TOOLS, stream=True):
+                delta = chunk.choices[0].delta
+                text += delta.content or ""
+                for piece in delta.tool_calls or []:
+                    call = calls.setdefault(piece.index, {"id": "", "name": "", "arguments": ""})
+                    call["id"] = piece.id or call["id"]
+                    call["name"] += piece.function.name or ""
+                    call["arguments"] += piece.function.arguments or ""
+            if not calls:
+                return text
+            messages.append(
+                {
+                    "role": "assistant",
+                    "tool_calls": [
+                        {"id": call["id"], "type": "function", "function": {"name": call["name"], "arguments": call["arguments"]}}
+                        for call in calls.values()
+                    ],
+                }
+            )
+            for call in calls.values():
+                try:
+                    if call["name"] != "divide":
+                        raise LookupError("there is no tool named %s" % call["name"])
+                    content = str(divide(**json.loads(call["arguments"])))
+                except Exception as error:
+                    content = "Error: %s: %s" % (type(error).__name__, error)
+                messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
+    finally:
+        client.close()  # ends the refresh of this conversation's tools
 
 
 if __name__ == "__main__":

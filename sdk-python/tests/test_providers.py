@@ -20,7 +20,7 @@ from provider_stand_in import (  # noqa: E402
     responses_response,
 )
 from toolcoach import Reporter, live  # noqa: E402
-from toolcoach.refresh import stop_refresh  # noqa: E402
+from toolcoach.refresh import refresher, stop_refresh  # noqa: E402
 
 try:
     import anthropic
@@ -120,6 +120,16 @@ class ProviderWrapperTest(unittest.TestCase):
         self.assertEqual(tools[0]["function"]["description"], "Divide a by b.")
         bulk = [r["body"]["tools"] for r in self.api.requests if r["path"] == "/v1/tools:bulk"]
         self.assertEqual(bulk, [[{"name": "divide", "description": "Divide a by b.", "parameters": SCHEMA}]])
+
+    def test_close_stops_refreshing_the_tools_of_the_conversation(self):
+        client = wrap_openai(openai.OpenAI(api_key="sk-test", base_url=self.provider.openai_base_url, max_retries=0), self.reporter, session="c-9", refresh_interval_s=60)
+        tools = [{"type": "function", "function": {"name": "divide", "description": "Divide a by b.", "parameters": SCHEMA}}]
+        self.provider.answer("/v1/chat/completions", chat_completion("gpt-4.1", [], "Hi."))
+        before = refresher.side_count()
+        client.chat.completions.create(model="gpt-4.1", messages=[{"role": "user", "content": "Hi"}], tools=tools)
+        self.assertEqual(refresher.side_count(), before + 1)
+        client.close()
+        self.assertEqual(refresher.side_count(), before)
 
     def test_a_streamed_chat_completion_is_read_as_the_caller_reads_it(self):
         client = self.openai_client(session="conversation-1")

@@ -25,9 +25,10 @@ def wrap_anthropic(
     """A wrapped ``anthropic.Anthropic`` client: ``messages.create`` reports each ``tool_use`` once with its
     ``tool_result`` (``is_error`` says whether it failed), to ``reporter`` (default the process-wide one), and sends the
     request's tools with their live descriptions. ``session``: the ``sessionId`` of the calls and the side of a split
-    canary. ``client`` is not changed."""
+    canary. ``close()`` stops refreshing its tools' descriptions, then closes the client: call it when a
+    conversation with its own session ends. ``client`` is not changed."""
     tracker = CallTracker(FRAMEWORK, reporter, session, None, live_descriptions, refresh_interval_s)
-    return ResourceProxy(client, "", {"messages.create": lambda create: _messages_create(create, tracker)})
+    return ResourceProxy(client, "", {"close": tracker.closing, "messages.create": lambda create: _messages_create(create, tracker)})
 
 
 def _messages_create(create: Callable[..., Any], tracker: CallTracker) -> Callable[..., Any]:

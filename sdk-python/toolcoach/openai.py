@@ -29,12 +29,14 @@ def wrap_openai(
     once with its outcome (to ``reporter``, default the process-wide one) and send the request's function tools with
     their live descriptions. ``session``: the ``sessionId`` of the calls and the side of a split canary.
     ``is_error_result(output, tool)``: whether an (unflagged) result reports a failure; default: it begins with Error,
-    Exception or Traceback, or is a JSON object with an ``error`` member. ``client`` is not changed."""
+    Exception or Traceback, or is a JSON object with an ``error`` member. ``close()`` stops refreshing its tools'
+    descriptions, then closes the client: call it when a conversation with its own session ends. ``client`` is not
+    changed."""
     tracker = CallTracker(FRAMEWORK, reporter, session, is_error_result, live_descriptions, refresh_interval_s)
     return ResourceProxy(
         client,
         "",
-        {"chat.completions.create": lambda create: _chat_create(create, tracker), "responses.create": lambda create: _responses_create(create, tracker)},
+        {"close": tracker.closing, "chat.completions.create": lambda create: _chat_create(create, tracker), "responses.create": lambda create: _responses_create(create, tracker)},
     )
 
 

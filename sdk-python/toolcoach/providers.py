@@ -16,6 +16,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tupl
 from .guard import ArgumentGuard
 from .langchain import served_version
 from .live import load_tools
+from .refresh import stop_refresh
 from .reporter import Reporter, default_reporter
 
 # A call whose result never comes back (the conversation ended) is forgotten, oldest first, past this many.
@@ -138,6 +139,19 @@ class CallTracker:
             if len(self._pending) >= MAX_PENDING_CALLS:
                 self._pending.popitem(last=False)
             self._pending[call_id] = {"base": base, "arguments": parsed, "seen_at": now, "version": served_version(name)}
+
+    def closing(self, close: Callable[..., Any]) -> Callable[..., Any]:
+        """The client's ``close``, which first stops refreshing this wrapper's tools: a wrapper per conversation (one
+        ``session`` each) would otherwise have its side polled for as long as the process runs."""
+
+        def close_client(*args: Any, **kwargs: Any) -> Any:
+            with self._lock:
+                tools = list(self._loaded.values())
+            if tools:
+                stop_refresh(tools)
+            return close(*args, **kwargs)
+
+        return close_client
 
     def _settle(self, call_id: str, output: str, is_error: Optional[bool]) -> None:
         """A result of a call this wrapper saw: reported once. Results of other calls (history sent again) are ignored."""

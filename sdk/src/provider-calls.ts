@@ -189,7 +189,7 @@ function parsedOrRaw(value: unknown): unknown {
 }
 
 /** The default reading of an unflagged result: what agents commonly send back when a tool failed. */
-export function looksLikeError(output: string): boolean {
+function looksLikeError(output: string): boolean {
   const text = output.trimStart();
   if (/^(?:error|exception|traceback)\b/i.test(text)) return true;
   if (!text.startsWith('{')) return false;
