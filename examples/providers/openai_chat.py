@@ -40,6 +40,8 @@ def converse(question: str, session: str) -> str:
         while True:
             text, calls = "", {}
             for chunk in client.chat.completions.create(model="gpt-4.1-mini", messages=messages, tools=TOOLS, stream=True):
+                if not chunk.choices:  # the usage chunk, with stream_options={"include_usage": True}
+                    continue
                 delta = chunk.choices[0].delta
                 text += delta.content or ""
                 for piece in delta.tool_calls or []:

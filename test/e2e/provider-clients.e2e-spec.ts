@@ -225,6 +225,17 @@ describe.each(PROVIDERS)('the $name example against the running app', (provider)
     expect(stored).toHaveLength(4 * CONVERSATIONS);
     const byCall = new Map(stored.map((event) => [event.toolCallId, event]));
     expect(byCall.size).toBe(4 * CONVERSATIONS);
+    const outcomes = sessions.map((_, conversation) =>
+      callsOf(`${provider.prefix}_${conversation}`).map((call) => [byCall.get(call.id)?.status, byCall.get(call.id)?.category ?? null]),
+    );
+    expect(outcomes).toEqual(
+      sessions.map(() => [
+        ['success', null],
+        ['error', 'out_of_range'],
+        ['error', 'unknown_tool'],
+        ['error', 'argument_mismatch'],
+      ]),
+    );
     const [ok, zero, unknown, invalid] = callsOf(`${provider.prefix}_0`).map((call) => byCall.get(call.id));
     expect(ok).toMatchObject({ status: 'success', tool: 'divide', arguments: { a: 10, b: 4 }, result: '2.5', sessionId: 'conversation-0' });
     expect(zero).toMatchObject({ status: 'error', tool: 'divide', category: 'out_of_range' });
@@ -256,12 +267,15 @@ describe.each(PROVIDERS)('the $name example against the running app', (provider)
     expect(applied.length).toBeGreaterThan(0);
     const served = (await api('/v1/tools/divide/description')).body.description as string;
     for (const recommendation of applied) expect(served).toContain(recommendation.text);
+    // the schema-invalid calls' lesson, learned from the calls the wrapper reported before they reached a tool
+    expect(applied).toContainEqual(expect.objectContaining({ kind: 'type_mismatch', text: "'a' must be a number, not a string." }));
 
     const before = standIn.bodiesOf(provider.path).length;
     standIn.answer(provider.path, ...provider.replies([{ id: `${provider.prefix}_after`, name: 'divide', arguments: '{"a": 9, "b": 3}' }]));
     await example.converse(['conversation-after-the-nightly']);
     const [first, second] = standIn.bodiesOf(provider.path).slice(before);
     expect(provider.descriptionOf(first)).toBe(served);
+    expect(provider.descriptionOf(first)).toContain("'a' must be a number, not a string.");
     expect(provider.descriptionOf(second)).toBe(served);
   });
 });
