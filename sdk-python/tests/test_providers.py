@@ -121,6 +121,20 @@ class ProviderWrapperTest(unittest.TestCase):
         bulk = [r["body"]["tools"] for r in self.api.requests if r["path"] == "/v1/tools:bulk"]
         self.assertEqual(bulk, [[{"name": "divide", "description": "Divide a by b.", "parameters": SCHEMA}]])
 
+    def test_the_tools_of_a_request_are_registered_together_and_again_only_when_they_change(self):
+        client = self.openai_client()
+
+        def tool(name, description):
+            return {"type": "function", "function": {"name": name, "description": description, "parameters": SCHEMA}}
+
+        self.provider.answer("/v1/chat/completions", *[chat_completion("gpt-4.1", [], "Hi.") for _ in range(3)])
+        for divide in ("Divide.", "Divide.", "Divide a by b; b is not 0."):
+            client.chat.completions.create(model="gpt-4.1", messages=[{"role": "user", "content": "Hi"}], tools=[tool("add", "Add."), tool("divide", divide)])
+        registrations = [[t["description"] for t in r["body"]["tools"]] for r in self.api.requests if r["path"] == "/v1/tools:bulk"]
+        self.assertEqual(registrations, [["Add.", "Divide."], ["Divide a by b; b is not 0."]])
+        last = self.provider.bodies_of("/v1/chat/completions")[-1]
+        self.assertEqual([t["function"]["description"] for t in last["tools"]], ["Add." + WARNING, "Divide a by b; b is not 0." + WARNING])
+
     def test_close_stops_refreshing_the_tools_of_the_conversation(self):
         client = wrap_openai(openai.OpenAI(api_key="sk-test", base_url=self.provider.openai_base_url, max_retries=0), self.reporter, session="c-9", refresh_interval_s=60)
         tools = [{"type": "function", "function": {"name": "divide", "description": "Divide a by b.", "parameters": SCHEMA}}]

@@ -92,7 +92,7 @@ class CallTracker:
         try:
             for call_id, output, is_error in results:
                 self._settle(call_id, output, is_error)
-            loaded = [self._loaded_tool(tool) for tool in declared]
+            loaded = self._loaded_tools(declared)
             if self.live_descriptions:
                 descriptions = {tool["name"]: tool["description"] for tool in loaded}
         except Exception:  # reporting is best effort: the request goes out with its tools as given
@@ -171,29 +171,28 @@ class CallTracker:
             event["descriptionVersion"] = call["version"]
         self.reporter.report(event)
 
-    def _loaded_tool(self, tool: Dict[str, Any]) -> Dict[str, Any]:
-        key = json.dumps([tool["name"], tool["description"], tool["parameters"]], sort_keys=True, default=str)
+    def _loaded_tools(self, declared: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+        """The request's tools as loaded: the ones not seen before are loaded together, in one registration."""
+
+        def key_of(tool: Dict[str, Any]) -> str:
+            return json.dumps([tool["name"], tool["description"], tool["parameters"]], sort_keys=True, default=str)
+
         with self._lock:
-            loaded = self._loaded.get(key)
-        if loaded is not None:
-            return loaded
-        own = {"name": tool["name"], "description": tool["description"], "parameters": tool["parameters"]}
-        reporter = self.reporter
-        # load_tools sets the live description in place and keeps it current (its refresh thread)
-        load_tools(
-            [own],
-            base_url=reporter.base_url,
-            api_key=reporter.api_key,
-            session=self.session,
-            agent=reporter.agent,
-            refresh_interval_s=self.refresh_interval_s,
-        )
+            unseen = list({key_of(tool): tool for tool in declared if key_of(tool) not in self._loaded}.values())
+        if unseen:
+            own = [{"name": tool["name"], "description": tool["description"], "parameters": tool["parameters"]} for tool in unseen]
+            reporter = self.reporter
+            # load_tools sets the live descriptions in place and keeps them current (its refresh thread)
+            load_tools(own, base_url=reporter.base_url, api_key=reporter.api_key, session=self.session, agent=reporter.agent, refresh_interval_s=self.refresh_interval_s)
+            names = {tool["name"] for tool in unseen}
+            with self._lock:
+                # a tool changed in the agent's code: only its newest definition is kept
+                for other in [key for key, value in self._loaded.items() if value["name"] in names]:
+                    del self._loaded[other]
+                for tool, loaded in zip(unseen, own):
+                    self._loaded[key_of(tool)] = loaded
         with self._lock:
-            # the tool changed in the agent's code: only its newest definition is kept
-            for other in [other for other, value in self._loaded.items() if value["name"] == tool["name"]]:
-                del self._loaded[other]
-            self._loaded[key] = own
-        return own
+            return [self._loaded.get(key_of(tool), tool) for tool in declared]
 
     def _guard_of(self, tool: Dict[str, Any]) -> ArgumentGuard:
         key = json.dumps([tool["name"], tool["parameters"]], sort_keys=True, default=str)

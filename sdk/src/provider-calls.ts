@@ -76,7 +76,7 @@ export class ProviderCallTracker {
     const descriptions = new Map<string, string>();
     try {
       for (const result of results) this.settle(result);
-      const tools = await Promise.all(declared.map((tool) => this.loadedTool(tool)));
+      const tools = await this.loadedTools(declared);
       if (this.options.liveDescriptions === false) return descriptions;
       for (const tool of tools) descriptions.set(tool.name, tool.description);
     } catch {
@@ -147,17 +147,26 @@ export class ProviderCallTracker {
     this.client.report(event);
   }
 
-  private loadedTool(tool: DeclaredTool): Promise<ToolLike> {
-    const key = JSON.stringify([tool.name, tool.description, tool.parameters]);
-    let loading = this.loaded.get(key);
-    if (!loading) {
-      const own: ToolLike = { name: tool.name, description: tool.description, parameters: tool.parameters };
-      // the tool changed in the agent's code: only its newest definition is kept (and refreshed by toolcoach)
-      for (const otherKey of this.loaded.keys()) if ((JSON.parse(otherKey) as string[])[0] === tool.name) this.loaded.delete(otherKey);
-      loading = this.client.loadTools([own]).then(([loaded]) => loaded);
-      this.loaded.set(key, loading);
+  /** The request's tools as loaded: the ones not seen before are loaded together, in one registration. */
+  private loadedTools(declared: DeclaredTool[]): Promise<ToolLike[]> {
+    const keyOf = (tool: DeclaredTool) => JSON.stringify([tool.name, tool.description, tool.parameters]);
+    const unseen = declared.filter(
+      (tool, index) => !this.loaded.has(keyOf(tool)) && declared.findIndex((other) => keyOf(other) === keyOf(tool)) === index,
+    );
+    if (unseen.length > 0) {
+      const own = unseen.map((tool): ToolLike => ({ name: tool.name, description: tool.description, parameters: tool.parameters }));
+      const loading = this.client.loadTools(own);
+      const names = new Set(unseen.map((tool) => tool.name));
+      // a tool changed in the agent's code: only its newest definition is kept (and refreshed by toolcoach)
+      for (const key of this.loaded.keys()) if (names.has((JSON.parse(key) as string[])[0])) this.loaded.delete(key);
+      unseen.forEach((tool, index) =>
+        this.loaded.set(
+          keyOf(tool),
+          loading.then((loaded) => loaded[index]),
+        ),
+      );
     }
-    return loading;
+    return Promise.all(declared.map((tool) => this.loaded.get(keyOf(tool))!));
   }
 
   private guardOf(tool: DeclaredTool): ArgumentGuard {

@@ -265,6 +265,34 @@ describe('wrapOpenAI, Chat Completions', () => {
   });
 });
 
+describe('registration', () => {
+  it('registers the tools a request declares together, once, and a tool again only when its definition changes', async () => {
+    const openai = wrapOpenAI(new OpenAI({ apiKey: 'sk-test', baseURL: provider.openaiBaseUrl, maxRetries: 0 }), toolcoach);
+    const tool = (name: string, description: string): OpenAI.ChatCompletionTool => ({
+      type: 'function',
+      function: { name, description, parameters: SCHEMA },
+    });
+    const ask = (tools: OpenAI.ChatCompletionTool[]) =>
+      openai.chat.completions.create({ model: 'gpt-4.1', messages: [{ role: 'user', content: 'Hi' }], tools });
+    provider.answer('/v1/chat/completions', ...[1, 2, 3].map(() => chatCompletion('gpt-4.1', [], 'Hi.')));
+    await ask([tool('add', 'Add.'), tool('divide', 'Divide.'), tool('subtract', 'Subtract.')]);
+    await ask([tool('add', 'Add.'), tool('divide', 'Divide.'), tool('subtract', 'Subtract.')]);
+    await ask([tool('add', 'Add.'), tool('divide', 'Divide a by b; b is not 0.'), tool('subtract', 'Subtract.')]);
+    const registrations = registry.requests
+      .filter((r) => r.url === '/v1/tools:bulk')
+      .map((r) => r.body.tools.map((t: ToolSent) => t.description));
+    expect(registrations).toEqual([['Add.', 'Divide.', 'Subtract.'], ['Divide a by b; b is not 0.']]);
+    const sent = provider
+      .bodiesOf('/v1/chat/completions')
+      .map((body) => body.tools.map((t: { function: ToolSent }) => t.function.description));
+    expect(sent.at(-1)).toEqual([`Add.${WARNING}`, `Divide a by b; b is not 0.${WARNING}`, `Subtract.${WARNING}`]);
+  });
+});
+
+interface ToolSent {
+  description: string;
+}
+
 describe('wrapOpenAI, Responses API', () => {
   const tools: OpenAI.Responses.FunctionTool[] = [
     { type: 'function', name: 'divide', description: 'Divide a by b.', parameters: SCHEMA, strict: false },

@@ -294,6 +294,6 @@ describe.each(PROVIDERS)('the $name example against the running app', (provider)
     const outcomes = [...run.output.matchAll(/^test_\w+ \(tests\.test_providers\.\w+\.test_\w+\) \.\.\. (\w+)/gm)].map(
       ([, outcome]) => outcome,
     );
-    expect(outcomes).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok']);
+    expect(outcomes).toEqual(Array.from({ length: 8 }, () => 'ok'));
   });
 });
