@@ -1,10 +1,28 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 // @toolcoach/sdk installs with no other package of ours: its build bundles the guard core (@toolcoach/core, never
 // published) into dist/core and points its compiled files there. Reads the built dist (npm test's pretest builds it).
 const SDK_DIR = join(__dirname, '..');
+
+/**
+ * Each framework the SDK integrates with and the only compiled files that may load it. LangChain's integration is
+ * duck-typed; the guard loads @langchain/core's message classes lazily, only when it wraps a LangChain tool.
+ */
+const INTEGRATIONS: Record<string, string[]> = {
+  '@langchain/core': ['guarded-tool.js'],
+  ai: ['ai.js'],
+  '@openai/agents': ['openai-agents.js'],
+  // the OpenAI and Anthropic wrappers take the caller's client and read its answers by shape: they load neither package
+  openai: [],
+  '@anthropic-ai/sdk': [],
+};
+
+function requiresPackage(code: string, name: string): boolean {
+  const quoted = name.replace(/[/@.]/g, (char) => `\\${char}`);
+  return new RegExp(`(?:require\\(|import\\()["']${quoted}(?:/[^"']*)?["']`).test(code);
+}
 
 describe('the packed SDK', () => {
   const manifest = JSON.parse(readFileSync(join(SDK_DIR, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
@@ -28,13 +46,22 @@ describe('the packed SDK', () => {
     }
   });
 
-  it('installs with ajv alone: the provider clients and LangChain are optional peers, never required at load', () => {
+  it('installs with ajv alone: the frameworks it integrates with are optional peers', () => {
     expect(manifest.dependencies).toEqual({ ajv: expect.any(String) });
-    for (const name of ['openai', '@anthropic-ai/sdk', '@langchain/core'])
-      expect(manifest.peerDependenciesMeta?.[name]).toEqual({ optional: true });
-    for (const file of ['dist/openai.js', 'dist/anthropic.js', 'dist/index.js']) {
-      expect(files).toContain(file);
-      expect(readFileSync(join(SDK_DIR, file), 'utf8')).not.toMatch(/require\(["'](?:openai|@anthropic-ai\/sdk)["']\)/);
+    expect(manifest.optionalDependencies).toBeUndefined();
+    expect(Object.keys(manifest.peerDependencies ?? {}).sort()).toEqual(Object.keys(INTEGRATIONS).sort());
+    for (const peer of Object.keys(manifest.peerDependencies ?? {})) {
+      expect([peer, (manifest.peerDependenciesMeta as unknown as Record<string, { optional?: boolean }>)[peer]]).toEqual([
+        peer,
+        { optional: true },
+      ]);
     }
+  });
+
+  it.each(Object.entries(INTEGRATIONS))('loads %s only from its own entry point', (peer, allowed) => {
+    const loading = readdirSync(join(SDK_DIR, 'dist'))
+      .filter((file) => file.endsWith('.js'))
+      .filter((file) => requiresPackage(readFileSync(join(SDK_DIR, 'dist', file), 'utf8'), peer));
+    expect(loading).toEqual(allowed);
   });
 });
