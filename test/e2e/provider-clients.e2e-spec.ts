@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   anthropicEvents,
@@ -296,4 +297,17 @@ describe.each(PROVIDERS)('the $name example against the running app', (provider)
     );
     expect(outcomes).toEqual(Array.from({ length: 8 }, () => 'ok'));
   });
+});
+
+it('shows in docs/integrations/openai-anthropic.md exactly the examples this file runs', () => {
+  const page = readFileSync(join(REPO_DIR, 'docs', 'integrations', 'openai-anthropic.md'), 'utf8');
+  const blocks = [...page.matchAll(/```(?:ts|python) example=(\S+)\n([\s\S]*?)```/g)].map(([, path, text]) => ({ path, text }));
+  expect(blocks.map(({ path }) => path)).toEqual([
+    'examples/providers/openai-chat.ts',
+    'examples/providers/anthropic-messages.ts',
+    'examples/providers/openai_chat.py',
+    'examples/providers/anthropic_messages.py',
+  ]);
+  for (const { path, text } of blocks) expect({ path, text }).toEqual({ path, text: readFileSync(join(REPO_DIR, path), 'utf8') });
+  expect(page).not.toMatch(/```(?:ts|typescript|python|js)\n/);
 });
