@@ -1,9 +1,10 @@
 // How the OpenAI and Anthropic wrappers sit on a client without changing it: a Proxy that swaps a few `create`
 // methods, an APIPromise stand-in that waits for the tools to be loaded before the request leaves, and a stream that
-// notes each event as the caller reads it. Only the SDKs' public shapes are relied on: APIPromise's `then`,
-// `withResponse`, `asResponse` and `_thenUnwrap` (which the SDKs' own `parse` helpers call), `Stream`'s constructor
-// `(iterator, controller, client)` and its `controller`, and the `_client` every resource keeps (Stainless' layout, the
-// same in both SDKs), so that helpers such as `messages.stream()` and `chat.completions.stream()` go through the wrapper.
+// notes each event as the caller reads it. Relied on: APIPromise's `then`, `withResponse` and `asResponse`, and `Stream`'s
+// constructor `(iterator, controller, client)` and `controller` (public); and two internals both SDKs share (Stainless'
+// layout): APIPromise's `_thenUnwrap`, which their `parse` helpers call, and the `_client` every resource keeps, through
+// which helpers such as `messages.stream()`, `chat.completions.stream()` and `runTools()` reach the wrapped `create`.
+// sdk/test/provider-clients.spec.ts runs each of them against the installed SDKs.
 
 /** The part of the SDKs' APIPromise (a Promise of the parsed body) that callers and the SDKs' own helpers use. */
 export interface ApiPromiseLike<T> extends Promise<T> {
