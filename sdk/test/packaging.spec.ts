@@ -14,6 +14,9 @@ const INTEGRATIONS: Record<string, string[]> = {
   '@langchain/core': ['guarded-tool.js'],
   ai: ['ai.js'],
   '@openai/agents': ['openai-agents.js'],
+  // the OpenAI and Anthropic wrappers take the caller's client and read its answers by shape: they load neither package
+  openai: [],
+  '@anthropic-ai/sdk': [],
 };
 
 function requiresPackage(code: string, name: string): boolean {

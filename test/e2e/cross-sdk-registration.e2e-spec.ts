@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sameTools } from '../fixtures/sdk-schemas/same-tools';
-import { LANGCHAIN_CORE_PACKAGES, LANGCHAIN_CORE_PROBE, pythonVenv } from '../support/python-venv';
+import { LANGCHAIN_CORE_PROBE, PYTHON_TEST_PACKAGES, PYTHON_TEST_VENV, pythonVenv } from '../support/python-venv';
 import { reportSkip } from '../support/skip-report';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -24,7 +24,7 @@ const putBody = ({ description, parameters }: { description: string; parameters:
   parameters,
 });
 
-const venv = pythonVenv('langchain-core', LANGCHAIN_CORE_PACKAGES, LANGCHAIN_CORE_PROBE);
+const venv = pythonVenv(PYTHON_TEST_VENV, PYTHON_TEST_PACKAGES, LANGCHAIN_CORE_PROBE);
 if (!venv.ok) reportSkip(`the cross-SDK registration tests (test/e2e/cross-sdk-registration.e2e-spec.ts): ${venv.reason}`);
 const describeWithVenv = venv.ok ? describe : describe.skip;
 

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { LANGCHAIN_CORE_PACKAGES, LANGCHAIN_CORE_PROBE, pythonVenv } from '../support/python-venv';
+import { LANGCHAIN_CORE_PROBE, PYTHON_TEST_PACKAGES, PYTHON_TEST_VENV, pythonVenv } from '../support/python-venv';
 import { reportSkip } from '../support/skip-report';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
 
 const SDK_DIR = join(__dirname, '..', '..', 'sdk-python');
 const PYTHON_EXAMPLE = join(__dirname, '..', '..', 'examples', 'langchain-python', 'agent.py');
-const venv = pythonVenv('langchain-core', LANGCHAIN_CORE_PACKAGES, LANGCHAIN_CORE_PROBE);
+const venv = pythonVenv(PYTHON_TEST_VENV, PYTHON_TEST_PACKAGES, LANGCHAIN_CORE_PROBE);
 if (!venv.ok) reportSkip(`the real langchain_core tests (test/e2e/python-langchain-core.e2e-spec.ts): ${venv.reason}`);
 const describeWithVenv = venv.ok ? describe : describe.skip;
 

@@ -40,6 +40,21 @@ export const LANGCHAIN_CORE_PACKAGES = [
   'xxhash',
   'ormsgpack',
 ];
+// The `openai` and `anthropic` clients (issue 36) and what they need beyond the list above, --no-deps as well.
+export const PROVIDER_CLIENT_PACKAGES = [
+  'openai==3.22.1',
+  'anthropic==1.13.0',
+  'jiter',
+  'docstring-parser',
+  'httpx2',
+  'httpcore2',
+  'truststore',
+];
+export const PROVIDER_CLIENT_PROBE =
+  'import openai, anthropic; assert openai.__version__ == "3.22.1" and anthropic.__version__ == "1.13.0"';
+/** One venv for every Python test: building one takes minutes, so the test files share it. */
+export const PYTHON_TEST_PACKAGES = [...LANGCHAIN_CORE_PACKAGES, ...PROVIDER_CLIENT_PACKAGES];
+export const PYTHON_TEST_VENV = 'python-tests';
 export const LANGCHAIN_CORE_PROBE =
   'import langchain_core, langchain_core.tools, langchain_core.messages; assert langchain_core.__version__ == "1.6.5"';
 
