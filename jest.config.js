@@ -1,8 +1,22 @@
 // Unit tests live next to the code (*.spec.ts); integration and end-to-end tests boot real Postgres and Redis.
 // Packages that ship ES modules only: Node 20.19+ require()s them natively, Jest needs them turned into CommonJS.
-// Mastra's CommonJS build (.cjs) requires ES-module-only dependencies, some by a native `import()` Jest cannot run.
-const MASTRA_ESM_DEPENDENCIES = ['@mastra/core', '@ai-sdk/provider-utils-v7', '@ai-sdk/provider-v7', '@ai-sdk/provider', 'p-map', 'p-retry', 'execa', 'chat', '@workflow/serde', 'is-network-error'];
-const ESM_ONLY_PACKAGES = ['@nestjs', 'content-disposition', ...MASTRA_ESM_DEPENDENCIES].join('|');
+// The CommonJS builds (.cjs) of Mastra and of LlamaIndex's agent workflows require ES-module-only dependencies (nested
+// under @llamaindex/workflow, whose path must match too), Mastra's some by a native `import()` Jest cannot run.
+const FRAMEWORK_ESM_DEPENDENCIES = [
+  '@llamaindex/workflow',
+  '@llamaindex/workflow-core',
+  '@mastra/core',
+  '@ai-sdk/provider-utils-v7',
+  '@ai-sdk/provider-v7',
+  '@ai-sdk/provider',
+  'p-map',
+  'p-retry',
+  'execa',
+  'chat',
+  '@workflow/serde',
+  'is-network-error',
+];
+const ESM_ONLY_PACKAGES = ['@nestjs', 'content-disposition', ...FRAMEWORK_ESM_DEPENDENCIES].join('|');
 const esmToCommonJs = { [`/node_modules/(${ESM_ONLY_PACKAGES})/.+\\.c?js$`]: '<rootDir>/test/support/esm-to-cjs.transformer.js' };
 const transform = {
   '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.jest.json', diagnostics: { ignoreCodes: [151002, 1272] } }],

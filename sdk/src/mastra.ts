@@ -149,12 +149,7 @@ export class ToolcoachProcessor implements Processor<'toolcoach'> {
     );
   }
 
-  private closeCall(
-    run: RunState,
-    type: 'tool-result' | 'tool-error',
-    payload: PartPayload,
-    runId: string | undefined,
-  ): void {
+  private closeCall(run: RunState, type: 'tool-result' | 'tool-error', payload: PartPayload, runId: string | undefined): void {
     const { toolCallId } = payload;
     if (!toolCallId || payload.providerExecuted) return;
     const call = run.open.get(toolCallId);

@@ -25,7 +25,9 @@ function scriptedModel(turns: ScriptedCall[][]) {
     return calls.map((call) => ({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: call.input }));
   };
   const finishOf = (content: LanguageModelV3Content[]) =>
-    content.some((part) => part.type === 'tool-call') ? { unified: 'tool-calls' as const, raw: 'tool_calls' } : { unified: 'stop' as const, raw: 'stop' };
+    content.some((part) => part.type === 'tool-call')
+      ? { unified: 'tool-calls' as const, raw: 'tool_calls' }
+      : { unified: 'stop' as const, raw: 'stop' };
   const model = new MockLanguageModelV3({
     modelId: 'scripted-model',
     doGenerate: async (options) => {
@@ -50,7 +52,11 @@ function scriptedModel(turns: ScriptedCall[][]) {
       return { stream: simulateReadableStream({ chunks, initialDelayInMs: null, chunkDelayInMs: null }) };
     },
   });
-  return { model, seen, descriptionsSeen: () => seen.map((options) => options.tools?.map((t) => ('description' in t ? t.description : ''))) };
+  return {
+    model,
+    seen,
+    descriptionsSeen: () => seen.map((options) => options.tools?.map((t) => ('description' in t ? t.description : ''))),
+  };
 }
 
 function factorialTool() {
@@ -183,7 +189,10 @@ describe('loadMastraTools', () => {
   function serveRegistry(guard: unknown = null) {
     server.answerOtherwise((request) => {
       if (request.url === '/v1/tools:bulk') {
-        return { status: 200, body: { tools: request.body.tools.map((t: { name: string }) => ({ name: t.name, version: 3, status: 'updated' })) } };
+        return {
+          status: 200,
+          body: { tools: request.body.tools.map((t: { name: string }) => ({ name: t.name, version: 3, status: 'updated' })) },
+        };
       }
       if (request.url.startsWith('/v1/tools?format=raw')) {
         const registered = server.requests.filter((r) => r.url === '/v1/tools:bulk').at(-1)!.body.tools;
@@ -202,7 +211,8 @@ describe('loadMastraTools', () => {
     });
   }
 
-  const client = () => new Toolcoach({ baseUrl: server.baseUrl, apiKey: 'k', cacheDir: false, flushOnExit: false, refreshIntervalMs: false });
+  const client = () =>
+    new Toolcoach({ baseUrl: server.baseUrl, apiKey: 'k', cacheDir: false, flushOnExit: false, refreshIntervalMs: false });
 
   it("registers the agent's tools under the names the model calls them by, and the next run's model reads the served description", async () => {
     serveRegistry();
@@ -214,7 +224,10 @@ describe('loadMastraTools', () => {
       {
         name: 'factorial',
         description: 'Returns n! for an integer n.',
-        parameters: expect.objectContaining({ type: 'object', properties: { n: expect.objectContaining({ type: 'integer', minimum: 0 }) } }),
+        parameters: expect.objectContaining({
+          type: 'object',
+          properties: { n: expect.objectContaining({ type: 'integer', minimum: 0 }) },
+        }),
       },
     ]);
     expect(tc.descriptionVersionOf('factorial')).toBe(3);
@@ -229,7 +242,9 @@ describe('loadMastraTools', () => {
 
     // loading the same tools again registers the description they were given, not the served one
     await loadMastraTools(tc, tools);
-    expect(server.requests.filter((r) => r.url === '/v1/tools:bulk').at(-1)!.body.tools[0].description).toBe('Returns n! for an integer n.');
+    expect(server.requests.filter((r) => r.url === '/v1/tools:bulk').at(-1)!.body.tools[0].description).toBe(
+      'Returns n! for an integer n.',
+    );
     await tc.shutdown(50);
   });
 
@@ -250,7 +265,12 @@ describe('loadMastraTools', () => {
     jest.spyOn(tc, 'report').mockImplementation((event) => void reported.push(event));
     await agent.generate('25!', { maxSteps: 3 });
     expect(reported).toEqual([
-      expect.objectContaining({ toolCallId: 'call-big', status: 'error', prevented: true, error: expect.objectContaining({ type: 'GuardRefused' }) }),
+      expect.objectContaining({
+        toolCallId: 'call-big',
+        status: 'error',
+        prevented: true,
+        error: expect.objectContaining({ type: 'GuardRefused' }),
+      }),
     ]);
     // the model read the refusal as the call's result
     const toolMessage = seen[1].prompt.find((message) => message.role === 'tool');
