@@ -25,11 +25,13 @@ export interface ToolcoachProcessorOptions {
   isFailure?: (result: unknown) => boolean;
 }
 
-/** What `loadMastraTools` needs of a Mastra tool (`createTool(...)` or a plain tool object). */
-export interface MastraToolLike {
-  description: string;
+/** What `loadMastraTools` reads of a tool of the agent's record: `createTool(...)`, or an AI SDK tool. */
+interface MastraToolLike {
+  description?: string;
+  /** zod or another Standard Schema (Mastra, AI SDK 5+), or JSON Schema; AI SDK 4 tools name it `parameters`. */
   inputSchema?: unknown;
-  execute?: (input: never, context: never) => Promise<unknown>;
+  parameters?: unknown;
+  execute?: (input: unknown, context?: unknown) => Promise<unknown>;
 }
 
 const FRAMEWORK = 'mastra';
@@ -218,24 +220,25 @@ export class ToolcoachProcessor implements Processor<'toolcoach'> {
  * arguments are checked before the tool's `execute` (after Mastra's own schema check): a call the learned limits say
  * fails is refused with Mastra's `{error: true, message}` result, which the model reads. Never throws.
  */
-export async function loadMastraTools<T extends Record<string, MastraToolLike>>(
+export async function loadMastraTools<T extends Record<string, object>>(
   client: Toolcoach,
   tools: T,
   options: LoadToolsOptions = {},
 ): Promise<T> {
-  const views = Object.entries(tools).map(([name, tool]) =>
+  const entries = Object.entries(tools) as Array<[string, MastraToolLike]>;
+  const views = entries.map(([name, tool]) =>
     toolView(
       tool,
       name,
       {
-        get: () => tool.description,
+        get: () => tool.description ?? '',
         set: (description) => (tool.description = description),
       },
-      tool.inputSchema,
+      tool.inputSchema ?? tool.parameters,
     ),
   );
   await client.loadTools(views, options);
-  if (options.guard) for (const [name, tool] of Object.entries(tools)) guardExecute(name, tool, client);
+  if (options.guard) for (const [name, tool] of entries) guardExecute(name, tool, client);
   return tools;
 }
 
@@ -246,8 +249,8 @@ function guardExecute(name: string, tool: MastraToolLike, owner: Toolcoach): voi
   const isWrapped = guardOwners.has(tool);
   guardOwners.set(tool, owner);
   if (isWrapped || typeof tool.execute !== 'function') return;
-  const execute = tool.execute.bind(tool) as (input: unknown, context?: unknown) => Promise<unknown>;
-  tool.execute = (async (input: unknown, context?: unknown) => {
+  const execute = tool.execute.bind(tool);
+  tool.execute = async (input: unknown, context?: unknown) => {
     const client = guardOwners.get(tool)!;
     const verdict = client.checkArguments(name, input);
     if (verdict.action === 'run') return execute(input, context);
@@ -261,7 +264,7 @@ function guardExecute(name: string, tool: MastraToolLike, owner: Toolcoach): voi
     if (callId) client.noteGuardOutcome(callId, { prevented: true });
     else client.reportPrevented(name, input, verdict.message, undefined);
     return { error: true, message: verdict.message };
-  }) as MastraToolLike['execute'];
+  };
 }
 
 function runStateOf(state: Record<string, unknown>): RunState {

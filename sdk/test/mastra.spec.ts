@@ -1,64 +1,13 @@
 import { Agent } from '@mastra/core/agent';
 import { createTool } from '@mastra/core/tools';
-import type { LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3StreamPart } from '@ai-sdk/provider';
-import { simulateReadableStream } from 'ai';
-import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
 import { Toolcoach, ToolEvent } from '../src';
 import { loadMastraTools, ToolcoachProcessor } from '../src/mastra';
+import { ScriptedCall, scriptedModel } from './scripted-language-model';
 import { ScriptedServer } from './scripted-server';
 
 // A real Mastra agent (@mastra/core 1.x) with the AI SDK's scripted model (MockLanguageModelV3, which Mastra takes as
-// it takes any AI SDK v6 model): each step answers with the next scripted tool call, then with text.
-type ScriptedCall = { id: string; name: string; input: string };
-
-const USAGE = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
-
-/** The model's turns, in order; it records what each turn was given (the tools' descriptions among it). */
-function scriptedModel(turns: ScriptedCall[][]) {
-  const seen: LanguageModelV3CallOptions[] = [];
-  let turn = 0;
-  const next = (options: LanguageModelV3CallOptions): LanguageModelV3Content[] => {
-    seen.push(options);
-    const calls = turns[turn++];
-    if (!calls) return [{ type: 'text', text: 'done' }];
-    return calls.map((call) => ({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: call.input }));
-  };
-  const finishOf = (content: LanguageModelV3Content[]) =>
-    content.some((part) => part.type === 'tool-call')
-      ? { unified: 'tool-calls' as const, raw: 'tool_calls' }
-      : { unified: 'stop' as const, raw: 'stop' };
-  const model = new MockLanguageModelV3({
-    modelId: 'scripted-model',
-    doGenerate: async (options) => {
-      const content = next(options);
-      return { content, finishReason: finishOf(content), usage: USAGE, warnings: [] };
-    },
-    doStream: async (options) => {
-      const content = next(options);
-      const chunks: LanguageModelV3StreamPart[] = [
-        { type: 'stream-start', warnings: [] },
-        ...content.flatMap((part): LanguageModelV3StreamPart[] =>
-          part.type === 'text'
-            ? [
-                { type: 'text-start', id: 't' },
-                { type: 'text-delta', id: 't', delta: part.text },
-                { type: 'text-end', id: 't' },
-              ]
-            : [part as LanguageModelV3StreamPart],
-        ),
-        { type: 'finish', finishReason: finishOf(content), usage: USAGE },
-      ];
-      return { stream: simulateReadableStream({ chunks, initialDelayInMs: null, chunkDelayInMs: null }) };
-    },
-  });
-  return {
-    model,
-    seen,
-    descriptionsSeen: () => seen.map((options) => options.tools?.map((t) => ('description' in t ? t.description : ''))),
-  };
-}
-
+// it takes any AI SDK v6 model).
 function factorialTool() {
   return createTool({
     id: 'factorial',
