@@ -5,6 +5,7 @@ import type { Serialized } from '@langchain/core/load/serializable';
 import type { LLMResult } from '@langchain/core/outputs';
 import type { ChainValues } from '@langchain/core/utils/types';
 import { Toolcoach } from './toolcoach';
+import { errorOf, failureOf } from './tool-failures';
 import { ToolEvent, ToolEventError } from '@toolcoach/core';
 
 export interface ToolcoachCallbackOptions {
@@ -442,30 +443,6 @@ function parseArguments(input: string): unknown {
 
 function contentText(content: unknown): string {
   return typeof content === 'string' ? content : JSON.stringify(content);
-}
-
-function errorOf(error: unknown): ToolEventError {
-  // Duck-typed: an error thrown in another realm (a VM context, a worker) is no `instanceof Error` here.
-  const { name, message, stack, constructor } = (error ?? {}) as {
-    name?: unknown;
-    message?: unknown;
-    stack?: unknown;
-    constructor?: { name?: string };
-  };
-  if (typeof message !== 'string') return { type: typeof error, message: String(error) };
-  const type = typeof name === 'string' && name ? name : (constructor?.name ?? 'Error');
-  return typeof stack === 'string' ? { type, message, stack } : { type, message };
-}
-
-/** An envelope such as `{success: false, error: "..."}` or `{ok: false, error: {type, message}}`. */
-function failureOf(result: unknown): ToolEventError {
-  const error = (result as { error?: unknown } | null)?.error;
-  if (typeof error === 'string') return { type: 'ReportedFailure', message: error };
-  if (error && typeof error === 'object' && typeof (error as { message?: unknown }).message === 'string') {
-    const { type, name, message } = error as { type?: unknown; name?: unknown; message: string };
-    return { type: typeof type === 'string' ? type : typeof name === 'string' ? name : 'ReportedFailure', message };
-  }
-  return { type: 'ReportedFailure', message: contentText(result) };
 }
 
 /** Names the failure of a call that never reached a tool, from the message LangChain gave the model. */

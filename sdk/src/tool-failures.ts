@@ -1,5 +1,5 @@
 // How the framework integrations describe a failed tool call: an error a tool threw, a failure it returned as its
-// result, and arguments a model sent as text. Shared by @toolcoach/sdk/mastra and @toolcoach/sdk/llamaindex.
+// result, and arguments a model sent as text. Shared by the LangChain, Mastra and LlamaIndex entry points.
 import { ToolEventError } from '@toolcoach/core';
 
 /** A thrown error as the event's `error`, duck-typed: an error of another realm (a VM, a worker) is no `instanceof Error`. */
@@ -11,8 +11,7 @@ export function errorOf(error: unknown): ToolEventError {
     constructor?: { name?: string };
   };
   if (typeof message !== 'string') return { type: typeof error, message: String(error) };
-  const ownName = constructor?.name && constructor.name !== 'Object' ? constructor.name : 'Error';
-  const type = typeof name === 'string' && name ? name : ownName;
+  const type = typeof name === 'string' && name ? name : (constructor?.name ?? 'Error');
   return typeof stack === 'string' ? { type, message, stack } : { type, message };
 }
 

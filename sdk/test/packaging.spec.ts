@@ -27,4 +27,19 @@ describe('the packed SDK', () => {
       expect(readFileSync(join(SDK_DIR, file), 'utf8')).not.toMatch(/(?:require\(|from |import\()["']@toolcoach\/core["']/);
     }
   });
+
+  it('installs with ajv alone: every framework it integrates with is an optional peer', () => {
+    expect(Object.keys(manifest.dependencies ?? {})).toEqual(['ajv']);
+    const peers = Object.keys(manifest.peerDependencies ?? {});
+    expect(peers).toEqual(expect.arrayContaining(['@langchain/core', '@mastra/core', '@llamaindex/workflow', 'llamaindex']));
+    const optional = manifest.peerDependenciesMeta as unknown as Record<string, { optional?: boolean }>;
+    for (const peer of peers) expect([peer, optional[peer]?.optional]).toEqual([peer, true]);
+  });
+
+  it.each(['mastra', 'llamaindex'])('loads nothing of its framework when @toolcoach/sdk/%s is imported', (entry) => {
+    const script = `require('@toolcoach/sdk/${entry}'); process.stdout.write(JSON.stringify(Object.keys(require.cache)))`;
+    const loaded = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: SDK_DIR, encoding: 'utf8' })) as string[];
+    expect(loaded.filter((path) => /[/\\]node_modules[/\\](@mastra|@llamaindex|llamaindex)[/\\]/.test(path))).toEqual([]);
+    expect(loaded).toContain(join(SDK_DIR, 'dist', `${entry}.js`));
+  });
 });
