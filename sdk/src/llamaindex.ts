@@ -86,7 +86,8 @@ const schemaChecks = new WeakMap<object, ArgumentGuard>();
 /** Which client guards each wrapped tool: the one (or the session view) that loaded it last with `guard`. */
 const guardOwners = new WeakMap<object, Toolcoach>();
 const wrappedTools = new WeakSet<object>();
-const wrappedLlms = new WeakSet<object>();
+/** Whom each wrapped LLM tells of the calls its answers ask for: the workflow (and agent) instrumented with it last. */
+const modelWatchers = new WeakMap<object, { reporter: AgentReporter; agentName: string; tools: LlamaIndexToolLike[] }>();
 
 /**
  * Reports every tool call of a LlamaIndex agent workflow to toolcoach, once, with the failures LlamaIndex handles
@@ -193,13 +194,17 @@ class AgentReporter {
 
   /** Watches the model's answers for the tool calls it asks for: their argument text, and names the agent lacks. */
   observeModel(agentName: string, llm: LlmLike, tools: LlamaIndexToolLike[]): void {
-    if (wrappedLlms.has(llm)) return;
-    wrappedLlms.add(llm);
+    const isWrapped = modelWatchers.has(llm);
+    modelWatchers.set(llm, { reporter: this, agentName, tools });
+    if (isWrapped) return;
     const chat = llm.chat.bind(llm);
     llm.chat = async (params) => {
       const response = await chat(params);
       const seen = new Map<string, { name: string; input: unknown }>();
-      const settle = () => this.settleModelCalls(agentName, llm, tools, seen);
+      const settle = () => {
+        const watcher = modelWatchers.get(llm)!;
+        watcher.reporter.settleModelCalls(watcher.agentName, llm, watcher.tools, seen);
+      };
       if (!isAsyncIterable(response)) {
         collectToolCalls((response as { message?: { options?: unknown } } | null)?.message?.options, seen);
         settle();
@@ -219,7 +224,8 @@ class AgentReporter {
     };
   }
 
-  private settleModelCalls(
+  /** @internal The calls one answer of the model asked for: remembered for their results, or reported if unknown. */
+  settleModelCalls(
     agentName: string,
     llm: LlmLike,
     tools: LlamaIndexToolLike[],

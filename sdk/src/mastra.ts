@@ -172,13 +172,12 @@ export class ToolcoachProcessor implements Processor<'toolcoach'> {
       event.error = outcome.error;
     }
     if (type === 'tool-result' && payload.result !== undefined) event.result = payload.result;
-    if (outcome.didRun) event.durationMs = performance.now() - call.startedAtMs;
     const guard = this.client.takeGuardOutcome(toolCallId);
     if (guard?.correction) event.correction = guard.correction;
     if (guard?.prevented) {
       event.prevented = true;
       event.error = { type: 'GuardRefused', message: outcome.error?.message ?? 'refused by the guard' };
-    }
+    } else if (outcome.didRun) event.durationMs = performance.now() - call.startedAtMs;
     if (runId) {
       event.runId = runId.slice(0, MAX_NAME_CHARS);
       event.traceId = event.runId;

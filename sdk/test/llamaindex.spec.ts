@@ -88,6 +88,18 @@ describe('instrumentAgent', () => {
     });
   });
 
+  it('reports the calls of an LLM shared by workflows instrumented in turn against the tools of the one that runs it', async () => {
+    const { tc, events } = offlineClient();
+    const llm = new ScriptedLlamaIndexLLM([[], [{ id: 'call-double', name: 'double', input: '{"x": 2}' }]]);
+    const double = tool({ name: 'double', description: 'Returns 2x.', parameters: z.object({ x: z.number() }), execute: ({ x }) => 2 * x });
+    await instrumentAgent(agent({ name: 'first-agent', llm, tools: [factorialTool()] }), tc).run('nothing to do');
+    await instrumentAgent(agent({ name: 'second-agent', llm, tools: [factorialTool(), double] }), tc).run('Double 2');
+    // a tool of the second workflow, not reported as unknown to the first
+    expect(events).toEqual([
+      expect.objectContaining({ tool: 'double', toolCallId: 'call-double', status: 'success', agent: 'second-agent', result: 4 }),
+    ]);
+  });
+
   it('reports an unknown tool from the model answer, although LlamaIndex then abandons the run with an unhandled rejection', async () => {
     // in a process of its own: Jest counts any unhandled rejection against the test that was running
     const { stdout } = await run(process.execPath, [join(__dirname, 'llamaindex-unknown-tool.js')], { cwd: __dirname });

@@ -221,6 +221,7 @@ describe('loadMastraTools', () => {
         error: expect.objectContaining({ type: 'GuardRefused' }),
       }),
     ]);
+    expect(reported[0].durationMs).toBeUndefined();
     // the model read the refusal as the call's result
     const toolMessage = seen[1].prompt.find((message) => message.role === 'tool');
     expect(JSON.stringify(toolMessage)).toContain(reported[0].error!.message.slice(0, 40));
