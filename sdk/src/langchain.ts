@@ -4,8 +4,9 @@ import type { CallbackHandlerMethods } from '@langchain/core/callbacks/base';
 import type { Serialized } from '@langchain/core/load/serializable';
 import type { LLMResult } from '@langchain/core/outputs';
 import type { ChainValues } from '@langchain/core/utils/types';
+import { remember, rememberId } from './bounded-memory';
 import { Toolcoach } from './toolcoach';
-import { errorOf, failureOf } from './tool-failures';
+import { contentText, errorOf, failureOf, MAX_NAME_CHARS, parseArguments, sessionOf } from './event-fields';
 import { ToolEvent, ToolEventError } from '@toolcoach/core';
 
 export interface ToolcoachCallbackOptions {
@@ -27,15 +28,9 @@ export interface ToolcoachCallbackOptions {
 }
 
 const FRAMEWORK = 'langchainjs';
-// Runs and tool calls are remembered only until they end; the bound keeps a leak of abandoned runs finite.
-const MAX_TRACKED = 10_000;
 const STACK_LINE = /\n\s+at .*/g;
 // Metadata keys LangChain and LangGraph add for their own bookkeeping; the rest is the user's.
 const INTERNAL_METADATA = /^(langgraph_|ls_|lc_|__|checkpoint_ns$|versions$)/;
-// The server refuses longer names and ids; a model name or thread id is never this long, a bug upstream could make one.
-const MAX_NAME_CHARS = 200;
-// Where LangGraph (thread_id, from the config's configurable) and users put the conversation a run belongs to.
-const SESSION_METADATA_KEYS = ['thread_id', 'session_id', 'sessionId'];
 // Parent links are followed this far up at most: a trace is a few levels deep, a cycle would be a bug upstream.
 const MAX_TRACE_DEPTH = 64;
 
@@ -409,40 +404,9 @@ function modelNameOf(metadata: Record<string, unknown> | undefined, extraParams:
   return undefined;
 }
 
-function sessionOf(metadata: Record<string, unknown> | undefined): string | undefined {
-  for (const key of SESSION_METADATA_KEYS) {
-    const value = metadata?.[key];
-    if ((typeof value === 'string' && value) || typeof value === 'number') return String(value).slice(0, MAX_NAME_CHARS);
-  }
-  return undefined;
-}
-
-function remember<V>(map: Map<string, V>, key: string, value: V): void {
-  if (map.size >= MAX_TRACKED) map.delete(map.keys().next().value!);
-  map.set(key, value);
-}
-
-function rememberId(set: Set<string>, id: string): void {
-  if (set.size >= MAX_TRACKED) set.delete(set.values().next().value!);
-  set.add(id);
-}
-
 function asToolMessage(value: unknown): ToolMessageLike | undefined {
   if (value === null || typeof value !== 'object' || !('tool_call_id' in value) || !('content' in value)) return undefined;
   return value as ToolMessageLike;
-}
-
-/** LangChain passes the arguments as JSON text; the event carries the object, or the text when it is not JSON. */
-function parseArguments(input: string): unknown {
-  try {
-    return JSON.parse(input);
-  } catch {
-    return input;
-  }
-}
-
-function contentText(content: unknown): string {
-  return typeof content === 'string' ? content : JSON.stringify(content);
 }
 
 /** Names the failure of a call that never reached a tool, from the message LangChain gave the model. */

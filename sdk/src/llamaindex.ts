@@ -9,7 +9,8 @@
 import type { AgentWorkflow } from '@llamaindex/workflow';
 import { ArgumentGuard, Correction } from './argument-guard';
 import { LoadToolsOptions, Toolcoach } from './toolcoach';
-import { errorOf, failureOf, malformedArgumentsError, parsedArguments, rememberBounded } from './tool-failures';
+import { remember } from './bounded-memory';
+import { errorOf, failureOf, isJsonText, malformedArgumentsError, MAX_NAME_CHARS, parseArguments } from './event-fields';
 import { toolView } from './tool-view';
 import { ToolEvent, ToolEventError } from '@toolcoach/core';
 
@@ -77,8 +78,6 @@ interface CallRecord {
 }
 
 const FRAMEWORK = 'llamaindex';
-const MAX_TRACKED = 10_000;
-const MAX_NAME_CHARS = 200;
 
 const callRecords = new WeakMap<object, CallRecord>();
 /** Each tool's schema check, compiled once from the JSON Schema LlamaIndex made of its zod schema. */
@@ -149,17 +148,12 @@ class AgentReporter {
 
   started(data: ToolCallData): void {
     try {
-      rememberBounded(
-        this.started_,
-        data.toolId,
-        {
-          agentName: data.agentName,
-          startedAtMs: performance.now(),
-          occurredAt: new Date().toISOString(),
-          descriptionVersion: this.client.descriptionVersionOf(data.toolName),
-        },
-        MAX_TRACKED,
-      );
+      remember(this.started_, data.toolId, {
+        agentName: data.agentName,
+        startedAtMs: performance.now(),
+        occurredAt: new Date().toISOString(),
+        descriptionVersion: this.client.descriptionVersionOf(data.toolName),
+      });
     } catch {
       // Never break the agent.
     }
@@ -237,7 +231,7 @@ class AgentReporter {
       for (const [id, call] of seen) {
         const text = typeof call.input === 'string' ? call.input : undefined;
         if (known.has(call.name)) {
-          rememberBounded(this.modelCalls, id, { text, model }, MAX_TRACKED);
+          remember(this.modelCalls, id, { text, model });
           continue;
         }
         const event: ToolEvent = {
@@ -247,7 +241,7 @@ class AgentReporter {
           occurredAt: new Date().toISOString(),
           error: { type: 'ToolNotFoundError', message: `Tools not found: ${call.name}` },
         };
-        if (call.input !== undefined) event.arguments = text === undefined ? call.input : (parsedArguments(text)?.value ?? text);
+        if (call.input !== undefined) event.arguments = text === undefined ? call.input : parseArguments(text);
         this.send(event, agentName, model);
       }
     } catch {
@@ -342,10 +336,10 @@ function thrownErrorOf(record: CallRecord | undefined, text: unknown): ToolEvent
 
 /** The text of arguments the model sent that were not JSON: LlamaIndex passes them on as `{rawInput: text}`. */
 function malformedTextOf(kwargs: unknown, modelCall: ModelCall | undefined): string | undefined {
-  if (modelCall?.text !== undefined && modelCall.text.trim() !== '' && parsedArguments(modelCall.text) === undefined) return modelCall.text;
+  if (modelCall?.text !== undefined && modelCall.text.trim() !== '' && !isJsonText(modelCall.text)) return modelCall.text;
   const keys = isObject(kwargs) ? Object.keys(kwargs) : [];
   const raw = (kwargs as { rawInput?: unknown } | null)?.rawInput;
-  return keys.length === 1 && keys[0] === 'rawInput' && typeof raw === 'string' && parsedArguments(raw) === undefined ? raw : undefined;
+  return keys.length === 1 && keys[0] === 'rawInput' && typeof raw === 'string' && !isJsonText(raw) ? raw : undefined;
 }
 
 function collectToolCalls(options: unknown, seen: Map<string, { name: string; input: unknown }>): void {

@@ -7,7 +7,8 @@
 import type { Processor, ProcessOutputStreamArgs } from '@mastra/core/processors';
 import type { ChunkType } from '@mastra/core/stream';
 import { LoadToolsOptions, Toolcoach } from './toolcoach';
-import { errorOf, failureOf, malformedArgumentsError, parsedArguments, rememberBounded } from './tool-failures';
+import { remember } from './bounded-memory';
+import { errorOf, failureOf, isJsonText, malformedArgumentsError, MAX_NAME_CHARS } from './event-fields';
 import { toolView } from './tool-view';
 import { ToolEvent, ToolEventError } from '@toolcoach/core';
 
@@ -36,9 +37,6 @@ interface MastraToolLike {
 
 const FRAMEWORK = 'mastra';
 const STATE_KEY = 'toolcoach';
-// Calls are remembered from the model's part until their outcome; the bound keeps a run with abandoned calls finite.
-const MAX_OPEN_CALLS = 1_000;
-const MAX_NAME_CHARS = 200;
 const INPUT_VALIDATION = /^Tool input validation failed\b/;
 const OUTPUT_VALIDATION = /^Tool output validation failed\b/;
 
@@ -105,7 +103,7 @@ export class ToolcoachProcessor implements Processor<'toolcoach'> {
       case 'tool-call-delta':
         if (payload.toolCallId && typeof payload.argsTextDelta === 'string') {
           const text = (run.argumentText.get(payload.toolCallId) ?? '') + payload.argsTextDelta;
-          rememberBounded(run.argumentText, payload.toolCallId, text, MAX_OPEN_CALLS);
+          remember(run.argumentText, payload.toolCallId, text);
         }
         return;
       case 'tool-call':
@@ -135,20 +133,15 @@ export class ToolcoachProcessor implements Processor<'toolcoach'> {
     const text = run.argumentText.get(toolCallId);
     run.argumentText.delete(toolCallId);
     // Mastra parses (and repairs) the text itself; only text it could not read leaves the call without `args`
-    const isMalformed = payload.args === undefined && text !== undefined && text.trim() !== '' && parsedArguments(text) === undefined;
-    rememberBounded(
-      run.open,
-      toolCallId,
-      {
-        tool: toolName,
-        args: isMalformed ? text : payload.args,
-        malformedText: isMalformed ? text : undefined,
-        startedAtMs: performance.now(),
-        occurredAt: new Date().toISOString(),
-        descriptionVersion: this.client.descriptionVersionOf(toolName),
-      },
-      MAX_OPEN_CALLS,
-    );
+    const isMalformed = payload.args === undefined && text !== undefined && text.trim() !== '' && !isJsonText(text);
+    remember(run.open, toolCallId, {
+      tool: toolName,
+      args: isMalformed ? text : payload.args,
+      malformedText: isMalformed ? text : undefined,
+      startedAtMs: performance.now(),
+      occurredAt: new Date().toISOString(),
+      descriptionVersion: this.client.descriptionVersionOf(toolName),
+    });
   }
 
   private closeCall(run: RunState, type: 'tool-result' | 'tool-error', payload: PartPayload, runId: string | undefined): void {

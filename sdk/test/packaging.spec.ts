@@ -1,10 +1,30 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 // @toolcoach/sdk installs with no other package of ours: its build bundles the guard core (@toolcoach/core, never
 // published) into dist/core and points its compiled files there. Reads the built dist (npm test's pretest builds it).
 const SDK_DIR = join(__dirname, '..');
+
+/**
+ * Each framework the SDK integrates with and the only compiled files that may load it. LangChain's integration is
+ * duck-typed; the guard loads @langchain/core's message classes lazily, only when it wraps a LangChain tool. Mastra's
+ * uses its types only; LlamaIndex's loads @llamaindex/workflow (for its event definitions) when an agent is
+ * instrumented, and llamaindex never.
+ */
+const INTEGRATIONS: Record<string, string[]> = {
+  '@langchain/core': ['guarded-tool.js'],
+  ai: ['ai.js'],
+  '@openai/agents': ['openai-agents.js'],
+  '@mastra/core': [],
+  '@llamaindex/workflow': ['llamaindex.js'],
+  llamaindex: [],
+};
+
+function requiresPackage(code: string, name: string): boolean {
+  const quoted = name.replace(/[/@.]/g, (char) => `\\${char}`);
+  return new RegExp(`(?:require\\(|import\\()["']${quoted}(?:/[^"']*)?["']`).test(code);
+}
 
 describe('the packed SDK', () => {
   const manifest = JSON.parse(readFileSync(join(SDK_DIR, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
@@ -28,12 +48,23 @@ describe('the packed SDK', () => {
     }
   });
 
-  it('installs with ajv alone: every framework it integrates with is an optional peer', () => {
-    expect(Object.keys(manifest.dependencies ?? {})).toEqual(['ajv']);
-    const peers = Object.keys(manifest.peerDependencies ?? {});
-    expect(peers).toEqual(expect.arrayContaining(['@langchain/core', '@mastra/core', '@llamaindex/workflow', 'llamaindex']));
-    const optional = manifest.peerDependenciesMeta as unknown as Record<string, { optional?: boolean }>;
-    for (const peer of peers) expect([peer, optional[peer]?.optional]).toEqual([peer, true]);
+  it('installs with ajv alone: the frameworks it integrates with are optional peers', () => {
+    expect(manifest.dependencies).toEqual({ ajv: expect.any(String) });
+    expect(manifest.optionalDependencies).toBeUndefined();
+    expect(Object.keys(manifest.peerDependencies ?? {}).sort()).toEqual(Object.keys(INTEGRATIONS).sort());
+    for (const peer of Object.keys(manifest.peerDependencies ?? {})) {
+      expect([peer, (manifest.peerDependenciesMeta as unknown as Record<string, { optional?: boolean }>)[peer]]).toEqual([
+        peer,
+        { optional: true },
+      ]);
+    }
+  });
+
+  it.each(Object.entries(INTEGRATIONS))('loads %s only from its own entry point', (peer, allowed) => {
+    const loading = readdirSync(join(SDK_DIR, 'dist'))
+      .filter((file) => file.endsWith('.js'))
+      .filter((file) => requiresPackage(readFileSync(join(SDK_DIR, 'dist', file), 'utf8'), peer));
+    expect(loading).toEqual(allowed);
   });
 
   it.each(['mastra', 'llamaindex'])('loads nothing of its framework when @toolcoach/sdk/%s is imported', (entry) => {

@@ -1,6 +1,6 @@
 import type { ProjectPolicyValues, StoredRecommendation } from './recommendation.repository';
 import { proposalOnlyReason, requiresReview } from './recommendation-applier';
-import { RECOMMENDATION_KINDS } from './recommendation-rules';
+import { RECOMMENDATION_KINDS } from './recommendation-drafts';
 
 // Whether the nightly applies a proposed recommendation by itself, and if not, what holds it: one rule for the nightly
 // (which applies what nothing holds) and for GET /v1/recommendations (which says what a proposal waits for). Pure.

@@ -6,10 +6,6 @@ export function argumentName(path: string): string {
   return first.replaceAll('~1', '/').replaceAll('~0', '~');
 }
 
-export function escapePointer(name: string): string {
-  return name.replaceAll('~', '~0').replaceAll('/', '~1');
-}
-
 export function propertyOf(schema: Record<string, unknown> | null, path: string): Record<string, unknown> | null {
   const properties = schema?.properties;
   if (!properties || typeof properties !== 'object') return null;

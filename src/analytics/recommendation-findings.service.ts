@@ -6,7 +6,8 @@ import { findIntendedTool } from './intended-tool';
 import { deriveLoopRecommendations, MAX_IDENTICAL_FAILURES, MAX_LOOPS_PER_DAY } from './loop-rules';
 import { MistakeEvidenceRepository } from './mistake-evidence.repository';
 import { RecommendationRepository, StoredRecommendation } from './recommendation.repository';
-import { deriveRecommendations, GroupEvidence, RecommendationDraft } from './recommendation-rules';
+import { deriveRecommendations } from './recommendation-rules';
+import type { GroupEvidence, RecommendationDraft } from './recommendation-drafts';
 import { deriveSchemaQualityRecommendations } from './schema-quality-rules';
 import { deriveMisnamedToolRecommendation, describeUnknownTool, UNKNOWN_TOOL_NOTE, UnknownToolNote } from './unknown-tool-rules';
 

@@ -3,7 +3,8 @@
  * well, each with the evidence behind it. Pure: data in, drafts out.
  */
 
-import { argumentName, declaredLimit, enumOf, escapePointer, propertyOf, typeLabel } from './declared-argument';
+import { argumentName, declaredLimit, enumOf, propertyOf, typeLabel } from './declared-argument';
+import { escapePointerSegment } from '@toolcoach/core';
 import {
   type ArgumentRange,
   type GroupEvidence,
@@ -16,7 +17,6 @@ import {
 import { quoteValue, UntrustedFragments } from '@toolcoach/core';
 
 // The nightly imports the rules and the draft types it stores from here.
-export { RECOMMENDATION_KINDS, type GroupEvidence, type RecommendationDraft } from './recommendation-drafts';
 
 export interface ToolDayStats {
   calls: number;
@@ -128,7 +128,7 @@ function render(
       const details = { wrongArgument: rawName, intendedArgument: intended ?? null, arrayForScalarCount: arrays };
       if (!intended) return { text: `Do not pass ${name()}; it is not a parameter of this tool.`, details };
       const intendedName = text.name('intended argument name', intended);
-      const intendedType = typeLabel(propertyOf(input.schema, `/${escapePointer(intended)}`));
+      const intendedType = typeLabel(propertyOf(input.schema, `/${escapePointerSegment(intended)}`));
       const sentence =
         arrays > 0
           ? `Do not pass ${name()}. The parameter is ${intendedName} (one ${intendedType ?? 'value'}); call this tool once per ${intendedType ? intended : 'value'}.`
@@ -257,7 +257,7 @@ function numericArgumentOf(group: GroupEvidence, input: ToolEvidence): string | 
     const args = input.sampleArguments.get(id);
     if (args === null || typeof args !== 'object' || Array.isArray(args)) continue;
     const numeric = Object.entries(args).filter(([, value]) => typeof value === 'number');
-    if (numeric.length === 1) return `/${escapePointer(numeric[0][0])}`;
+    if (numeric.length === 1) return `/${escapePointerSegment(numeric[0][0])}`;
   }
   return null;
 }

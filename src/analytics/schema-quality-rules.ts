@@ -1,3 +1,4 @@
+import { escapePointerSegment } from '@toolcoach/core';
 /**
  * Turns a tool's quality report (src/registry/quality/tool-quality.ts) into recommendations of kind schema_quality, before the
  * tool's first mistake. A finding whose fix is prose the description can carry becomes a warning candidate, with the
@@ -66,7 +67,7 @@ export function targetedMistakes(finding: Pick<QualityFinding, 'kind' | 'path'>)
       return {
         categories: ['argument_mismatch'],
         subtypes: ['unknown_argument', 'missing_argument', 'type_mismatch'],
-        argumentPaths: argument ? [`/${escapePointer(argument)}`, `/${escapePointer(pluralOf(argument))}`] : [''],
+        argumentPaths: argument ? [`/${escapePointerSegment(argument)}`, `/${escapePointerSegment(pluralOf(argument))}`] : [''],
       };
     case 'name_differs_from_description':
       // the model names the argument with the description's word, whatever it is
@@ -81,8 +82,4 @@ export function targetedMistakes(finding: Pick<QualityFinding, 'kind' | 'path'>)
 function argumentOf(path: string): string | null {
   const match = /^\/parameters\/properties\/([^/]+)$/.exec(path);
   return match ? match[1].replaceAll('~1', '/').replaceAll('~0', '~') : null;
-}
-
-function escapePointer(name: string): string {
-  return name.replaceAll('~', '~0').replaceAll('/', '~1');
 }

@@ -54,6 +54,8 @@ const EVENT_SELECT = {
   intendedArgument: true,
   offendingValue: true,
   arrayForScalar: true,
+  correction: true,
+  prevented: true,
 } satisfies Prisma.EventSelect;
 
 export type EventRecord = Prisma.EventGetPayload<{ select: typeof EVENT_SELECT }>;

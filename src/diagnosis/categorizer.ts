@@ -1,7 +1,8 @@
 import { MAX_MATCHED_UNKNOWN_NAMES, matchArgumentName } from '@toolcoach/core';
 import { type ParsedArguments, asNumber, isPlainObject, parseArguments, singleNumericArgument, valueAtPointer } from './argument-values';
 import type { ArgumentSchema, Diagnosis, DiagnosisInput, EvidenceSource } from './diagnosis.types';
-import { type Finding, encodePointerSegment, lastSegment } from './finding';
+import { type Finding, lastSegment } from './finding';
+import { escapePointerSegment } from '@toolcoach/core';
 import { rangeDirection } from './clause-classifier';
 import { findMessageEvidence } from './message-evidence';
 import {
@@ -78,11 +79,11 @@ function resolveKeyLookup(finding: Finding, args: ParsedArguments, schema: Argum
   // The tool looked up the model's value in its own table (KeyError: 'Atlantis'): a value it does not support.
   const holder = Object.entries(args.value).find(([, value]) => value === key);
   if (holder) {
-    return { category: 'out_of_range', subtype: 'not_in_enum', argumentPath: `/${encodePointerSegment(holder[0])}` };
+    return { category: 'out_of_range', subtype: 'not_in_enum', argumentPath: `/${escapePointerSegment(holder[0])}` };
   }
   const declared = schema ? declaredProperties(schema.json) : [];
   if (schema && declared.length > 0 && !declared.includes(key)) return finding;
-  return { category: 'argument_mismatch', subtype: 'missing_argument', argumentPath: `/${encodePointerSegment(key)}` };
+  return { category: 'argument_mismatch', subtype: 'missing_argument', argumentPath: `/${escapePointerSegment(key)}` };
 }
 
 /**
@@ -103,7 +104,7 @@ function resolveRename(finding: Finding, args: ParsedArguments, schema: Argument
   return {
     category: 'argument_mismatch',
     subtype: 'unknown_argument',
-    argumentPath: `/${encodePointerSegment(renamed)}`,
+    argumentPath: `/${escapePointerSegment(renamed)}`,
     wrongArgument: renamed,
     intendedArgument: missingName || null,
   };
@@ -183,7 +184,7 @@ function placeUnlocatedFinding(finding: Finding, args: ParsedArguments, schema: 
       return { category: 'argument_mismatch', subtype: 'missing_argument', argumentPath: null };
     }
   }
-  return name === null ? finding : { ...finding, argumentPath: `/${encodePointerSegment(name)}` };
+  return name === null ? finding : { ...finding, argumentPath: `/${escapePointerSegment(name)}` };
 }
 
 /** "Invalid time value" for a call that sent only numbers: a timestamp past the runtime's range, not a bad string. */
@@ -266,7 +267,7 @@ function complete(finding: Finding, evidence: EvidenceSource, args: ParsedArgume
     wrongArgument = finding.wrongArgument ?? (argumentPath ? lastSegment(argumentPath) : null);
     if (!wrongArgument && argsObject && schema) {
       wrongArgument = firstUndeclaredArgument(argsObject, schema) ?? null;
-      if (wrongArgument) argumentPath = `/${encodePointerSegment(wrongArgument)}`;
+      if (wrongArgument) argumentPath = `/${escapePointerSegment(wrongArgument)}`;
     }
     intendedArgument = finding.intendedArgument ?? (wrongArgument ? intendedFromSchema(wrongArgument, argsObject, schema) : null);
     const wrongValue = argsObject && wrongArgument ? ownValue(argsObject, wrongArgument) : undefined;
@@ -319,13 +320,13 @@ function locateOffendingValue(
   }
   if (args && finding.impliedValue !== undefined) {
     const holders = Object.entries(args).filter(([, value]) => asNumber(value) === finding.impliedValue);
-    if (holders.length === 1) return { value: finding.impliedValue, path: path ?? `/${encodePointerSegment(holders[0][0])}` };
+    if (holders.length === 1) return { value: finding.impliedValue, path: path ?? `/${escapePointerSegment(holders[0][0])}` };
   }
   // Only numeric limits read the lone number in the call; an enum or format problem is about some other value.
   const isNumericLimit = finding.category === 'overflow' || finding.subtype === 'above_maximum' || finding.subtype === 'below_minimum';
   if (args && !path && isNumericLimit) {
     const single = singleNumericArgument(args);
-    if (single) return { value: single[1], path: `/${encodePointerSegment(single[0])}` };
+    if (single) return { value: single[1], path: `/${escapePointerSegment(single[0])}` };
   }
   return { value: finding.statedValue ?? null, path };
 }

@@ -1,4 +1,4 @@
-import { MAX_MATCHED_UNKNOWN_NAMES, matchArgumentName } from '@toolcoach/core';
+import { MAX_MATCHED_UNKNOWN_NAMES, matchArgumentName, escapePointerSegment } from '@toolcoach/core';
 import type { Category, Subtype } from './diagnosis.types';
 
 /** One problem read from one piece of evidence (an Ajv error, a pydantic line, a zod issue, a message). */
@@ -95,10 +95,6 @@ export function lastSegment(pointer: string | null): string {
   return decodePointerSegment(pointer.slice(pointer.lastIndexOf('/') + 1));
 }
 
-export function encodePointerSegment(segment: string): string {
-  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
 export function decodePointerSegment(segment: string): string {
   return segment.replace(/~1/g, '/').replace(/~0/g, '~');
 }
@@ -106,5 +102,5 @@ export function decodePointerSegment(segment: string): string {
 /** Joins path segments (strings or indexes) into a JSON Pointer; null for the root. */
 export function toPointer(segments: readonly (string | number)[]): string | null {
   if (segments.length === 0) return null;
-  return segments.map((segment) => `/${encodePointerSegment(String(segment))}`).join('');
+  return segments.map((segment) => `/${escapePointerSegment(String(segment))}`).join('');
 }

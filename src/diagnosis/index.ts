@@ -23,7 +23,6 @@ export {
   measureSchemaCost,
   type SchemaCostProblem,
 } from './schema-cost';
-export { escapePointer } from './schema-structure';
 export { SCHEMA_COMPILE_BUDGET_MS, SCHEMA_COMPILE_STARVED_RETRIES, compileUserSchema, type UserSchemaDraft } from './user-schema-compiler';
 export { diagnose } from './categorizer';
 export { MAX_MATCHED_CANDIDATES, MAX_MATCHED_NAME_CHARS, MAX_MATCHED_UNKNOWN_NAMES, matchArgumentName } from '@toolcoach/core';

@@ -9,7 +9,6 @@ import {
   atPointer,
   decodeFragment,
   descends,
-  escapePointer,
   isObject,
   isSchema,
   itemWildcards,
@@ -18,6 +17,7 @@ import {
   subschemas,
   tupleOf,
 } from './schema-structure';
+import { escapePointerSegment } from '@toolcoach/core';
 
 /**
  * How much validating against a user schema can cost, measured on the schema alone.
@@ -162,7 +162,7 @@ class CostMeasure {
     if (typeof node.pattern === 'string') weight += this.checkPattern(node.pattern, `${pointer}/pattern`);
     if (isObject(node.patternProperties)) {
       for (const key of Object.keys(node.patternProperties)) {
-        weight += this.checkPattern(key, `${pointer}/patternProperties/${escapePointer(key)}`);
+        weight += this.checkPattern(key, `${pointer}/patternProperties/${escapePointerSegment(key)}`);
       }
     }
     return weight;
@@ -314,7 +314,7 @@ class CostMeasure {
       const map = node[keyword];
       if (!isObject(map)) continue;
       for (const [name, child] of Object.entries(map))
-        if (isSchema(child)) targets.push([child, `${pointer}/${keyword}/${escapePointer(name)}`]);
+        if (isSchema(child)) targets.push([child, `${pointer}/${keyword}/${escapePointerSegment(name)}`]);
     }
     for (const keyword of REFERENCES) {
       const reference = node[keyword];

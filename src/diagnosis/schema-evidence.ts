@@ -9,7 +9,8 @@ import {
 } from '@toolcoach/core';
 import { valueAtPointer } from './argument-values';
 import type { AjvLikeError, ArgumentSchema } from './diagnosis.types';
-import { type Finding, encodePointerSegment, selectPrimaryFinding } from './finding';
+import { type Finding, selectPrimaryFinding } from './finding';
+import { escapePointerSegment } from '@toolcoach/core';
 
 // The schema's keywords and declared names are read by the guard core, which validate and the SDKs share.
 export { SUBTYPE_BY_SCHEMA_KEYWORD, categoryOfSubtype, declaredProperties, declaredTypesOf, isScalarTypeList } from '@toolcoach/core';
@@ -41,12 +42,12 @@ function toFinding(error: AjvLikeError, args: Record<string, unknown>): Finding[
 
   if (subtype === 'missing_argument') {
     const name = stringParam(error.params, 'missingProperty') ?? stringParam(error.params, 'property');
-    return [{ category, subtype, argumentPath: name === null ? instancePath || null : `${instancePath}/${encodePointerSegment(name)}` }];
+    return [{ category, subtype, argumentPath: name === null ? instancePath || null : `${instancePath}/${escapePointerSegment(name)}` }];
   }
   if (subtype === 'unknown_argument') {
     const name = stringParam(error.params, 'additionalProperty') ?? stringParam(error.params, 'unevaluatedProperty');
     if (name === null) return [];
-    return [{ category, subtype, argumentPath: `${instancePath}/${encodePointerSegment(name)}`, wrongArgument: name }];
+    return [{ category, subtype, argumentPath: `${instancePath}/${escapePointerSegment(name)}`, wrongArgument: name }];
   }
 
   const value = valueAtPointer(args, instancePath);
@@ -82,7 +83,7 @@ function undeclaredNamesBesideMissing(
   return undeclaredNames(args, declared, MAX_MATCHED_UNKNOWN_NAMES).map((name) => ({
     category: 'argument_mismatch' as const,
     subtype: 'unknown_argument' as const,
-    argumentPath: `/${encodePointerSegment(name)}`,
+    argumentPath: `/${escapePointerSegment(name)}`,
     wrongArgument: name,
   }));
 }

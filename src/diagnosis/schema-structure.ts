@@ -1,3 +1,4 @@
+import { escapePointerSegment } from '@toolcoach/core';
 // Where each JSON Schema keyword's subschemas apply: at the same place of the arguments (allOf, anyOf, not, if,
 // dependentSchemas, references), one level down (properties, items...), or nowhere until referenced (definitions).
 // What schema-cost.ts walks; local JSON Pointers into a schema are resolved here too.
@@ -71,7 +72,7 @@ export function subschemas(node: Record<string, unknown>, pointer: string): Arra
     const value = node[keyword];
     if (!isObject(value)) return;
     for (const [name, child] of Object.entries(value))
-      if (isSchema(child)) found.push([child, `${pointer}/${keyword}/${escapePointer(name)}`]);
+      if (isSchema(child)) found.push([child, `${pointer}/${keyword}/${escapePointerSegment(name)}`]);
   };
   [
     ...SINGLE_SAME_PLACE,
@@ -112,8 +113,4 @@ export function isSchema(value: unknown): value is SchemaNode {
 
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-export function escapePointer(segment: string): string {
-  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }

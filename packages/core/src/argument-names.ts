@@ -95,7 +95,8 @@ function normalizeName(name: string): string {
   return name.toLowerCase().replace(/[\s_\-.]+/g, '');
 }
 
-function singularOf(key: string): string {
+/** English singular of a plural name or word: queries -> query, boxes -> box, items -> item; bus and class stay. */
+export function singularOf(key: string): string {
   if (key.length > 4 && key.endsWith('ies')) return `${key.slice(0, -3)}y`;
   if (key.length > 4 && /(?:ss|sh|ch|x|z)es$/.test(key)) return key.slice(0, -2);
   if (key.length > 3 && key.endsWith('s') && !key.endsWith('ss')) return key.slice(0, -1);

@@ -7,6 +7,7 @@ export {
   damerauLevenshtein,
   matchArgumentName,
   intendedArgumentOf,
+  singularOf,
   type StrayContext,
 } from './argument-names';
 export {

@@ -1,3 +1,4 @@
+import type { ToolEvent } from '@toolcoach/core';
 import { FromSchema } from '../validation/schema-type';
 import { JobName, QueueName } from './queue.names';
 
@@ -121,3 +122,7 @@ export interface DeadLetterPayload {
   attemptsMade: number;
   failedAt: string;
 }
+
+/** Compiles only while every accepted event is also a wire event of @toolcoach/core: the two cannot drift apart. */
+type AssignableTo<T extends U, U> = T;
+export type AcceptedEventIsWireEvent = AssignableTo<AcceptedEvent, ToolEvent>;

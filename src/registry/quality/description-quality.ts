@@ -1,7 +1,8 @@
 import type { JudgedProperty } from './judged-properties';
 import type { JsonObject } from '../registry.types';
 import type { JudgedTool, QualityFinding } from './tool-quality.types';
-import { pluralOf, singularOf } from './word-forms';
+import { singularOf } from '@toolcoach/core';
+import { pluralOf } from './word-forms';
 
 // The tool's description read against its schema: too short to say anything, arguments it speaks of as always given
 // but not required, a plural where the schema takes one value (or the reverse), another word for an argument's name,

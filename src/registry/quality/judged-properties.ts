@@ -1,3 +1,4 @@
+import { escapePointerSegment } from '@toolcoach/core';
 import type { JsonObject } from '../registry.types';
 import { isObject } from '../tools/tool-definition';
 import { nameTokens } from './word-forms';
@@ -27,7 +28,7 @@ export function propertiesOf(parameters: JsonObject): JudgedProperty[] {
     .filter((entry): entry is [string, JsonObject] => isObject(entry[1]))
     .map(([name, schema]) => ({
       name,
-      path: `/parameters/properties/${escapePointer(name)}`,
+      path: `/parameters/properties/${escapePointerSegment(name)}`,
       schema,
       type: typeOf(schema),
       description: typeof schema.description === 'string' ? schema.description.slice(0, MAX_TEXT_CHARS) : '',
@@ -40,8 +41,4 @@ export function typeOf(schema: JsonObject): string | null {
   if (Array.isArray(schema.type)) return schema.type.find((t): t is string => typeof t === 'string' && t !== 'null') ?? null;
   if (Array.isArray(schema.enum)) return 'enum';
   return null;
-}
-
-function escapePointer(segment: string): string {
-  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }

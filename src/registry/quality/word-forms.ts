@@ -18,10 +18,3 @@ export function pluralOf(word: string): string {
   if (/[^aeiou]y$/.test(word)) return `${word.slice(0, -1)}ies`;
   return `${word}s`;
 }
-
-export function singularOf(word: string): string {
-  if (/ies$/.test(word)) return `${word.slice(0, -3)}y`;
-  if (/(ches|shes|xes|zes|sses)$/.test(word)) return word.slice(0, -2);
-  if (/[^s]s$/.test(word)) return word.slice(0, -1);
-  return word;
-}

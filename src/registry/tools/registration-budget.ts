@@ -1,4 +1,4 @@
-import { escapePointer } from '../../diagnosis/index';
+import { escapePointerSegment } from '@toolcoach/core';
 
 /**
  * What one registration request (PUT /v1/tools/:name or POST /v1/tools:bulk) may cost. Checking a user's schema
@@ -93,10 +93,10 @@ export function patternsOf(schema: unknown, path: string): SchemaPattern[] {
     if (typeof value !== 'object' || value === null) return;
     if (Array.isArray(value)) return value.forEach((inner, index) => walk(inner, `${at}/${index}`));
     for (const [key, inner] of Object.entries(value)) {
-      const here = `${at}/${escapePointer(key)}`;
+      const here = `${at}/${escapePointerSegment(key)}`;
       if (key === 'pattern' && typeof inner === 'string') found.push({ pattern: inner, path: here });
       if (key === 'patternProperties' && typeof inner === 'object' && inner !== null && !Array.isArray(inner)) {
-        for (const name of Object.keys(inner)) found.push({ pattern: name, path: `${here}/${escapePointer(name)}` });
+        for (const name of Object.keys(inner)) found.push({ pattern: name, path: `${here}/${escapePointerSegment(name)}` });
       }
       walk(inner, here);
     }
