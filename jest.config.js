@@ -1,9 +1,26 @@
 // Unit tests live next to the code (*.spec.ts); integration and end-to-end tests boot real Postgres and Redis.
 // Packages that ship ES modules only: Node 20.19+ require()s them natively, Jest needs them turned into CommonJS.
-const ESM_ONLY_PACKAGES = ['@nestjs', 'content-disposition'].join('|');
+// The CommonJS builds (.cjs) of Mastra and of LlamaIndex's agent workflows require ES-module-only dependencies (nested
+// under @llamaindex/workflow, whose path must match too), Mastra's some by a native `import()` Jest cannot run.
+const FRAMEWORK_ESM_DEPENDENCIES = [
+  '@llamaindex/workflow',
+  '@llamaindex/workflow-core',
+  '@mastra/core',
+  '@ai-sdk/provider-utils-v7',
+  '@ai-sdk/provider-v7',
+  '@ai-sdk/provider',
+  'p-map',
+  'p-retry',
+  'execa',
+  'chat',
+  '@workflow/serde',
+  'is-network-error',
+];
+const ESM_ONLY_PACKAGES = ['@nestjs', 'content-disposition', ...FRAMEWORK_ESM_DEPENDENCIES].join('|');
+const esmToCommonJs = { [`/node_modules/(${ESM_ONLY_PACKAGES})/.+\\.c?js$`]: '<rootDir>/test/support/esm-to-cjs.transformer.js' };
 const transform = {
   '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.jest.json', diagnostics: { ignoreCodes: [151002, 1272] } }],
-  [`/node_modules/(${ESM_ONLY_PACKAGES})/.+\\.js$`]: '<rootDir>/test/support/esm-to-cjs.transformer.js',
+  ...esmToCommonJs,
 };
 const transformIgnorePatterns = [`/node_modules/(?!(${ESM_ONLY_PACKAGES})/)`];
 // The guard core is a workspace package: its tests and every importer's run its source, never a stale build.
@@ -46,7 +63,11 @@ module.exports = {
       // The SDK is its own package: its tests compile with its own settings and need no database.
       displayName: 'sdk',
       testEnvironment: 'node',
-      transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/sdk/tsconfig.spec.json', diagnostics: { ignoreCodes: [151002] } }] },
+      transform: {
+        '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/sdk/tsconfig.spec.json', diagnostics: { ignoreCodes: [151002] } }],
+        ...esmToCommonJs,
+      },
+      transformIgnorePatterns,
       moduleNameMapper: coreSource,
       testMatch: ['<rootDir>/sdk/test/**/*.spec.ts'],
     },

@@ -53,3 +53,18 @@ export function failureOf(result: unknown): ToolEventError {
   }
   return { type: 'ReportedFailure', message: contentText(result) };
 }
+
+/** Whether argument text a model sent is JSON at all: a call whose text is not is malformed, reported with the text. */
+export function isJsonText(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The failure of a call whose arguments were not JSON (its `arguments` are then the text as the model sent it). */
+export function malformedArgumentsError(toolName: string, detail: string): ToolEventError {
+  return { type: 'MalformedToolArguments', message: `the arguments the model sent for ${toolName} are not valid JSON; ${detail}` };
+}

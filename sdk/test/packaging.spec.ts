@@ -8,7 +8,9 @@ const SDK_DIR = join(__dirname, '..');
 
 /**
  * Each framework the SDK integrates with and the only compiled files that may load it. LangChain's integration is
- * duck-typed; the guard loads @langchain/core's message classes lazily, only when it wraps a LangChain tool.
+ * duck-typed; the guard loads @langchain/core's message classes lazily, only when it wraps a LangChain tool. Mastra's
+ * uses its types only; LlamaIndex's loads @llamaindex/workflow (for its event definitions) when an agent is
+ * instrumented, and llamaindex never.
  */
 const INTEGRATIONS: Record<string, string[]> = {
   '@langchain/core': ['guarded-tool.js'],
@@ -17,6 +19,9 @@ const INTEGRATIONS: Record<string, string[]> = {
   // the OpenAI and Anthropic wrappers take the caller's client and read its answers by shape: they load neither package
   openai: [],
   '@anthropic-ai/sdk': [],
+  '@mastra/core': [],
+  '@llamaindex/workflow': ['llamaindex.js'],
+  llamaindex: [],
 };
 
 function requiresPackage(code: string, name: string): boolean {
@@ -63,5 +68,12 @@ describe('the packed SDK', () => {
       .filter((file) => file.endsWith('.js'))
       .filter((file) => requiresPackage(readFileSync(join(SDK_DIR, 'dist', file), 'utf8'), peer));
     expect(loading).toEqual(allowed);
+  });
+
+  it.each(['mastra', 'llamaindex'])('loads nothing of its framework when @toolcoach/sdk/%s is imported', (entry) => {
+    const script = `require('@toolcoach/sdk/${entry}'); process.stdout.write(JSON.stringify(Object.keys(require.cache)))`;
+    const loaded = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: SDK_DIR, encoding: 'utf8' })) as string[];
+    expect(loaded.filter((path) => /[/\\]node_modules[/\\](@mastra|@llamaindex|llamaindex)[/\\]/.test(path))).toEqual([]);
+    expect(loaded).toContain(join(SDK_DIR, 'dist', `${entry}.js`));
   });
 });
