@@ -54,6 +54,7 @@ const EVENT_SELECT = {
   intendedArgument: true,
   offendingValue: true,
   arrayForScalar: true,
+  resultRule: true,
 } satisfies Prisma.EventSelect;
 
 export type EventRecord = Prisma.EventGetPayload<{ select: typeof EVENT_SELECT }>;
