@@ -26,7 +26,8 @@ export class ResultFailuresController {
 
   @Put('policy')
   @ApiRoute({
-    summary: 'Turn result-failure rules off or on again (a partial update, as every policy route); applies to events categorized from then on',
+    summary:
+      'Turn result-failure rules off or on again (a partial update, as every policy route); applies to events categorized from then on',
     body: RESULT_FAILURE_POLICY_PATCH_SCHEMA,
     response: RESULT_FAILURE_POLICY_SCHEMA,
   })

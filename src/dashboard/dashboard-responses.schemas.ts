@@ -201,7 +201,8 @@ export const STORED_EVENT_RESPONSE = closedObject({
   arrayForScalar: { type: 'boolean' },
   resultRule: {
     ...nullableEnum(RESULT_FAILURE_RULES),
-    description: 'the rule that read this call, reported as a success, as a failure from its result (docs/result-failures.md); null otherwise',
+    description:
+      'the rule that read this call, reported as a success, as a failure from its result (docs/result-failures.md); null otherwise',
   },
 });
 

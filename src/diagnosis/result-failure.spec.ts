@@ -23,7 +23,11 @@ describe('findResultFailure', () => {
     ['status_code 500', { status_code: 500 }, ['status_code']],
     ['status 429', { status: 429, body: 'x' }, ['status_code']],
     ['success: false with an error', { success: false, error: 'n too big' }, ['failure_flag', 'error_field']],
-    ['every rule at once', { isError: true, ok: false, error: 'x', statusCode: 503 }, ['mcp_is_error', 'failure_flag', 'error_field', 'status_code']],
+    [
+      'every rule at once',
+      { isError: true, ok: false, error: 'x', statusCode: 503 },
+      ['mcp_is_error', 'failure_flag', 'error_field', 'status_code'],
+    ],
     ['an error string', 'Error: n must be <= 20', ['error_string']],
     ['an error string in lower case after spaces', '\n  error: disk full', ['error_string']],
     ['an exception string', 'Exception: boom', ['error_string']],

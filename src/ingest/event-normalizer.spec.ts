@@ -260,7 +260,10 @@ describe('normalizeEvent result failures (docs/result-failures.md)', () => {
   });
 
   it('bounds and redacts the message it carries', () => {
-    const event = accepted({ ...valid, result: { success: false, error: `rejected api_key=abcdefghijklmnop ${'y'.repeat(2 * MAX_ERROR_MESSAGE_CHARS)}` } });
+    const event = accepted({
+      ...valid,
+      result: { success: false, error: `rejected api_key=abcdefghijklmnop ${'y'.repeat(2 * MAX_ERROR_MESSAGE_CHARS)}` },
+    });
     expect(event.resultFailure?.message.length).toBeLessThanOrEqual(MAX_ERROR_MESSAGE_CHARS);
     expect(event.resultFailure?.message).not.toContain('abcdefghijklmnop');
   });
