@@ -19,6 +19,18 @@ import {
   stopAll,
 } from './lib/harness.mjs';
 
+if (process.argv.slice(2).some((arg) => arg === '--help' || arg === '-h')) {
+  console.log(`usage: node bench/ingest-cpu.mjs [batches] [rounds]     (after npm run build; docs/perf.md)
+the API's CPU time per accepted event on the ingest path, against a bare Fastify + BullMQ baseline
+arguments:
+  batches   100-event batches sent per round (default 2000)
+  rounds    rounds measured (default 5)
+environment:
+  BENCH_CPU_ONLY   toolcoach: skip the baseline
+  BENCH_APP_DIR, BENCH_NODE_FLAGS, BENCH_PROFILE, BENCH_DATABASE_URL, BENCH_KEEP_DB, BENCH_QUEUE_PREFIX, REDIS_URL,
+  BENCH_VERBOSE   as for npm run bench`);
+  process.exit(0);
+}
 const BATCH = 100;
 const CONNECTIONS = 20;
 const batches = Number(process.argv[2] ?? 2000);

@@ -9,6 +9,14 @@ const { join } = require('node:path');
 const ROOT = join(__dirname, '..');
 const UPSTREAM = [join(ROOT, 'test', 'support', 'mcp-math-server.js')];
 const GATEWAY = [join(ROOT, 'mcp-gateway', 'dist', 'cli.js'), '--cache-dir', 'none', '--', process.execPath, ...UPSTREAM];
+if (process.argv.slice(2).some((arg) => arg === '--help' || arg === '-h')) {
+  console.log(`usage: npm run bench:mcp [-- calls]     (builds the SDK and the gateway, then measures; docs/perf.md)
+the MCP gateway's added latency per tools/call: the same client calls the same upstream directly and through
+toolcoach-mcp, alternating
+arguments:
+  calls   tools/call requests each way (default 2000)`);
+  process.exit(0);
+}
 const CALLS = Number(process.argv[2] ?? 2000);
 
 async function connect(args) {

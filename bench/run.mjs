@@ -9,6 +9,28 @@ import { exitCodeFor, failuresOf, measureScenario } from './lib/verdict.mjs';
 
 const SCENARIOS = ['ingest', 'end-to-end', 'registry', 'validate', 'nightly', 'dashboard', 'sdk', 'scale'];
 
+const USAGE = `usage: npm run bench [-- scenario ...]     (every scenario when none is named; docs/perf.md)
+scenarios: ${SCENARIOS.join(', ')}
+environment:
+  BENCH_DATABASE_URL    the bench database (default postgresql://postgres@127.0.0.1:5432/toolcoach_bench; dropped)
+  REDIS_URL             Redis (default redis://127.0.0.1:6379)
+  BENCH_QUEUE_PREFIX    queue prefix of the processes under test (default tcbench)
+  TOOLCOACH_URL, TOOLCOACH_API_KEY   load an already running stack instead of starting one
+  BENCH_SCALE           multiplies every load duration (default 1)
+  BENCH_NIGHTLY_SIZES   event counts of the nightly histories (default 1000000,10000000)
+  BENCH_KEEP_DB         keep the bench database between runs
+  BENCH_SKIP_BUILD      do not run npm run build first
+  BENCH_APP_DIR         run another built checkout of toolcoach
+  BENCH_RESULTS_FILE    where to write the results (default bench/results/latest.json)
+  BENCH_NODE_FLAGS      Node/V8 flags for toolcoach's processes
+  BENCH_PROFILE         write a V8 CPU profile of every toolcoach process to bench/results/profiles/
+  BENCH_VERBOSE         show the processes' output
+  BENCH_SCALE_WORKERS   worker processes of each backlog the scale scenario drains (default 1,2)`;
+
+if (process.argv.slice(2).some((arg) => arg === '--help' || arg === '-h')) {
+  console.log(USAGE);
+  process.exit(0);
+}
 const requested = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 const unknown = requested.filter((name) => !SCENARIOS.includes(name));
 if (unknown.length > 0) {

@@ -10,6 +10,13 @@ const { setImmediate: nextTurn } = require('node:timers/promises');
 const { ArgumentGuard, Toolcoach } = require('@toolcoach/sdk');
 const { ToolcoachCallbackHandler } = require('@toolcoach/sdk/langchain');
 
+if (process.argv.slice(2).some((arg) => arg === '--help' || arg === '-h')) {
+  console.log(`usage: npm run bench:sdk     (builds the SDK, then measures; docs/perf.md)
+the SDK's cost per tool call (LangChain hook, report(), the guard's check), with the server down and up
+environment:
+  BENCH_CALLS   calls measured per case (default 50000)`);
+  process.exit(0);
+}
 const CALLS = Number(process.env.BENCH_CALLS ?? 50_000);
 const WARMUP = 5_000;
 const BURST = 100;

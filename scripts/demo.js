@@ -6,6 +6,16 @@
 // TOOLCOACH_URL (alias TOOLCOACH_BASE_URL) and TOOLCOACH_API_KEY choose the server and project; without a key the demo
 // uses the server's development key (TOOLCOACH_DEV_KEY, default tc_dev_key).
 'use strict';
+if (process.argv.slice(2).some((arg) => arg === '--help' || arg === '-h')) {
+  console.log(`usage: npm run demo     (with the server running: npm start; docs/getting-started.md)
+a LangChain.js agent makes the classic tool-call mistakes, the nightly job learns warnings, the agent restarts with
+them, and each warning's effect is measured
+environment:
+  TOOLCOACH_URL        the server (default http://localhost:3000; TOOLCOACH_BASE_URL is an older name)
+  TOOLCOACH_API_KEY    a project whose demo tools carry no warnings yet (default: the server's development key,
+                       TOOLCOACH_DEV_KEY, else tc_dev_key); npm run cli -- project:create demo-2 makes a fresh one`);
+  process.exit(0);
+}
 const { createAgent } = require('langchain');
 const { Toolcoach } = require('@toolcoach/sdk');
 const { ToolcoachCallbackHandler } = require('@toolcoach/sdk/langchain');
@@ -135,7 +145,7 @@ async function main() {
   const health = await fetch(`${BASE_URL}/healthz`).catch(() => undefined);
   if (!health?.ok) {
     console.error(
-      `The toolcoach server does not answer at ${BASE_URL}. Start it with "npm start" (see README), then run "npm run demo" again.`,
+      `The toolcoach server does not answer at ${BASE_URL}. Start it with "npm start" (see docs/getting-started.md), then run "npm run demo" again.`,
     );
     process.exit(1);
   }

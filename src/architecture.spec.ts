@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, posix, relative, resolve } from 'node:path';
 import * as ts from 'typescript';
 
-// The arrows between parts of the code that must never exist (the README's "Architecture" lists the same). Imports
+// The arrows between parts of the code that must never exist (docs/architecture.md lists the same). Imports
 // are read by TypeScript's own pre-processor: static imports, re-exports, `import type`, dynamic import() and require().
 
 const REPO_ROOT = resolve(__dirname, '..');
@@ -16,8 +16,8 @@ const FEATURES = [
   'src/retention',
   'src/dashboard',
 ];
-/** Every folder of src/ (at any depth, but inside the generated client) and what it is; the README's "Architecture"
- * names each too, one line each (a test checks both). */
+/** Every folder of src/ (at any depth, but inside the generated client) and what it is; docs/architecture.md's
+ * Folders table names each too, one line each (a test checks both). */
 const FOLDERS: Record<string, string> = {
   'src/alerts': 'feature: alert rules, incidents and webhook deliveries',
   'src/analytics': 'feature: the nightly job (stats, recommendations, auto-applied warnings, effects)',
@@ -189,7 +189,7 @@ describe('architecture', () => {
     expect(forbiddenImports([{ path, text }])).toHaveLength(1);
   });
 
-  it("names every folder of src/ here and in the README's architecture section", () => {
+  it("names every folder of src/ here and in docs/architecture.md's Folders table", () => {
     const foldersUnder = (folder: string): string[] =>
       readdirSync(join(REPO_ROOT, folder), { withFileTypes: true })
         .filter((entry) => entry.isDirectory())
@@ -199,9 +199,10 @@ describe('architecture', () => {
         });
     const folders = foldersUnder('src').sort();
     expect(folders).toEqual(Object.keys(FOLDERS).sort());
-    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-    const architecture = readme.slice(readme.indexOf('## Architecture'), readme.indexOf('\n## ', readme.indexOf('## Architecture') + 1));
-    expect(folders.filter((folder) => !architecture.includes(`\`${folder}\``))).toEqual([]);
+    const page = readFileSync(join(REPO_ROOT, 'docs', 'architecture.md'), 'utf8');
+    const tableRows = page.split('\n').filter((line) => line.startsWith('| `src/'));
+    const described = tableRows.map((row) => /^\| `([^`]+)` \| (.*) \|$/.exec(row)!.slice(1, 3) as [string, string]);
+    expect(Object.fromEntries(described)).toEqual(FOLDERS);
   });
 
   it('makes node-postgres clients and pools in one module only, where each gets its connection-error listener', () => {

@@ -11,7 +11,7 @@ import { ProjectService } from './tenancy/project.service';
 import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from './retention/partition-plan';
 import { RetentionRepository } from './retention/retention.repository';
 
-const USAGE = `Usage: npm run cli -- <command>
+const USAGE = `usage: npm run cli -- <command>     (after npm run build; DATABASE_URL and REDIS_URL as for the server)
   project:create NAME          create a project and print its first API key (shown once), as TOOLCOACH_API_KEY
   project:list                 every project: name, id, created, active keys
   key:create PROJECT [NAME]    create another API key for a project and print it
@@ -19,10 +19,15 @@ const USAGE = `Usage: npm run cli -- <command>
   key:revoke KEY               revoke an API key at once, given its secret (tc_...)
   key:revoke KEY_ID            ... or its id (from key:list)
   key:revoke PROJECT NAME      ... or its name within the project (every active key of that name)
-  retention:set PROJECT DAYS   keep the project's raw events DAYS days (${MIN_RETENTION_DAYS}-${MAX_RETENTION_DAYS}; docs/retention.md)`;
+  retention:set PROJECT DAYS   keep the project's raw events DAYS days (${MIN_RETENTION_DAYS}-${MAX_RETENTION_DAYS}; docs/retention.md)
+  help, --help, -h             this text`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
+  if (command === 'help' || command === '--help' || command === '-h') {
+    console.log(USAGE);
+    return 0;
+  }
   const config = loadConfig(process.env);
   const prisma = new PrismaService(config);
   const projects = new ProjectService(new ProjectRepository(prisma));

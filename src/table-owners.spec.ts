@@ -72,7 +72,7 @@ const SECOND_WRITERS: SecondWriter[] = [
   {
     writer: 'src/dashboard',
     tables: ['error_groups'],
-    why: 'a person\'s triage: PATCH /v1/error-groups/:id sets status (README, "The dashboard\'s one write")',
+    why: 'a person\'s triage: PATCH /v1/error-groups/:id sets status (docs/architecture.md, "The dashboard\'s one write")',
   },
 ];
 

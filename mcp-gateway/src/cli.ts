@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { runCombinedGateway } from './combined-gateway';
-import { readGatewayConfig } from './gateway-config';
+import { isAskingForHelp, readGatewayConfig, USAGE } from './gateway-config';
 import { createGatewayParts } from './gateway-parts';
 import { runHttpGateway } from './http-gateway';
 import { runStdioGateway } from './stdio-gateway';
@@ -9,6 +9,10 @@ import { runStdioGateway } from './stdio-gateway';
 // combined over stdio (`--upstreams <file>`). stdout is the MCP channel in stdio mode, so this process writes nothing
 // else there.
 async function main(): Promise<void> {
+  if (isAskingForHelp(process.argv.slice(2))) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
   let config;
   try {
     config = readGatewayConfig(process.argv.slice(2), process.env);

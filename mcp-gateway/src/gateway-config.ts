@@ -46,18 +46,32 @@ export const MAX_UPSTREAMS = 20;
 const UPSTREAM_NAME = /^[A-Za-z0-9-]{1,32}$/;
 
 export const USAGE = `usage: toolcoach-mcp [options] -- <upstream command> [args...]     (stdio)
-       toolcoach-mcp [options] --upstream-url <url> [--port <n>]      (Streamable HTTP on /mcp)
+       toolcoach-mcp [options] --upstream-url <url> [--port <n>] [--host <address>]   (Streamable HTTP on /mcp)
        toolcoach-mcp [options] --upstreams <file.json> [--prefix-names]  (several upstreams combined, stdio)
-options: --url <toolcoach url> --api-key <key> --agent <name> --poll-interval-ms <n> --check-arguments --cache-dir <dir|none>
-         --env NAME | --env NAME=value (repeatable)
+       toolcoach-mcp --help
+options: --url <toolcoach url>        where toolcoach listens (default http://localhost:3000)
+         --api-key <key>              the project's API key
+         --agent <name>               the agent name reported with each call
+         --poll-interval-ms <n>       how often the live descriptions are checked (default 30000; 0: never)
+         --check-arguments            check each call's arguments by the guard before the upstream runs it
+         --cache-dir <dir|none>       where the last served descriptions are kept (default ~/.cache/toolcoach)
+         --env NAME | --env NAME=value   a variable for a command upstream (repeatable)
+         --upstream-url <url>         the upstream's Streamable HTTP endpoint; the gateway then serves /mcp on
+         --port <n>                   that port (default: one the system picks) and
+         --host <address>             that address (default 127.0.0.1)
+         --upstreams <file.json>      several upstreams from an MCP client's configuration file (at most ${MAX_UPSTREAMS})
+         --prefix-names               with --upstreams: serve each tool as <upstream>__<tool>
+         -h, --help                   this text
 environment: TOOLCOACH_URL, TOOLCOACH_API_KEY, TOOLCOACH_AGENT, TOOLCOACH_POLL_INTERVAL_MS, TOOLCOACH_CHECK_ARGUMENTS=1,
-             TOOLCOACH_CACHE_DIR, TOOLCOACH_UPSTREAMS=<file.json>, TOOLCOACH_PREFIX_NAMES=1, TOOLCOACH_UPSTREAM_ENV=NAME,NAME
+             TOOLCOACH_CACHE_DIR, TOOLCOACH_UPSTREAMS=<file.json>, TOOLCOACH_PREFIX_NAMES=1, TOOLCOACH_UPSTREAM_ENV=NAME,NAME,
+             PORT (as --port); a flag wins over its variable
 upstreams file: {"mcpServers": {"<name>": {"command": "...", "args": [...], "env": {...}} | {"url": "http://..."}, ...}}
 upstream environment: a command upstream gets HOME, LOGNAME, PATH, SHELL, TERM and USER, plus the variables named by
   --env / TOOLCOACH_UPSTREAM_ENV (a bare NAME passes the gateway's value) and its "env" in the upstreams file; nothing
   else of the gateway's environment, and never a TOOLCOACH_* variable (refused if named).`;
 
-const VALUE_FLAGS = [
+/** Flags that take a value; with the switches and `--env`, every option the gateway reads (its usage lists each). */
+export const VALUE_FLAGS = [
   '--url',
   '--api-key',
   '--agent',
@@ -68,7 +82,14 @@ const VALUE_FLAGS = [
   '--cache-dir',
   '--upstreams',
 ];
+export const SWITCHES = ['--check-arguments', '--prefix-names', '--help', '-h'];
 const isTrue = (value: string | undefined) => value === '1' || value === 'true';
+
+/** `--help` or `-h` among the gateway's own options (before `--`): print the usage, start nothing. */
+export function isAskingForHelp(argv: readonly string[]): boolean {
+  const separator = argv.indexOf('--');
+  return (separator === -1 ? argv : argv.slice(0, separator)).some((arg) => arg === '--help' || arg === '-h');
+}
 
 /** Reads the settings; throws one Error listing every problem at once. */
 export function readGatewayConfig(

@@ -1,4 +1,4 @@
-import { MAX_UPSTREAMS, parseUpstreams, readGatewayConfig } from '../src/gateway-config';
+import { isAskingForHelp, MAX_UPSTREAMS, parseUpstreams, readGatewayConfig, SWITCHES, USAGE, VALUE_FLAGS } from '../src/gateway-config';
 
 describe('several upstreams combined', () => {
   const file = JSON.stringify({
@@ -59,5 +59,32 @@ describe('several upstreams combined', () => {
     const parsed = parseUpstreams({ mcpServers: many });
     expect(parsed.problems).toEqual([`at most ${MAX_UPSTREAMS} upstreams, got ${MAX_UPSTREAMS + 1}`]);
     expect(parsed.upstreams).toHaveLength(MAX_UPSTREAMS);
+  });
+});
+
+describe('--help and the usage', () => {
+  it('is asked for by --help or -h before "--", not by an upstream argument after it', () => {
+    expect(isAskingForHelp(['--help'])).toBe(true);
+    expect(isAskingForHelp(['--upstream-url', 'http://x/mcp', '-h'])).toBe(true);
+    expect(isAskingForHelp(['--', 'npx', 'some-server', '--help'])).toBe(false);
+    expect(isAskingForHelp(['--check-arguments', '--', 'node', 'server.js'])).toBe(false);
+  });
+
+  it('lists every option the gateway reads, --host included', () => {
+    const listed = [...USAGE.matchAll(/(?<![\w-])--?[a-z][a-z-]*/g)].map((match) => match[0]);
+    expect([...VALUE_FLAGS, ...SWITCHES, '--env'].filter((flag) => !listed.includes(flag))).toEqual([]);
+    expect(USAGE).toContain('--host <address>');
+  });
+
+  it('takes --host and --port for the Streamable HTTP gateway, 127.0.0.1 unless told', () => {
+    const config = readGatewayConfig(['--upstream-url', 'http://127.0.0.1:8123/mcp', '--port', '4100', '--host', '0.0.0.0'], {});
+    expect([config.listenHost, config.listenPort]).toEqual(['0.0.0.0', 4100]);
+    expect(readGatewayConfig(['--upstream-url', 'http://127.0.0.1:8123/mcp'], {}).listenHost).toBe('127.0.0.1');
+  });
+
+  it('still refuses an option it does not know, with the usage', () => {
+    expect(() => readGatewayConfig(['--hots', 'x', '--', 'node'], {})).toThrow(
+      /unknown or incomplete option "--hots"[\s\S]*usage: toolcoach-mcp/,
+    );
   });
 });

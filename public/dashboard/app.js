@@ -599,7 +599,18 @@
 
   function eventRowHtml(e) {
     const message = e.error ? clip(e.error.message, 140) : '';
-    return `<tr data-event="${esc(e.id)}" class="clickable"><td>${when(e.occurredAt)}</td><td>${esc(e.tool)}</td><td><span class="pill ${e.status === 'error' ? 'regressed' : 'resolved'}">${esc(e.status)}</span></td><td>${e.category ? `<i class="dot" data-category="${esc(e.category)}"></i>${esc(e.category)}` : ''}</td><td>${esc(e.agent || '–')}<br><span class="muted">${esc(e.model || '')}</span></td><td class="msg">${e.sessionId ? eventsLink(sessionFilters(e), esc(clip(e.sessionId, 40))) : ''}</td><td class="msg">${esc(message)}</td></tr>`;
+    return `<tr data-event="${esc(e.id)}" class="clickable"><td>${when(e.occurredAt)}</td><td>${esc(e.tool)}</td><td><span class="pill ${e.status === 'error' ? 'regressed' : 'resolved'}">${esc(e.status)}</span>${guardPill(e)}</td><td>${e.category ? `<i class="dot" data-category="${esc(e.category)}"></i>${esc(e.category)}` : ''}</td><td>${esc(e.agent || '–')}<br><span class="muted">${esc(e.model || '')}</span></td><td class="msg">${e.sessionId ? eventsLink(sessionFilters(e), esc(clip(e.sessionId, 40))) : ''}</td><td class="msg">${esc(message)}</td></tr>`;
+  }
+
+  // What an SDK's guard did to the call, as the event reported it: refused it (the tool never ran) or corrected it.
+  function guardPill(e) {
+    if (e.prevented) return ' <span class="pill" data-guard="prevented">prevented</span>';
+    return e.correction ? ' <span class="pill" data-guard="corrected">corrected</span>' : '';
+  }
+
+  function guardText(e) {
+    if (e.prevented) return 'prevented: the guard refused the call, the tool never ran';
+    return e.correction ? `corrected (${e.correction.kinds.map(esc).join(', ')}): the tool ran with the corrected arguments` : '–';
   }
 
   // A session's events: by session id, within a day either side of when this event was received (partition pruning).
@@ -623,10 +634,12 @@
       ${field('description version', `<span data-testid="event-version">${e.descriptionVersion === null ? 'not reported' : 'v' + e.descriptionVersion}</span>`)}
       ${field('category', `<span data-testid="event-category">${esc(e.category || '–')}</span>${e.subtype ? ' / ' + esc(e.subtype) : ''}${e.argumentPath ? ` at <code>${esc(e.argumentPath)}</code>` : ''}`)}
       ${field('evidence', esc(e.evidence || '–') + (e.resultRule ? ` <span data-testid="event-result-rule">(rule ${esc(e.resultRule)}: reported as a success)</span>` : '') + (e.intendedArgument ? ` (meant <code>${esc(e.intendedArgument)}</code>)` : ''))}
+      ${field('guard', `<span data-testid="event-guard">${guardText(e)}</span>`)}
       ${field('agent / model', `${esc(e.agent || '–')} / ${esc(e.model || '–')}`)}
       ${field('session', e.sessionId ? `${esc(e.sessionId)} ${eventsLink(sessionFilters(e), 'follow session')}` : '–')}
       </tbody></table>
       <h2>Arguments</h2><pre data-testid="event-arguments">${esc(JSON.stringify(e.arguments, null, 2))}</pre>
+      ${e.correction ? `<h2>Correction</h2><p class="muted">as the model sent them</p><pre data-testid="event-correction-original">${esc(JSON.stringify(e.correction.original, null, 2))}</pre><p class="muted">as the tool got them</p><pre data-testid="event-correction-corrected">${esc(JSON.stringify(e.correction.corrected, null, 2))}</pre>` : ''}
       ${e.error ? `<h2>Error</h2><pre data-testid="event-error">${esc((e.error.type ? e.error.type + ': ' : '') + e.error.message)}</pre>` : ''}`;
     target.querySelector('a.events-link')?.setAttribute('data-testid', 'follow-session');
   }

@@ -1,4 +1,4 @@
-"""The guard (README "Guarded execution"): the check itself (toolcoach/guard.py, the same kinds and texts as the
+"""The guard (docs/guard.md): the check itself (toolcoach/guard.py, the same kinds and texts as the
 TypeScript SDK's argument-guard.ts), load_tools(guard=...) against the stand-in API, and, where langchain_core is
 installed, a real LangChain tool wrapped by it (test/e2e/python-langchain-core.e2e-spec.ts runs those)."""
 

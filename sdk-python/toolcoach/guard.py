@@ -1,4 +1,4 @@
-"""The guard's check, run in the agent's process before a tool runs (README "Guarded execution"): arguments against the
+"""The guard's check, run in the agent's process before a tool runs (docs/guard.md): arguments against the
 tool's JSON Schema and the renames and limits the registry learned. Safe corrections are applied; unsafe calls are
 refused with the words ``POST /v1/tools/:name/validate`` uses. A port of the guard core that the server, the TypeScript
 SDK and the gateway share (``packages/core``: argument-findings, guard-verdict, learned-limits, argument-names,

@@ -1,4 +1,4 @@
-"""Puts the guard in front of a LangChain tool (README "Guarded execution"), as the TypeScript SDK's guarded-tool.ts
+"""Puts the guard in front of a LangChain tool (docs/guard.md), as the TypeScript SDK's guarded-tool.ts
 does: the check runs inside the tool's run, before LangChain parses the arguments with the tool's schema, so the
 tool's own code (its pydantic model, its function) never sees a call the guard corrected or refused.
 

@@ -1,4 +1,4 @@
-// The guard's check, run in the agent's process before a tool runs (README "Guarded execution"): arguments against the
+// The guard's check, run in the agent's process before a tool runs (docs/guard.md): arguments against the
 // tool's JSON Schema (Ajv, compiled once per description version) and the renames and limits the registry learned.
 // What is wrong, its words and the correction are the guard core's (@toolcoach/core, bundled in dist/core), the same
 // that POST /v1/tools/:name/validate answers with; test/fixtures/guard-conformance.json pins them. Pure.

@@ -1,4 +1,4 @@
-// Puts the guard in front of a LangChain.js tool (README "Guarded execution"): its `invoke` checks the arguments
+// Puts the guard in front of a LangChain.js tool (docs/guard.md): its `invoke` checks the arguments
 // first, so the tool's own code (its schema parsing, its function) never sees a call the guard corrected or refused.
 // @langchain/core is loaded only here, only for tools that came from it.
 import type { GuardVerdict } from './argument-guard';
@@ -20,8 +20,14 @@ interface ToolCallInput {
 /** Whose guard checks each wrapped tool: the client or session view that guarded it last. */
 const guardOwners = new WeakMap<object, Toolcoach>();
 
+/**
+ * A LangChain tool. The OpenAI Agents SDK's function tools (`type: 'function'`) have an `invoke` too, of another
+ * signature, and the SDK finds each tool's input parser by that function: their guard is a tool input guardrail
+ * (openai-agents.ts), and their `invoke` is never replaced.
+ */
 export function isInvokableTool(tool: unknown): tool is InvokableTool {
-  return typeof (tool as { invoke?: unknown } | null)?.invoke === 'function';
+  const candidate = tool as { invoke?: unknown; type?: unknown } | null;
+  return typeof candidate?.invoke === 'function' && candidate.type !== 'function';
 }
 
 /**

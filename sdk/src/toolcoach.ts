@@ -61,7 +61,7 @@ export interface ToolcoachOptions extends Pick<
 
 export interface LoadToolsOptions {
   /**
-   * Check each call's arguments before the tool runs (README "Guarded execution"): safe corrections are applied and
+   * Check each call's arguments before the tool runs (docs/guard.md): safe corrections are applied and
    * reported, unsafe calls refused with a fix the model can act on. LangChain tools are wrapped in place; any tool can
    * be checked by hand with `checkArguments`. The project's policy (GET /v1/guard/policy) decides; `mode` overrides it.
    */

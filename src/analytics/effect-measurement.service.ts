@@ -9,7 +9,7 @@ import type { MistakeMatch } from './recommendation-drafts';
 const DAY_MS = 86_400_000;
 
 /**
- * The nightly's measurement of applied warnings (README "Measured effect"): each warning's own mistake with and
+ * The nightly's measurement of applied warnings (docs/nightly.md, step 4): each warning's own mistake with and
  * without it, by description version, how it was tested before it reached everyone, and retirement by policy. A
  * warning dismissed outside the nightly ends its recommendation here too.
  */

@@ -199,6 +199,17 @@ export const STORED_EVENT_RESPONSE = closedObject({
   intendedArgument: NULLABLE_STRING,
   offendingValue: NULLABLE_NUMBER,
   arrayForScalar: { type: 'boolean' },
+  correction: {
+    ...closedObject({
+      original: ANY_JSON,
+      corrected: ANY_JSON,
+      kinds: { type: 'array', items: { type: 'string' }, description: 'rename, unwrap_array, numeric_string' },
+    }),
+    nullable: true,
+    description:
+      "what an SDK's guard changed before the tool ran (the arguments as the model sent them, as the tool got them); null when nothing",
+  },
+  prevented: { type: 'boolean', description: "true when an SDK's guard refused the call: the tool never ran" },
   resultRule: {
     ...nullableEnum(RESULT_FAILURE_RULES),
     description:

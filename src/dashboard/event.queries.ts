@@ -54,6 +54,8 @@ const EVENT_SELECT = {
   intendedArgument: true,
   offendingValue: true,
   arrayForScalar: true,
+  correction: true,
+  prevented: true,
   resultRule: true,
 } satisfies Prisma.EventSelect;
 

@@ -18,7 +18,7 @@ interface GuardCountRow {
 }
 
 /**
- * What the SDKs' guard did, per tool and day (README "Guarded execution"). Reads events, not a rollup: only the
+ * What the SDKs' guard did, per tool and day (docs/guard.md). Reads events, not a rollup: only the
  * tool's rows in the range, by the (project_id, tool, occurred_at) index; the route allows at most 31 days.
  */
 @Injectable()

@@ -7,7 +7,7 @@ export const MAX_ERRORS_PER_EVENT = 20;
 /** 30 days: far above any tool call, and small enough that rollup sums stay far inside a double (1.7e308 twice overflowed). */
 export const MAX_DURATION_MS = 30 * 86_400_000;
 
-/** What a guard may correct on its own (README "Guarded execution"); stored as given, counted per kind. */
+/** What a guard may correct on its own (docs/guard.md); stored as given, counted per kind. */
 export const CORRECTION_KINDS = ['rename', 'unwrap_array', 'numeric_string'] as const;
 
 const shortString = (maxLength: number) => ({ type: 'string', maxLength });

@@ -22,7 +22,7 @@ export class TracesController {
 
   /**
    * 200 as OTLP wants, in the encoding of the request; tool spans are queued, other spans are ignored and counted in a
-   * response header. Errors keep our JSON error body in both encodings (see the README's OpenTelemetry section).
+   * response header. Errors keep our JSON error body in both encodings (see docs/integrations/opentelemetry.md).
    */
   @Post()
   @HttpCode(200)

@@ -120,7 +120,7 @@ export function splitByWarning(
   };
 }
 
-/** What the SDK guard did on one side of a warning's comparison (README "Guarded execution"). */
+/** What the SDK guard did on one side of a warning's comparison (docs/guard.md). */
 export interface GuardSide {
   /** Matching mistakes that ran the tool: the mistakes minus those the guard refused. */
   reachedToolCount: number;

@@ -1,4 +1,3 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { AlertEvaluationService } from '../../src/alerts/alert-evaluation.service';
@@ -6,6 +5,10 @@ import { QueueProducer } from '../../src/infra/queue/queue.producer';
 import { anErrorEvent, anEvent } from '../factories/event.factory';
 import { sendEvents } from '../support/send-events';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the example is the plain CommonJS a receiver would paste
+const { isFromToolcoach } = require('../../examples/alerts/verify-signature') as {
+  isFromToolcoach: (secret: string, headers: Record<string, unknown>, rawBody: string) => boolean;
+};
 
 const HOUR_MS = 3_600_000;
 
@@ -30,13 +33,9 @@ async function startReceiver(status: () => number) {
   return { url, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-/** What a receiver does (docs/alerts.md): HMAC-SHA256 of `timestamp.body`, compared in constant time, within 5 minutes. */
+/** What a receiver does: the verification code docs/alerts.md shows, run as it is shown. */
 function isSignedBy(secret: string, message: Received): boolean {
-  const timestamp = String(message.headers['x-toolcoach-timestamp']);
-  const expected = Buffer.from(`v1=${createHmac('sha256', secret).update(`${timestamp}.${message.body}`).digest('hex')}`);
-  const given = Buffer.from(String(message.headers['x-toolcoach-signature']));
-  const isFresh = Math.abs(Date.now() / 1000 - Number(timestamp)) <= 300;
-  return isFresh && expected.length === given.length && timingSafeEqual(expected, given);
+  return isFromToolcoach(secret, message.headers, message.body);
 }
 
 describe('alerts', () => {

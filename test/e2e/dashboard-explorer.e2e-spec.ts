@@ -6,6 +6,9 @@ import { startTestApp, TestApp } from '../support/test-app';
 const TOOL = 'prime_factorization';
 const MISNAMED = "prime_factorization() got an unexpected keyword argument 'numbers'";
 const HOUR_MS = 3_600_000;
+// what an SDK's guard reports: a call it corrected before the tool ran, and one it refused (the tool never ran)
+const CORRECTION = { original: { numbers: [12] }, corrected: { number: 12 }, kinds: ['rename', 'unwrap_array'] };
+const REFUSAL = "guarded_tool was not called: 'number' must be integer, not an array: pass one integer per call";
 
 interface StoredEvent {
   id: string;
@@ -17,6 +20,8 @@ interface StoredEvent {
   receivedAt: string;
   errorGroupId: string | null;
   argumentPath: string | null;
+  correction: unknown;
+  prevented: boolean;
 }
 
 /** The events explorer (GET /v1/events filters) and the JSONL export, over HTTP with the worker really storing events. */
@@ -34,6 +39,14 @@ describe('events explorer and export', () => {
     misnamed('s2-a', 4, 's-2'),
     anErrorEvent('Weather service timed out after 30000 ms', { id: 's2-b', tool: 'get_weather', occurredAt: at(5), sessionId: 's-2' }),
     anEvent({ id: 'late', tool: TOOL, arguments: { number: 7 }, occurredAt: oldOccurredAt }),
+    anEvent({ id: 'g-corrected', tool: 'guarded_tool', arguments: { number: 12 }, occurredAt: at(-20), correction: CORRECTION }),
+    anErrorEvent(REFUSAL, {
+      id: 'g-prevented',
+      tool: 'guarded_tool',
+      arguments: { numbers: [12, 18] },
+      occurredAt: at(-19),
+      prevented: true,
+    }),
   ];
 
   async function list(query: string): Promise<StoredEvent[]> {
@@ -107,6 +120,21 @@ describe('events explorer and export', () => {
         sessionId: 's-1',
       });
       expect((await t.request('GET', '/v1/events/s1-c')).body.descriptionVersion).toBe(1);
+    });
+
+    it("shows what the SDK's guard did: a corrected call's correction and a refused call as prevented, in the list and alone", async () => {
+      const guarded = await list('tool=guarded_tool');
+      expect(guarded.map((e) => [e.id, e.correction, e.prevented])).toEqual([
+        ['g-prevented', null, true],
+        ['g-corrected', CORRECTION, false],
+      ]);
+      expect((await t.request('GET', '/v1/events/g-corrected')).body).toMatchObject({ correction: CORRECTION, prevented: false });
+      expect((await t.request('GET', '/v1/events/g-prevented')).body).toMatchObject({
+        correction: null,
+        prevented: true,
+        error: { message: REFUSAL },
+      });
+      expect((await t.request('GET', '/v1/events/s1-a')).body).toMatchObject({ correction: null, prevented: false });
     });
 
     it.each([

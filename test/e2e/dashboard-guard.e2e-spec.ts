@@ -84,6 +84,40 @@ const DAY_MS = 86_400_000;
     // a page load in Chromium takes ~1.5 s alone; under CI's parallel test files it once took over 30 s
   }, 90_000);
 
+  it('the events explorer marks each corrected and prevented call and opens one with its correction or refusal', async () => {
+    const listed = (await t.request('GET', '/v1/events?tool=prime_factorization&limit=50')).body.items as Array<{
+      id: string;
+      correction: { kinds: string[] } | null;
+      prevented: boolean;
+    }>;
+    const expected = listed.map((e) => [e.id, e.prevented ? 'prevented' : e.correction ? 'corrected' : null]);
+    expect(expected.filter(([, mark]) => mark === 'prevented')).toHaveLength(3);
+    expect(expected.filter(([, mark]) => mark === 'corrected')).toHaveLength(3);
+
+    await page.goto(`${t.baseUrl}/dashboard#/events?tool=prime_factorization`);
+    await page.waitForSelector(`[data-testid="events-table"] tr[data-event="${listed[listed.length - 1].id}"]`, { timeout: 60_000 });
+    const shown = await page.$$eval('[data-testid="events-table"] tbody tr', (trs) =>
+      trs.map((tr) => [tr.getAttribute('data-event'), tr.querySelector('[data-guard]')?.getAttribute('data-guard') ?? null]),
+    );
+    expect(shown).toEqual(expected);
+
+    const corrected = listed.find((e) => e.correction?.kinds.includes('rename'))!;
+    await page.click(`[data-testid="events-table"] tr[data-event="${corrected.id}"]`);
+    await page.waitForSelector(`[data-testid="event-id"]:text-is("${corrected.id}")`);
+    expect(await page.textContent('[data-testid="event-guard"]')).toBe(
+      'corrected (rename, unwrap_array): the tool ran with the corrected arguments',
+    );
+    expect(JSON.parse((await page.textContent('[data-testid="event-correction-original"]'))!)).toEqual({ numbers: [12] });
+    expect(JSON.parse((await page.textContent('[data-testid="event-correction-corrected"]'))!)).toEqual({ number: 12 });
+
+    const prevented = listed.find((e) => e.prevented)!;
+    await page.click(`[data-testid="events-table"] tr[data-event="${prevented.id}"]`);
+    await page.waitForSelector(`[data-testid="event-id"]:text-is("${prevented.id}")`);
+    expect(await page.textContent('[data-testid="event-guard"]')).toBe('prevented: the guard refused the call, the tool never ran');
+    expect(await page.textContent('[data-testid="event-error"]')).toContain('prime_factorization was not called');
+    expect(await page.$('[data-testid="event-correction-original"]')).toBeNull();
+  }, 90_000);
+
   // Submitting the key renders the overview; going on to a tool before the overview's data came must leave the tool's
   // page up. Under load the overview used to arrive last and replace it (what made the test above flaky).
   it('a slower page the user left does not replace the one they went to', async () => {

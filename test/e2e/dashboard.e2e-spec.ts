@@ -7,7 +7,7 @@ import { eventually, startTestApp, TestApp } from '../support/test-app';
 import { runNightly } from '../support/job-runs';
 
 const ARTIFACTS = join(__dirname, '..', 'artifacts');
-// README shows docs/dashboard-*.png; they are rewritten only when asked, so a test run never dirties the tree
+// docs/dashboard.md shows docs/dashboard-*.png; they are rewritten only when asked, so a test run never dirties the tree
 const SCREENSHOTS = process.env.TOOLCOACH_WRITE_SCREENSHOTS === '1' ? join(__dirname, '..', '..', 'docs') : ARTIFACTS;
 const VIEWPORT = { width: 1400, height: 900 };
 const isBrowserHere = hasChromium('the dashboard browser test (test/e2e/dashboard.e2e-spec.ts), apt-get install -y chromium');
@@ -203,7 +203,7 @@ const ymd = (date: Date) => date.toISOString().slice(0, 10);
     return ids;
   }
 
-  /** The page as seen at 1400 x 900 (what README shows), and that nothing is wider than the window. */
+  /** The page as seen at 1400 x 900 (what docs/dashboard.md shows), and that nothing is wider than the window. */
   async function snapshot(name: string) {
     await page.waitForLoadState('networkidle');
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(VIEWPORT.width);

@@ -3,7 +3,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResult, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { AddressInfo, connect as connectTcp, createServer as createTcpServer, Server as TcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -444,4 +444,49 @@ describe('with toolcoach down, the client still lists and calls tools', () => {
       await door.close();
     }
   }, 90_000);
+});
+
+describe('the client configuration of docs/integrations/mcp.md (examples/mcp/client-config.json)', () => {
+  it('starts the gateway through its bin with node, serves the registered tools and reports a call as the agent it names', async () => {
+    const config = JSON.parse(readFileSync(join(ROOT, 'examples', 'mcp', 'client-config.json'), 'utf8'));
+    const math = config.mcpServers.math as { command: string; args: string[]; env: Record<string, string> };
+    expect(math.command).toBe('node');
+    // as a client runs it, with the checkout for /path/to/toolcoach and this test's server and app for the placeholders
+    const separator = math.args.indexOf('--');
+    const gatewayArgs = math.args.slice(0, separator + 1).map((arg) => arg.replace('/path/to/toolcoach', ROOT));
+    const project = await t.createProject(`mcp-config-${Date.now().toString(36)}`);
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [...gatewayArgs, process.execPath, UPSTREAM],
+      env: {
+        ...(process.env as Record<string, string>),
+        ...math.env,
+        TOOLCOACH_URL: t.baseUrl,
+        TOOLCOACH_API_KEY: project.apiKey,
+        TOOLCOACH_CACHE_DIR: 'none',
+      },
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const connection = await connectClient(
+      transport,
+      () => stderr,
+      () => undefined,
+    );
+    try {
+      const { tools } = await connection.client.listTools();
+      expect(tools.map((tool) => tool.name)).toContain('factorial');
+      const registered = await t.request('GET', '/v1/tools', { key: project.apiKey });
+      expect(registered.body.tools.map((tool: { name: string }) => tool.name)).toContain('factorial');
+      await connection.client.callTool({ name: 'factorial', arguments: { n: 5 } });
+      const stored = await eventually(async () => {
+        const items = (await t.request('GET', '/v1/events?tool=factorial', { key: project.apiKey })).body.items;
+        return items.length === 1 ? items : undefined;
+      }, 15_000);
+      expect(stored[0]).toMatchObject({ tool: 'factorial', status: 'success', agent: 'desktop', framework: 'mcp' });
+    } finally {
+      await connection.close();
+    }
+  }, 60_000);
 });

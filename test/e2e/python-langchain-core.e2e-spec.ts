@@ -2,9 +2,10 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { LANGCHAIN_CORE_PACKAGES, LANGCHAIN_CORE_PROBE, pythonVenv } from '../support/python-venv';
 import { reportSkip } from '../support/skip-report';
-import { startTestApp, TestApp } from '../support/test-app';
+import { eventually, startTestApp, TestApp } from '../support/test-app';
 
 const SDK_DIR = join(__dirname, '..', '..', 'sdk-python');
+const PYTHON_EXAMPLE = join(__dirname, '..', '..', 'examples', 'langchain-python', 'agent.py');
 const venv = pythonVenv('langchain-core', LANGCHAIN_CORE_PACKAGES, LANGCHAIN_CORE_PROBE);
 if (!venv.ok) reportSkip(`the real langchain_core tests (test/e2e/python-langchain-core.e2e-spec.ts): ${venv.reason}`);
 const describeWithVenv = venv.ok ? describe : describe.skip;
@@ -134,4 +135,33 @@ describeWithVenv('Python SDK with real langchain_core 1.6.5 against the running 
     const prime = listed.body.tools.find((tool: { name: string }) => tool.name === 'prime_factorization');
     expect(prime).toMatchObject({ parameters: { properties: { number: { type: 'integer' } }, required: ['number'] } });
   });
+
+  it('runs the Python example of the docs as shown: the tool registered, one call run, one corrected, one refused', async () => {
+    const project = await t.createProject(`python-example-${Date.now().toString(36)}`);
+    const example = await runPython((venv as { python: string }).python, [PYTHON_EXAMPLE], {
+      TOOLCOACH_URL: t.baseUrl,
+      TOOLCOACH_API_KEY: project.apiKey,
+      PYTHONPATH: SDK_DIR, // the package as the checkout holds it; an agent's project installs it
+      PYTHONDONTWRITEBYTECODE: '1',
+    });
+    if (example.code !== 0) throw new Error(`the example exited with ${example.code}:\n${example.output}`);
+    const printed = example.output.trim().split('\n');
+    expect(printed.slice(0, 2)).toEqual(['[2, 2, 2, 3, 3, 5]', '[2, 2, 3]']);
+    expect(printed[2]).toContain('prime_factorization was not called');
+
+    const tools = await t.request('GET', '/v1/tools?format=raw', { key: project.apiKey });
+    expect(tools.body.tools.map((tool: { name: string }) => tool.name)).toEqual(['prime_factorization']);
+    const stored = await eventually(async () => {
+      const items = (await t.request('GET', '/v1/events?limit=10', { key: project.apiKey })).body.items as StoredEvent[];
+      return items.length === 3 ? items : undefined;
+    }, 15_000);
+    // the three calls may share a millisecond, so they are matched by what they are, not by their order
+    const corrected = stored.find((e) => e.correction !== null);
+    expect(corrected).toMatchObject({ status: 'success', correction: { original: { numbers: [12] }, corrected: { number: 12 } } });
+    expect(stored.map((e) => `${e.status} ${e.agent} ${e.correction === null ? 'as sent' : 'corrected'} ${e.prevented}`).sort()).toEqual([
+      'error math-agent as sent true',
+      'success math-agent as sent false',
+      'success math-agent corrected false',
+    ]);
+  }, 60_000);
 });

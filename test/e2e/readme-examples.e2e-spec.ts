@@ -3,9 +3,17 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual, promisify } from 'node:util';
+import { documentationFiles, REPO_ROOT } from '../support/documentation-files';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
 
-const README = join(__dirname, '..', '..', 'README.md');
+// Every example of README.md and docs/**/*.md runs here. The rule for code shown in them:
+// - ```bash readme-example blocks are run in order, per file, each file on an empty project of its own, with bash and
+//   curl against the booted app; each documented status and every field an answer shows is checked.
+// - ```ts / ```js / ```python blocks carry example=<path> and equal that file exactly; another test executes the file
+//   (or they carry `quote`: text quoted from another project's source, or an excerpt of ours). src/docs.spec.ts checks
+//   this, with the README's length and every relative link.
+// - Every other block (```json answers, ```text, plain ```bash of shell set-up such as `npm ci`) is prose.
+
 /** Fenced blocks with this info string are run in order by this test; every other block is prose. */
 const EXAMPLE_INFO = 'bash readme-example';
 const STATUS_MARKER = '@@status=';
@@ -17,7 +25,7 @@ interface Example {
   answer: string;
 }
 
-/** Every command of the marked blocks with the comment lines that follow it, in README order. */
+/** Every command of the marked blocks with the comment lines that follow it, in page order. */
 function readExamples(markdown: string): Example[] {
   const examples: Example[] = [];
   const lines = markdown.split('\n');
@@ -72,13 +80,17 @@ function holdsField(value: unknown, key: string, expected: unknown): boolean {
   return Object.values(value).some((item) => holdsField(item, key, expected));
 }
 
-describe('README examples, run in order on a fresh project', () => {
+/** Each page's examples, in page order; pages without any are left out. */
+const pages = documentationFiles()
+  .map((file) => ({ file, examples: readExamples(readFileSync(join(REPO_ROOT, file), 'utf8')) }))
+  .filter((page) => page.examples.length > 0);
+
+describe('README and docs examples, run in order per page, each page on an empty project', () => {
   let t: TestApp;
   let stateDir: string;
   beforeAll(async () => {
     t = await startTestApp();
     stateDir = mkdtempSync(join(tmpdir(), 'readme-examples-'));
-    writeFileSync(join(stateDir, 'state.sh'), '');
   });
   afterAll(async () => {
     rmSync(stateDir, { recursive: true, force: true });
@@ -86,15 +98,14 @@ describe('README examples, run in order on a fresh project', () => {
   });
 
   /**
-   * Runs one command in bash against the test app with this project's key; shell variables a command assigns
-   * (`ETAG=$(curl ...)`) are kept for the next ones. A curl at the start of the command also prints its status.
+   * Runs one command in bash against the test app with the page's project key; shell variables a command assigns
+   * (`ETAG=$(curl ...)`) are kept for the page's next ones. A curl at the start of the command also prints its status.
    */
-  async function run(command: string): Promise<{ status: number | null; output: string }> {
+  async function run(command: string, apiKey: string, state: string): Promise<{ status: number | null; output: string }> {
     const port = new URL(t.baseUrl).port;
-    const local = command.replaceAll('localhost:3000', `127.0.0.1:${port}`).replaceAll('tc_dev_key', t.apiKey);
+    const local = command.replaceAll('localhost:3000', `127.0.0.1:${port}`).replaceAll('tc_dev_key', apiKey);
     const instrumented = local.replace(/^curl /, `curl -w '\\n${STATUS_MARKER}%{http_code}' `);
     const assigned = [...local.matchAll(/^([A-Z_]+)=/gm)].map((match) => match[1]);
-    const state = join(stateDir, 'state.sh');
     const script = [`source ${state}`, instrumented, ...assigned.map((name) => `printf '%s=%q\\n' ${name} "$${name}" >> ${state}`)];
     const { stdout } = await promisify(execFile)('bash', ['-c', script.join('\n')], { timeout: 10_000 });
     const marker = stdout.lastIndexOf(STATUS_MARKER);
@@ -103,34 +114,44 @@ describe('README examples, run in order on a fresh project', () => {
     return { status: printed ? Number(printed[1]) : null, output: stdout };
   }
 
-  const examples = readExamples(readFileSync(README, 'utf8'));
-
   it('finds the marked examples, each with a documented answer unless it only sets a shell variable', () => {
-    expect(examples.length).toBeGreaterThanOrEqual(15);
-    for (const example of examples) {
-      if (!/^[A-Z_]+=/.test(example.command))
-        expect({ line: example.line, answer: example.answer.trim() }).not.toMatchObject({ answer: '' });
+    expect(pages.map((page) => page.file)).toEqual(
+      expect.arrayContaining(['README.md', 'docs/live-descriptions.md', 'docs/integrations/http.md']),
+    );
+    expect(pages.reduce((sum, page) => sum + page.examples.length, 0)).toBeGreaterThanOrEqual(15);
+    for (const { file, examples } of pages) {
+      for (const example of examples) {
+        if (!/^[A-Z_]+=/.test(example.command))
+          expect({ file, line: example.line, answer: example.answer.trim() }).not.toMatchObject({ answer: '' });
+      }
     }
   });
 
-  it('answers every example as the README shows it (status and every shown field)', async () => {
-    for (const example of examples) {
-      const expected = documentedAnswer(example.answer);
-      const isRead = !/-X (POST|PUT|PATCH|DELETE)/.test(example.command);
-      // a read right after a write may run before the worker stored the event: the README says "a moment later"
-      const answer =
-        isRead && expected.status
-          ? await eventually(async () => {
-              const result = await run(example.command);
-              return result.status === expected.status ? result : undefined;
-            }, 15_000).catch(() => run(example.command))
-          : await run(example.command);
-      const where = `README.md:${example.line}: ${example.command.split('\n')[0]}`;
-      if (expected.status !== null) expect({ where, status: answer.status }).toEqual({ where, status: expected.status });
-      if (expected.fields.length === 0) continue;
-      const body: unknown = JSON.parse(answer.output.slice(answer.output.indexOf('{')));
-      const missing = expected.fields.filter(([key, value]) => !holdsField(body, key, value));
-      expect({ where, missing }).toEqual({ where, missing: [] });
-    }
-  });
+  it.each(pages.map((page) => [page.file, page.examples] as const))(
+    'answers every example of %s as the page shows it (status and every shown field)',
+    async (file, examples) => {
+      const project = await t.createProject(`docs-${file.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}`);
+      const state = join(stateDir, `${file.replace(/[^a-z0-9]+/gi, '-')}.sh`);
+      writeFileSync(state, '');
+      for (const example of examples) {
+        const expected = documentedAnswer(example.answer);
+        const isRead = !/-X (POST|PUT|PATCH|DELETE)/.test(example.command);
+        // a read right after a write may run before the worker stored the event: the page says "a moment later"
+        const answer =
+          isRead && expected.status
+            ? await eventually(async () => {
+                const result = await run(example.command, project.apiKey, state);
+                return result.status === expected.status ? result : undefined;
+              }, 15_000).catch(() => run(example.command, project.apiKey, state))
+            : await run(example.command, project.apiKey, state);
+        const where = `${file}:${example.line}: ${example.command.split('\n')[0]}`;
+        if (expected.status !== null) expect({ where, status: answer.status }).toEqual({ where, status: expected.status });
+        if (expected.fields.length === 0) continue;
+        const body: unknown = JSON.parse(answer.output.slice(answer.output.indexOf('{')));
+        const missing = expected.fields.filter(([key, value]) => !holdsField(body, key, value));
+        expect({ where, missing }).toEqual({ where, missing: [] });
+      }
+    },
+    60_000,
+  );
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { fakeModel } from '@langchain/core/testing';
 import { Toolcoach } from '@toolcoach/sdk';
 import { ToolcoachCallbackHandler } from '@toolcoach/sdk/langchain';
@@ -6,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { runAgent } from '../../examples/langchain-js/agent';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
 
 // The SDK as agents install it (the built package), a real LangChain.js agent with a scripted model, the real backend.
@@ -161,4 +163,45 @@ it('accepts the SDK identity and dropped count next to the events, and echoes th
   const response = await app.request('POST', '/v1/events', { body: { events: [{ tool: 'factorial', status: 'success' }], client } });
   expect(response.status).toBe(202);
   expect(response.body).toMatchObject({ accepted: 1, client });
+});
+
+it('runs the LangChain.js example of the docs as shown: tools registered, calls reported, a bad call corrected by the guard', async () => {
+  const saved = { url: process.env.TOOLCOACH_URL, key: process.env.TOOLCOACH_API_KEY };
+  const project = await app.createProject(`example-${randomUUID().slice(0, 8)}`);
+  process.env.TOOLCOACH_URL = app.baseUrl;
+  process.env.TOOLCOACH_API_KEY = project.apiKey;
+  try {
+    const model = fakeModel()
+      .respondWithTools([
+        { id: 'example-ok', name: 'prime_factorization', args: { number: 360 } },
+        { id: 'example-corrected', name: 'prime_factorization', args: { numbers: [12] } },
+        { id: 'example-refused', name: 'prime_factorization', args: { numbers: [12, 18] } },
+      ])
+      .respond(new AIMessage('360 = 2^3 * 3^2 * 5; 12 = 2^2 * 3'));
+    const answer = await runAgent(model, mathTools(), 'Factor 360, 12 and 18');
+    expect(answer.messages.at(-1)?.content).toBe('360 = 2^3 * 3^2 * 5; 12 = 2^2 * 3');
+
+    const tools = await app.request('GET', '/v1/tools', { key: project.apiKey });
+    expect(tools.body.tools.map((t: { name: string }) => t.name).sort()).toEqual(['factorial', 'prime_factorization']);
+    const stored = await eventually(async () => {
+      const response = await app.request('GET', '/v1/events?limit=50', { key: project.apiKey });
+      const items = response.body.items as Array<Record<string, unknown> & { toolCallId: string }>;
+      return items.length === 3 ? Object.fromEntries(items.map((e) => [e.toolCallId, e])) : undefined;
+    }, 15_000);
+    expect(stored['example-ok']).toMatchObject({ status: 'success', agent: 'math-agent', correction: null, prevented: false });
+    expect(stored['example-corrected']).toMatchObject({
+      status: 'success',
+      result: '[2,2,3]',
+      correction: { original: { numbers: [12] }, corrected: { number: 12 }, kinds: expect.arrayContaining(['rename', 'unwrap_array']) },
+    });
+    expect(stored['example-refused']).toMatchObject({ status: 'error', prevented: true, category: 'argument_mismatch' });
+  } finally {
+    for (const [name, value] of [
+      ['TOOLCOACH_URL', saved.url],
+      ['TOOLCOACH_API_KEY', saved.key],
+    ] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
 });

@@ -1,4 +1,4 @@
-// What the SDKs and the gateway send and receive over HTTP (README "The event format", the registry routes): one
+// What the SDKs and the gateway send and receive over HTTP (docs/api.md "The event format", the registry routes): one
 // source, bundled into @toolcoach/sdk, that the server's guard section is typed by too.
 
 /** One tool call as POST /v1/events accepts it. Unknown fields are refused by the server, so nothing else goes here. */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../../infra/prisma/prisma.service';
 import { GUARD_MODES, GuardMode, GuardPolicy } from './guard.schemas';
 
-/** A project without a policy row: the guard corrects what is safe and refuses what is not (README "Guarded execution"). */
+/** A project without a policy row: the guard corrects what is safe and refuses what is not (docs/guard.md). */
 export const DEFAULT_GUARD_POLICY: GuardPolicy = { mode: 'correct' };
 
 /** The guard policy per project, served in every tool's guard section. */

@@ -1,6 +1,6 @@
 import { partialBodyOf } from '../../infra/http/openapi/partial-body';
 
-// The guard's contract (README "Guarded execution"): the per-project policy (request and response of GET/PUT
+// The guard's contract (docs/guard.md): the per-project policy (request and response of GET/PUT
 // /v1/guard/policy) and the `guard` section served beside each tool's description, which the SDKs check arguments with.
 
 export const GUARD_MODES = ['off', 'report', 'correct', 'strict'] as const;
