@@ -117,6 +117,17 @@ describe('findResultFailure', () => {
     expect(findResultFailure({ content: blocks, isError: true })?.message).toHaveLength(MAX_RESULT_FAILURE_MESSAGE_CHARS);
   });
 
+  it('never cuts a message between the halves of a surrogate pair', () => {
+    const isWhole = (text: string) => !/[\uD800-\uDBFF]$/.test(text);
+    for (const shift of [0, 1]) {
+      const emojis = `${'x'.repeat(shift)}${'😀'.repeat(MAX_RESULT_FAILURE_MESSAGE_CHARS)}`;
+      expect(isWhole(findResultFailure(`Error: ${emojis}`)!.message)).toBe(true);
+      expect(isWhole(findResultFailure({ error: emojis })!.message)).toBe(true);
+      expect(isWhole(findResultFailure({ statusCode: 500, error: emojis })!.message)).toBe(true);
+      expect(isWhole(findResultFailure({ content: [{ type: 'text', text: emojis }], isError: true })!.message)).toBe(true);
+    }
+  });
+
   it('reads only the top level of a result nested deeper than any parser would allow', () => {
     let deep: unknown = { error: 'bottom' };
     for (let depth = 0; depth < 100_000; depth++) deep = { data: deep };

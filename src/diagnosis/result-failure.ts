@@ -81,7 +81,7 @@ function messageOf(fields: Record<string, unknown>, rules: readonly ResultFailur
   const statusCode = rules.includes('status_code') ? httpStatusOf(fields) : null;
   // "status code 429" is the wording the categorizer's rules read (rate limit, timeout, server error, permission)
   const message = statusCode === null ? text || seenText(fields, rules[0]) : `status code ${statusCode}${text ? `: ${text}` : ''}`;
-  return message.slice(0, MAX_RESULT_FAILURE_MESSAGE_CHARS);
+  return cutText(message, MAX_RESULT_FAILURE_MESSAGE_CHARS);
 }
 
 /** The text blocks of an MCP content list, one per line, as the gateway joins them. */
@@ -93,7 +93,7 @@ function contentText(content: unknown): string {
     if (block === null || typeof block !== 'object') continue;
     const { type, text: blockText } = block as { type?: unknown; text?: unknown };
     if (type !== 'text' || typeof blockText !== 'string') continue;
-    text += (text ? '\n' : '') + blockText.slice(0, MAX_RESULT_FAILURE_MESSAGE_CHARS - text.length);
+    text += (text ? '\n' : '') + cutText(blockText, MAX_RESULT_FAILURE_MESSAGE_CHARS - text.length - 1);
     if (text.length >= MAX_RESULT_FAILURE_MESSAGE_CHARS) break;
   }
   return text;
@@ -107,7 +107,7 @@ function errorText(error: unknown): string {
 }
 
 function visibleText(value: unknown): string {
-  return typeof value === 'string' && hasVisibleChar(value) ? value.slice(0, MAX_RESULT_FAILURE_MESSAGE_CHARS) : '';
+  return typeof value === 'string' && hasVisibleChar(value) ? cutText(value, MAX_RESULT_FAILURE_MESSAGE_CHARS) : '';
 }
 
 /** When the result carries no text: what the rule saw, in the result's own terms. */
@@ -141,7 +141,7 @@ function findErrorString(text: string): ResultFailure | null {
   let start = 0;
   while (start < text.length && start <= MAX_LEADING_SPACE && isSpace(text.charCodeAt(start))) start++;
   if (start > MAX_LEADING_SPACE) return null;
-  const message = text.slice(start, start + MAX_RESULT_FAILURE_MESSAGE_CHARS);
+  const message = cutText(start === 0 ? text : text.slice(start), MAX_RESULT_FAILURE_MESSAGE_CHARS);
   if (message.startsWith(TRACEBACK_MARKER)) return { rules: ['error_string'], type: RESULT_ERROR_TYPE, message };
   const colon = message.indexOf(':');
   if (colon <= 0 || colon > MAX_TYPE_CHARS) return null;
@@ -166,6 +166,13 @@ function isTypeName(text: string): boolean {
     if (!isLetter && !(index > 0 && isDigitOrDot)) return false;
   }
   return true;
+}
+
+/** At most `maxChars` of `text`, never ending between the halves of a surrogate pair (Postgres refuses a lone half). */
+function cutText(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const code = text.charCodeAt(maxChars - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? maxChars - 1 : maxChars);
 }
 
 function hasVisibleChar(text: string): boolean {
