@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { Logger } from 'pino';
 import { AlertsApiModule, AlertsWorkerModule } from './alerts/alerts.module';
 import { AnalyticsApiModule, AnalyticsWorkerModule } from './analytics/analytics.module';
-import { CategorizeModule } from './categorize/categorize.module';
+import { CategorizeApiModule, CategorizeModule } from './categorize/categorize.module';
 import { AppConfig } from './config/config';
 import { ConfigModule } from './config/config.module';
 import { DashboardModule } from './dashboard/dashboard.module';
@@ -35,6 +35,7 @@ export class AppModule {
     if (config.roles.has('api'))
       imports.push(
         IngestModule,
+        CategorizeApiModule,
         DashboardModule,
         DeadLetterAdminModule,
         AnalyticsApiModule,

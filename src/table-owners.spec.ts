@@ -29,6 +29,7 @@ const TABLE_OWNERS: Record<string, string> = {
   argument_value_ranges: 'src/categorize',
   daily_version_rollups: 'src/categorize',
   daily_mistake_rollups: 'src/categorize',
+  result_failure_policies: 'src/categorize',
   daily_tool_stats: 'src/analytics',
   daily_misnamed_calls: 'src/analytics',
   job_runs: 'src/analytics',

@@ -633,7 +633,7 @@
       ${field('occurred / received', `${when(e.occurredAt)} / ${when(e.receivedAt)}`)}
       ${field('description version', `<span data-testid="event-version">${e.descriptionVersion === null ? 'not reported' : 'v' + e.descriptionVersion}</span>`)}
       ${field('category', `<span data-testid="event-category">${esc(e.category || '–')}</span>${e.subtype ? ' / ' + esc(e.subtype) : ''}${e.argumentPath ? ` at <code>${esc(e.argumentPath)}</code>` : ''}`)}
-      ${field('evidence', esc(e.evidence || '–') + (e.intendedArgument ? ` (meant <code>${esc(e.intendedArgument)}</code>)` : ''))}
+      ${field('evidence', esc(e.evidence || '–') + (e.resultRule ? ` <span data-testid="event-result-rule">(rule ${esc(e.resultRule)}: reported as a success)</span>` : '') + (e.intendedArgument ? ` (meant <code>${esc(e.intendedArgument)}</code>)` : ''))}
       ${field('guard', `<span data-testid="event-guard">${guardText(e)}</span>`)}
       ${field('agent / model', `${esc(e.agent || '–')} / ${esc(e.model || '–')}`)}
       ${field('session', e.sessionId ? `${esc(e.sessionId)} ${eventsLink(sessionFilters(e), 'follow session')}` : '–')}

@@ -28,6 +28,7 @@ function row(overrides: Partial<StoredEventRow>): StoredEventRow {
     metadata: null,
     correction: null,
     prevented: false,
+    resultRule: null,
     diagnosis: null,
     ...overrides,
   };

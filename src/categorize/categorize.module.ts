@@ -5,10 +5,20 @@ import { CategorizeProcessor } from './categorize.processor';
 import { CategorizeRepository } from './categorize.repository';
 import { CategorizeService } from './categorize.service';
 import { FailedBatchesReconciler } from './failed-batches.reconciler';
+import { ResultFailurePolicyRepository } from './result-failure-policy.repository';
+import { ResultFailuresController } from './result-failures.controller';
+import { ResultFailuresService } from './result-failures.service';
 
 /** The worker role: consumes the events queue and dead-letters every batch it cannot store. */
 @Module({
   imports: [RegistryModule, DeadLetterModule],
-  providers: [CategorizeProcessor, CategorizeService, CategorizeRepository, FailedBatchesReconciler],
+  providers: [CategorizeProcessor, CategorizeService, CategorizeRepository, FailedBatchesReconciler, ResultFailurePolicyRepository],
 })
 export class CategorizeModule {}
+
+/** The api role's routes of the worker's settings: which result-failure rules a project turned off. */
+@Module({
+  controllers: [ResultFailuresController],
+  providers: [ResultFailuresService, ResultFailurePolicyRepository],
+})
+export class CategorizeApiModule {}

@@ -88,6 +88,7 @@ const EVENT_COLUMNS: ReadonlyArray<[name: string, text: (row: StoredEventRow) =>
   ['array_for_scalar', (row) => copyBoolean(row.diagnosis?.arrayForScalar ?? false)],
   ['correction', (row) => copyCorrection(row.correction)],
   ['prevented', (row) => copyBoolean(row.prevented)],
+  ['result_rule', (row) => copyText(row.resultRule)],
 ];
 
 const COPY_EVENTS = `COPY events (project_id, ${EVENT_COLUMNS.map(([name]) => name).join(', ')}) FROM STDIN`;

@@ -14,6 +14,8 @@ import { CategorizeRepository } from './categorize.repository';
 import { COLUMN_CHARS, columnText } from './column-text';
 import { errorGroupIdFor } from './error-group-id';
 import { EventDiagnosis, StoredEventRow } from './stored-event';
+import { withResultFailure, WorkerEvent } from './reported-failure';
+import { ResultFailurePolicyRepository } from './result-failure-policy.repository';
 import { classifyWriteFailure } from './write-failure';
 import { EntryOutcome, WriteGroups } from './write-groups';
 
@@ -51,6 +53,7 @@ export class CategorizeService {
     private readonly registry: RegistryService,
     private readonly repository: CategorizeRepository,
     private readonly deadLetters: DeadLetterService,
+    private readonly resultFailurePolicies: ResultFailurePolicyRepository,
     private readonly timeSlice: SharedTimeSlice,
     @Inject(ROOT_LOGGER) rootLogger: Logger,
   ) {
@@ -133,8 +136,14 @@ export class CategorizeService {
   private async diagnoseGroup(batches: PreparedBatch[]): Promise<GroupRow[]> {
     // an event two batches of the group both carry (a re-sent batch) is written with the first, a duplicate in the other
     const isInGroup = new Set<string>();
-    const events: Array<{ batch: PreparedBatch; event: AcceptedEvent }> = [];
+    const events: Array<{ batch: PreparedBatch; event: WorkerEvent }> = [];
     const errorTools = new Map<string, Set<string>>();
+    const addErrorTool = (projectId: string, tool: string) => {
+      const tools = errorTools.get(projectId) ?? new Set<string>();
+      tools.add(tool);
+      errorTools.set(projectId, tools);
+    };
+    const resultFailureProjects = new Set<string>();
     for (const batch of batches) {
       const { projectId } = batch.payload;
       for (const [id, event] of batch.byId) {
@@ -142,10 +151,18 @@ export class CategorizeService {
         if (isInGroup.has(key)) continue;
         isInGroup.add(key);
         events.push({ batch, event });
-        if (event.status !== 'error') continue;
-        const tools = errorTools.get(projectId) ?? new Set<string>();
-        tools.add(event.tool);
-        errorTools.set(projectId, tools);
+        if (event.status === 'error') addErrorTool(projectId, event.tool);
+        else if (event.resultFailure) resultFailureProjects.add(projectId);
+      }
+    }
+    // the projects' policies are read only for a group that holds a result failure, once for all its projects
+    if (resultFailureProjects.size > 0) {
+      const disabled = await this.resultFailurePolicies.findDisabledRules([...resultFailureProjects]);
+      for (const entry of events) {
+        if (!entry.event.resultFailure || entry.event.status !== 'success') continue;
+        const { projectId } = entry.batch.payload;
+        entry.event = withResultFailure(entry.event, disabled.get(projectId));
+        if (entry.event.status === 'error') addErrorTool(projectId, entry.event.tool);
       }
     }
     const schemas = new Map<string, Map<string, ArgumentSchema>>();
@@ -200,7 +217,7 @@ export class CategorizeService {
   }
 }
 
-export function toRow(projectId: string, event: AcceptedEvent, receivedAt: Date, schema: ArgumentSchema | undefined): StoredEventRow {
+export function toRow(projectId: string, event: WorkerEvent, receivedAt: Date, schema: ArgumentSchema | undefined): StoredEventRow {
   const occurredAt = new Date(event.occurredAt);
   return {
     id: columnText(event.id, COLUMN_CHARS.eventId),
@@ -227,9 +244,13 @@ export function toRow(projectId: string, event: AcceptedEvent, receivedAt: Date,
     metadata: event.metadata ?? null,
     correction: event.correction ?? null,
     prevented: event.prevented === true,
+    resultRule: event.resultRule ?? null,
     diagnosis: event.status === 'error' && event.error ? diagnoseEvent(projectId, event, schema) : null,
   };
 }
+
+/** The evidence of a failure a result-failure rule read from a reported success (docs/result-failures.md). */
+export const RESULT_EVIDENCE = 'result';
 
 // The API writes every instant with toISOString (src/ingest/event-normalizer.ts)
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -246,7 +267,7 @@ export function instantText(text: string, date: Date): string {
   return date.toISOString();
 }
 
-function diagnoseEvent(projectId: string, event: AcceptedEvent, schema: ArgumentSchema | undefined): EventDiagnosis {
+function diagnoseEvent(projectId: string, event: WorkerEvent, schema: ArgumentSchema | undefined): EventDiagnosis {
   const error = event.error!;
   // diagnose never throws: input it cannot read is `unknown`, so no event is lost to a categorizer bug
   const diagnosis = diagnose({ tool: event.tool, arguments: event.arguments, error, schema: schema ?? null });
@@ -262,7 +283,8 @@ function diagnoseEvent(projectId: string, event: AcceptedEvent, schema: Argument
   return {
     category: diagnosis.category,
     subtype: diagnosis.subtype,
-    evidence: diagnosis.evidence,
+    // a failure read from the result says so, whatever decided its category (the rule is stored beside it)
+    evidence: event.resultRule === undefined ? diagnosis.evidence : RESULT_EVIDENCE,
     offendingValue: diagnosis.offendingValue,
     arrayForScalar: diagnosis.arrayForScalar,
     argumentPath: diagnosis.argumentPath === null ? null : columnText(diagnosis.argumentPath, COLUMN_CHARS.argumentPath),

@@ -1,4 +1,4 @@
-import { Category, Subtype } from '../diagnosis';
+import { Category, ResultFailureRule, Subtype } from '../diagnosis';
 
 /** One event as the worker writes it: what was accepted plus what the diagnosis found. */
 export interface StoredEventRow {
@@ -27,6 +27,8 @@ export interface StoredEventRow {
   metadata: Record<string, unknown> | null;
   correction: { original: unknown; corrected: unknown; kinds: string[] } | null;
   prevented: boolean;
+  /** The result-failure rule that read this reported success as a failure; null for every other event. */
+  resultRule: ResultFailureRule | null;
   diagnosis: EventDiagnosis | null;
 }
 

@@ -1,4 +1,4 @@
-import { CATEGORIES, SUBTYPES } from '../diagnosis';
+import { CATEGORIES, RESULT_FAILURE_RULES, SUBTYPES } from '../diagnosis';
 import {
   ANY_JSON,
   COUNTS,
@@ -191,7 +191,10 @@ export const STORED_EVENT_RESPONSE = closedObject({
   argumentPath: NULLABLE_STRING,
   fingerprint: NULLABLE_STRING,
   errorGroupId: { ...NULLABLE_STRING, format: 'uuid' },
-  evidence: { ...nullableEnum(['schema', 'message', 'none']), description: 'which piece of evidence decided the category' },
+  evidence: {
+    ...nullableEnum(['schema', 'message', 'none', 'result']),
+    description: 'which piece of evidence decided the category; result: a reported success whose result says it failed (resultRule)',
+  },
   wrongArgument: NULLABLE_STRING,
   intendedArgument: NULLABLE_STRING,
   offendingValue: NULLABLE_NUMBER,
@@ -207,6 +210,11 @@ export const STORED_EVENT_RESPONSE = closedObject({
       "what an SDK's guard changed before the tool ran (the arguments as the model sent them, as the tool got them); null when nothing",
   },
   prevented: { type: 'boolean', description: "true when an SDK's guard refused the call: the tool never ran" },
+  resultRule: {
+    ...nullableEnum(RESULT_FAILURE_RULES),
+    description:
+      'the rule that read this call, reported as a success, as a failure from its result (docs/result-failures.md); null otherwise',
+  },
 });
 
 export const STORED_EVENTS_RESPONSE = pageOf(STORED_EVENT_RESPONSE);

@@ -56,6 +56,7 @@ const EVENT_SELECT = {
   arrayForScalar: true,
   correction: true,
   prevented: true,
+  resultRule: true,
 } satisfies Prisma.EventSelect;
 
 export type EventRecord = Prisma.EventGetPayload<{ select: typeof EVENT_SELECT }>;

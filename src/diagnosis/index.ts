@@ -37,3 +37,11 @@ export {
   isScalarTypeList,
   undeclaredNames,
 } from './schema-evidence';
+export {
+  MAX_RESULT_FAILURE_MESSAGE_CHARS,
+  RESULT_ERROR_TYPE,
+  RESULT_FAILURE_RULES,
+  findResultFailure,
+  type ResultFailure,
+  type ResultFailureRule,
+} from './result-failure';

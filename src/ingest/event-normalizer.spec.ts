@@ -244,3 +244,34 @@ describe('normalizeEvent redaction', () => {
     expect(result.event.metadata).toEqual({ authorization: '[REDACTED]' });
   });
 });
+
+describe('normalizeEvent result failures (docs/result-failures.md)', () => {
+  const accepted = (raw: Parameters<typeof normalizeEvent>[0]) => {
+    const result = normalizeEvent(raw, 0, now);
+    if (!('event' in result)) throw new Error('expected an event');
+    return result.event;
+  };
+
+  it('reads the whole result before it is cut: an MCP error over the result limit keeps its text', () => {
+    const text = `n must be <= 20. ${'x'.repeat(MAX_RESULT_BYTES)}`;
+    const event = accepted({ ...valid, result: { content: [{ type: 'text', text }], isError: true } });
+    expect(event.result).toMatchObject({ $truncated: true });
+    expect(event.resultFailure).toEqual({ rules: ['mcp_is_error'], type: 'ResultError', message: text });
+  });
+
+  it('bounds and redacts the message it carries', () => {
+    const event = accepted({
+      ...valid,
+      result: { success: false, error: `rejected api_key=abcdefghijklmnop ${'y'.repeat(2 * MAX_ERROR_MESSAGE_CHARS)}` },
+    });
+    expect(event.resultFailure?.message.length).toBeLessThanOrEqual(MAX_ERROR_MESSAGE_CHARS);
+    expect(event.resultFailure?.message).not.toContain('abcdefghijklmnop');
+  });
+
+  it('reads only results of calls reported as successes, and leaves none on a result that says nothing of a failure', () => {
+    expect(accepted({ ...valid, result: { success: true, error: null } }).resultFailure).toBeUndefined();
+    expect(accepted({ ...valid }).resultFailure).toBeUndefined();
+    const failed = accepted({ tool: 't', status: 'error', error: { message: 'boom' }, result: { success: false } });
+    expect(failed.resultFailure).toBeUndefined();
+  });
+});

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { findResultFailure } from '../diagnosis';
 import { AcceptedEvent } from '../infra/queue/queue.payloads';
 import { FieldError } from '../infra/http/api-error';
 import { firstUnstorableValue, INSTANT_RANGE_TEXT, isStorableInstant, isSurelyStorable, truncateText } from '../infra/http/storable-values';
@@ -78,6 +79,8 @@ export function normalizeEvent(raw: RawEvent, index: number, now: Date, isTextSt
       metadata: metadata as Record<string, unknown> | undefined,
       correction: raw.correction === undefined ? undefined : correctionOf(raw.correction),
       prevented: raw.prevented === true ? true : undefined,
+      // read here, before the result is cut to MAX_RESULT_BYTES: an MCP error's text or a large envelope would be lost
+      resultFailure: raw.status === 'success' && raw.result !== undefined ? resultFailureOf(raw.result) : undefined,
     },
   };
 }
@@ -89,6 +92,16 @@ function errorOf(error: NonNullable<RawEvent['error']>): NonNullable<AcceptedEve
     type: error.type === undefined ? undefined : redactSecretsInText(error.type),
     message: redactSecretsInText(truncateText(error.message, MAX_ERROR_MESSAGE_CHARS)),
     stack: error.stack === undefined ? undefined : redactSecretsInText(truncateText(error.stack, MAX_STACK_CHARS)),
+  };
+}
+
+function resultFailureOf(result: unknown): AcceptedEvent['resultFailure'] {
+  const failure = findResultFailure(result);
+  if (!failure) return undefined;
+  return {
+    rules: failure.rules,
+    type: redactSecretsInText(failure.type),
+    message: redactSecretsInText(truncateText(failure.message, MAX_ERROR_MESSAGE_CHARS)),
   };
 }
 

@@ -306,6 +306,22 @@ const ymd = (date: Date) => date.toISOString().slice(0, 10);
     await snapshot('recommendations');
   });
 
+  it('shows why a call reported as a success is a failure: evidence result and the rule that read its result', async () => {
+    const id = `result-failure-${randomUUID()}`;
+    const result = { content: [{ type: 'text', text: 'invoice INV-9 not found' }], isError: true };
+    expect((await t.request('POST', '/v1/events', { body: { id, tool: 'fetch_invoice', status: 'success', result } })).status).toBe(202);
+    await t.storedEvent(id);
+    await page.click('a[data-nav="events"]');
+    await page.waitForSelector('[data-testid="event-filters"]');
+    await page.fill('[data-testid="event-filters"] input[name="tool"]', 'fetch_invoice');
+    await page.selectOption('[data-testid="event-filters"] select[name="status"]', 'error');
+    await page.click('[data-testid="event-filters"] button[type="submit"]');
+    await page.click(`[data-testid="events-table"] tr[data-event="${id}"]`);
+    await page.waitForSelector(`[data-testid="event-id"]:text-is("${id}")`);
+    expect(await page.textContent('[data-testid="event-result-rule"]')).toBe('(rule mcp_is_error: reported as a success)');
+    expect(await page.textContent('[data-testid="event-error"]')).toBe('ResultError: invoice INV-9 not found');
+  });
+
   it('works under its Content-Security-Policy: coloured category dots, nothing refused, and so does /docs', async () => {
     await page.click('a[data-nav="overview"]');
     await page.waitForSelector('[data-testid="tools-table"] .dot[data-category]');

@@ -360,6 +360,22 @@ describe('OpenAPI document', () => {
     expect(stats.body.totals).toEqual({ corrected: 1, prevented: 1, byKind: { rename: 1, unwrap_array: 1 } });
   });
 
+  it('answers the result-failure routes as documented, and a failure read from a result as the events route documents it', async () => {
+    expect((await exercise('PUT /v1/result-failures/policy', { body: { disabledRules: ['error_string'] } })).body).toEqual({
+      disabledRules: ['error_string'],
+    });
+    expect((await exercise('GET /v1/result-failures/policy')).body).toEqual({ disabledRules: ['error_string'] });
+    const id = randomUUID();
+    await sendEvents(t, [
+      { id, tool: TOOL, status: 'success', arguments: { number: 12 }, result: { content: [{ type: 'text', text: 'no' }], isError: true } },
+    ]);
+    const event = await eventually(async () => {
+      const response = await exercise('GET /v1/events/{id}', { params: { id } });
+      return response.status === 200 ? response : undefined;
+    });
+    expect(event.body).toMatchObject({ status: 'error', evidence: 'result', resultRule: 'mcp_is_error' });
+  });
+
   it('has checked a real answer of every route the app serves', () => {
     expect(apiRoutes.filter((route) => !contract.checkedRoutes.has(route))).toEqual([]);
   });

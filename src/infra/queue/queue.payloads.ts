@@ -43,6 +43,15 @@ const ACCEPTED_EVENT_SCHEMA = {
     },
     /** The SDK guard refused the call: the tool never ran. */
     prevented: { type: 'boolean' },
+    /**
+     * A call reported as a success whose result says it failed (docs/result-failures.md): the rules it matched, read
+     * at ingest from the whole result; the worker decides with the project's policy whether it is stored as a failure.
+     */
+    resultFailure: {
+      type: 'object',
+      required: ['rules', 'type', 'message'],
+      properties: { rules: { type: 'array', items: { type: 'string' } }, type: { type: 'string' }, message: { type: 'string' } },
+    },
   },
 } as const;
 
