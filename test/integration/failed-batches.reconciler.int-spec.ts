@@ -147,6 +147,31 @@ describe('FailedBatchesReconciler', () => {
     expect(await producer.events.getFailedCount()).toBe(0);
   });
 
+  it('parks each event once when the reconciliation comes first and the run that refused it parks after (issue 35)', async () => {
+    // under slow processing a run outlives its lock: BullMQ fails the job, the reconciler parks it while the run goes
+    // on, and then the run finds two of the events refused (the dead-letters e2e test once counted 29 entries for 5)
+    const payload = batch(3);
+    const job = await failedJob(payload);
+    expect(await reconciler.reconcile()).toMatchObject({ parked: 1 });
+    const refused = payload.events.slice(0, 2).map((event) => ({ event, reason: 'refused by the database' }));
+    await deadLetters.parkRefusedEvents(job.id!, payload, refused);
+    const ofJob = (await entries()).filter((entry) => entry.originalJobId === job.id);
+    expect(ofJob.map((entry) => entry.id)).toEqual([`${job.id}-failed`]);
+    expect(ofJob[0].eventIds).toEqual(payload.events.map((e) => e.id));
+
+    // and a refused event the failed entry lacks is parked on its own, once
+    const late = batch(2);
+    const lateJob = await failedJob(late);
+    await deadLetters.parkRefusedEvents(lateJob.id!, late, [{ event: late.events[0], reason: 'refused by the database' }]);
+    await reconciler.reconcile();
+    await deadLetters.parkRefusedEvents(lateJob.id!, late, [
+      { event: late.events[0], reason: 'refused by the database' },
+      { event: late.events[1], reason: 'refused by the database' },
+    ]);
+    const ofLateJob = (await entries()).filter((entry) => entry.originalJobId === lateJob.id);
+    expect(ofLateJob.flatMap((entry) => entry.eventIds).sort()).toEqual(late.events.map((e) => e.id).sort());
+  });
+
   it('does not park a job again after its dead letter was replayed', async () => {
     const job = await failedJob(batch(1));
     await deadLetters.parkFailedJob(job);
