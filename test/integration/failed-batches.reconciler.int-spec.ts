@@ -23,7 +23,8 @@ describe('FailedBatchesReconciler', () => {
   let producer: QueueProducer;
   let deadLetters: DeadLetterService;
   beforeAll(async () => {
-    t = await startTestApp({ ROLES: 'api' });
+    // one attempt: the throwaway worker fails a job for good at once, instead of after two backoffs (1.5 s a job)
+    t = await startTestApp({ ROLES: 'api', JOB_ATTEMPTS: '1' });
     producer = t.app.get(QueueProducer);
     deadLetters = t.app.get(DeadLetterService);
     reconciler = new FailedBatchesReconciler(
