@@ -59,24 +59,20 @@ const SHAPES: Shape[] = [
   },
 ];
 
-// one app for every shape: each runs in a project of its own, and nightlies run per project
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t?.close());
-
 describe.each(SHAPES)('on the default policies, the loop closes for $name', (shape) => {
+  let t: TestApp;
   let project: { projectId: string; apiKey: string };
   const api = (method: string, path: string) => t.request(method, path, { key: project.apiKey });
 
   beforeAll(async () => {
     // every call is stamped at the real time and every nightly is for today: never start in a day's last two minutes
     await awayFromDayChange();
+    t = await startTestApp();
     project = await t.createProject(`shape-${shape.name.replace(/\W/g, '')}`);
   });
   afterAll(async () => {
     for (const root of processes.values()) await root.shutdown(1000);
+    await t?.close();
   });
 
   type Client = { tc: Toolcoach; tools: Awaited<ReturnType<Toolcoach['loadTools']>> };
