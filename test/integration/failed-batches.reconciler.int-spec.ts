@@ -171,6 +171,14 @@ describe('FailedBatchesReconciler', () => {
     ]);
     const ofLateJob = (await entries()).filter((entry) => entry.originalJobId === lateJob.id);
     expect(ofLateJob.flatMap((entry) => entry.eventIds).sort()).toEqual(late.events.map((e) => e.id).sort());
+
+    // and a failed job's park that read the job's parked events before its run parked the refused one leaves it out
+    const raced = batch(3);
+    const racedJob = await failedJob(raced);
+    await deadLetters.parkRefusedEvents(racedJob.id!, raced, [{ event: raced.events[1], reason: 'refused by the database' }]);
+    expect(await deadLetters.parkFailedJob(racedJob)).toBe(true);
+    const failedEntry = (await entries()).find((entry) => entry.id === `${racedJob.id}-failed`);
+    expect(failedEntry?.eventIds).toEqual([raced.events[0].id, raced.events[2].id]);
   });
 
   it('does not park a job again after its dead letter was replayed', async () => {
