@@ -29,8 +29,9 @@ const coreSource = { '^@toolcoach/core$': '<rootDir>/packages/core/src/index.ts'
 const moduleNameMapper = { ...coreSource, '^(\\.{1,2}/.*)\\.js$': '$1' };
 module.exports = {
   testTimeout: 30000,
-  // `npm test -- --coverage` measures src/ (the server) only; the SDK and the gateway are packages of their own
-  collectCoverageFrom: ['src/**/*.ts', '!src/**/*.spec.ts', '!src/generated/**'],
+  // `npm test -- --coverage` measures src/ (the server) and packages/core/src (the guard core the server runs); the SDK
+  // and the gateway are packages of their own
+  collectCoverageFrom: ['src/**/*.ts', '!src/**/*.spec.ts', '!src/generated/**', 'packages/core/src/**/*.ts'],
   projects: [
     {
       displayName: 'unit',

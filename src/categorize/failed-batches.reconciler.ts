@@ -133,14 +133,14 @@ export class FailedBatchesReconciler implements OnApplicationBootstrap, BeforeAp
    * it ran may have parked its refused events already: neither kind is dead-lettered (again).
    */
   private async withoutSettledEvents(batch: CategorizeBatchPayload, jobId: string): Promise<CategorizeBatchPayload> {
-    const [storedIds, refusedIds] = await Promise.all([
+    const [storedIds, parkedIds] = await Promise.all([
       this.repository.findStoredEventIds(
         batch.projectId,
         batch.events.map((event) => columnText(event.id, COLUMN_CHARS.eventId)),
       ),
-      this.deadLetters.refusedEventIds(batch.projectId, jobId),
+      this.deadLetters.parkedEventIds(batch.projectId, jobId),
     ]);
-    const isSettled = (event: AcceptedEvent) => refusedIds.has(event.id) || storedIds.has(columnText(event.id, COLUMN_CHARS.eventId));
+    const isSettled = (event: AcceptedEvent) => parkedIds.has(event.id) || storedIds.has(columnText(event.id, COLUMN_CHARS.eventId));
     return { ...batch, events: batch.events.filter((event) => !isSettled(event)) };
   }
 

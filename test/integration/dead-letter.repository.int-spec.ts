@@ -9,9 +9,20 @@ const PROJECT = randomUUID();
 const T0 = new Date('2026-05-01T10:00:00.000Z');
 const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
 
-function letter(id: string, options: { events?: number; payloadBytes?: number; projectId?: string } = {}): DeadLetter {
-  const events = Array.from({ length: options.events ?? 1 }, (_, i) => ({
-    id: `${id}-e${i}`,
+interface LetterOptions {
+  events?: number;
+  /** The events' ids (default: `<id>-e<n>`, one event). */
+  eventIds?: string[];
+  payloadBytes?: number;
+  projectId?: string;
+  /** The job the events came in (default: `job-<id>`). */
+  jobId?: string;
+}
+
+function letter(id: string, options: LetterOptions = {}): DeadLetter {
+  const eventIds = options.eventIds ?? Array.from({ length: options.events ?? 1 }, (_, i) => `${id}-e${i}`);
+  const events = eventIds.map((eventId) => ({
+    id: eventId,
     tool: 't',
     status: 'success' as const,
     occurredAt: T0.toISOString(),
@@ -23,7 +34,7 @@ function letter(id: string, options: { events?: number; payloadBytes?: number; p
     batch: { projectId, receivedAt: T0.toISOString(), events },
     summary: {
       id,
-      originalJobId: `job-${id}`,
+      originalJobId: options.jobId ?? `job-${id}`,
       events: events.length,
       eventIds: events.map((e) => e.id),
       failedReason: 'boom',
@@ -74,16 +85,30 @@ describe('DeadLetterRepository', () => {
 
   it('parks an id once, even after it was replayed or dropped', async () => {
     const { repository } = open({ DEAD_LETTER_MAX_PER_PROJECT: '1' });
-    expect(await repository.park(letter('x'), at(0))).toBe(true);
-    expect(await repository.park(letter('x'), at(1))).toBe(false);
+    expect(await repository.park(letter('x'), at(0))).toEqual({ outcome: 'parked' });
+    expect(await repository.park(letter('x'), at(1))).toEqual({ outcome: 'parked-before' });
     const claim = await repository.claim(PROJECT, 'x', 'token');
     expect(claim.outcome).toBe('claimed');
     await repository.finishReplay(PROJECT, 'x', 'token', 'replay-1');
-    expect(await repository.park(letter('x'), at(2))).toBe(false);
+    expect(await repository.park(letter('x'), at(2))).toEqual({ outcome: 'parked-before' });
     await repository.park(letter('y'), at(3));
     await repository.park(letter('z'), at(4));
-    expect(await repository.park(letter('y'), at(5))).toBe(false);
+    expect(await repository.park(letter('y'), at(5))).toEqual({ outcome: 'parked-before' });
     expect(await ids(repository, at(5))).toEqual(['z']);
+  });
+
+  it("parks a job's event once under whichever id came first, and names the events it left out (issue 35)", async () => {
+    const { repository } = open();
+    // the job's run parked its refused event e1; BullMQ had failed the job meanwhile (its lock lapsed), whose entry holds e0..e2
+    const refused = letter('job-1-refused-abc', { jobId: 'job-1', eventIds: ['e1'] });
+    const failed = letter('job-1-failed', { jobId: 'job-1', eventIds: ['e0', 'e1', 'e2'] });
+    expect(await repository.park(refused, at(0))).toEqual({ outcome: 'parked' });
+    expect(await repository.park(failed, at(1))).toEqual({ outcome: 'events-parked', eventIds: new Set(['e1']) });
+    expect(await ids(repository, at(2))).toEqual(['job-1-refused-abc']);
+    expect(await repository.parkedEventIds(PROJECT, 'job-1')).toEqual(new Set(['e1']));
+    // the same event in another job's batch (a re-sent request) is that job's to park
+    const resent = letter('job-2-failed', { jobId: 'job-2', eventIds: ['e1'] });
+    expect(await repository.park(resent, at(3))).toEqual({ outcome: 'parked' });
   });
 
   it('drops the oldest entries past the count cap and counts them', async () => {

@@ -23,7 +23,8 @@ describe('FailedBatchesReconciler', () => {
   let producer: QueueProducer;
   let deadLetters: DeadLetterService;
   beforeAll(async () => {
-    t = await startTestApp({ ROLES: 'api' });
+    // one attempt: the throwaway worker fails a job for good at once, instead of after two backoffs (1.5 s a job)
+    t = await startTestApp({ ROLES: 'api', JOB_ATTEMPTS: '1' });
     producer = t.app.get(QueueProducer);
     deadLetters = t.app.get(DeadLetterService);
     reconciler = new FailedBatchesReconciler(
@@ -145,6 +146,39 @@ describe('FailedBatchesReconciler', () => {
     await reconciler.reconcile();
     expect((await entries()).filter((entry) => entry.originalJobId === allJob.id)).toHaveLength(1);
     expect(await producer.events.getFailedCount()).toBe(0);
+  });
+
+  it('parks each event once when the reconciliation comes first and the run that refused it parks after (issue 35)', async () => {
+    // under slow processing a run outlives its lock: BullMQ fails the job, the reconciler parks it while the run goes
+    // on, and then the run finds two of the events refused (the dead-letters e2e test once counted 29 entries for 5)
+    const payload = batch(3);
+    const job = await failedJob(payload);
+    expect(await reconciler.reconcile()).toMatchObject({ parked: 1 });
+    const refused = payload.events.slice(0, 2).map((event) => ({ event, reason: 'refused by the database' }));
+    await deadLetters.parkRefusedEvents(job.id!, payload, refused);
+    const ofJob = (await entries()).filter((entry) => entry.originalJobId === job.id);
+    expect(ofJob.map((entry) => entry.id)).toEqual([`${job.id}-failed`]);
+    expect(ofJob[0].eventIds).toEqual(payload.events.map((e) => e.id));
+
+    // and a refused event the failed entry lacks is parked on its own, once
+    const late = batch(2);
+    const lateJob = await failedJob(late);
+    await deadLetters.parkRefusedEvents(lateJob.id!, late, [{ event: late.events[0], reason: 'refused by the database' }]);
+    await reconciler.reconcile();
+    await deadLetters.parkRefusedEvents(lateJob.id!, late, [
+      { event: late.events[0], reason: 'refused by the database' },
+      { event: late.events[1], reason: 'refused by the database' },
+    ]);
+    const ofLateJob = (await entries()).filter((entry) => entry.originalJobId === lateJob.id);
+    expect(ofLateJob.flatMap((entry) => entry.eventIds).sort()).toEqual(late.events.map((e) => e.id).sort());
+
+    // and a failed job's park that read the job's parked events before its run parked the refused one leaves it out
+    const raced = batch(3);
+    const racedJob = await failedJob(raced);
+    await deadLetters.parkRefusedEvents(racedJob.id!, raced, [{ event: raced.events[1], reason: 'refused by the database' }]);
+    expect(await deadLetters.parkFailedJob(racedJob)).toBe(true);
+    const failedEntry = (await entries()).find((entry) => entry.id === `${racedJob.id}-failed`);
+    expect(failedEntry?.eventIds).toEqual([raced.events[0].id, raced.events[2].id]);
   });
 
   it('does not park a job again after its dead letter was replayed', async () => {

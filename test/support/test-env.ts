@@ -4,6 +4,8 @@ export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const baseName = decodeURIComponent(new URL(BASE_DATABASE_URL).pathname.slice(1)) || 'toolcoach';
 export const TEMPLATE_DATABASE = `${baseName}_test_template`.slice(0, 63);
+/** Every database a test file creates is named this, then a random suffix: what globalTeardown may drop. */
+export const CLONE_PREFIX = `${baseName}_test_`.slice(0, 40);
 
 export function databaseUrl(name: string): string {
   const url = new URL(BASE_DATABASE_URL);

@@ -19,6 +19,9 @@ export interface DeadLetterPage {
   expired: number;
 }
 
+/** What a park did: stored the entry, found its id parked before, or found some of its job's events in another entry. */
+export type ParkOutcome = { outcome: 'parked' } | { outcome: 'parked-before' } | { outcome: 'events-parked'; eventIds: Set<string> };
+
 export type ReplayClaim =
   | { outcome: 'claimed'; batch: CategorizeBatchPayload }
   | { outcome: 'in-progress' }
@@ -26,7 +29,7 @@ export type ReplayClaim =
   | { outcome: 'missing' };
 
 interface DeadLetterCommands {
-  parkDeadLetter(ids: string, summaries: string, sizes: string, counters: string, ...argv: string[]): Promise<number>;
+  parkDeadLetter(ids: string, summaries: string, sizes: string, counters: string, ...argv: string[]): Promise<string[]>;
   pageDeadLetters(
     ids: string,
     summaries: string,
@@ -64,10 +67,13 @@ export class DeadLetterRepository implements OnModuleDestroy {
     this.retentionMs = Math.round(config.deadLetterRetentionDays * 86_400_000);
   }
 
-  /** Stores a dead letter unless one with its id was parked before; true when this call stored it. */
-  async park(letter: DeadLetter, now: Date): Promise<boolean> {
+  /**
+   * Stores a dead letter unless one with its id was parked before, or one of its events was parked from the same job
+   * under another id (then nothing is stored, and the answer names those events).
+   */
+  async park(letter: DeadLetter, now: Date): Promise<ParkOutcome> {
     const { summary } = letter;
-    const parked = await this.redis.parkDeadLetter(
+    const [outcome, ...eventIds] = await this.redis.parkDeadLetter(
       ...this.entryKeys(letter.projectId),
       summary.id,
       JSON.stringify(summary),
@@ -78,29 +84,17 @@ export class DeadLetterRepository implements OnModuleDestroy {
       String(this.config.deadLetterMaxPerProject),
       String(this.config.deadLetterMaxBytesPerProject),
       String(2 * this.retentionMs),
+      summary.originalJobId,
+      JSON.stringify(letter.batch.events.map((event) => event.id)),
       this.base(letter.projectId),
     );
-    return parked === 1;
+    if (outcome === 'events-parked') return { outcome, eventIds: new Set(eventIds) };
+    return { outcome: outcome === 'parked' ? 'parked' : 'parked-before' };
   }
 
-  /**
-   * Remembers, for the retention time, which events of a job were parked as refused. The job may still end up in the
-   * failed set (its lock lapsed while it ran, so BullMQ counted it stalled): its reconciler then leaves these out
-   * instead of parking them a second time.
-   */
-  async markRefused(projectId: string, jobId: string, eventIds: readonly string[]): Promise<void> {
-    if (eventIds.length === 0) return;
-    const key = this.key(projectId, `refused:${jobId}`);
-    await this.redis
-      .multi()
-      .sadd(key, ...eventIds)
-      .pexpire(key, this.retentionMs)
-      .exec();
-  }
-
-  /** The ids markRefused recorded for the job (empty once they expired or if none were). */
-  async refusedEventIds(projectId: string, jobId: string): Promise<Set<string>> {
-    return new Set(await this.redis.smembers(this.key(projectId, `refused:${jobId}`)));
+  /** The ids of the job's events parked within the retention time, in any entry. */
+  async parkedEventIds(projectId: string, jobId: string): Promise<Set<string>> {
+    return new Set(await this.redis.smembers(this.key(projectId, `job-events:${jobId}`)));
   }
 
   /** True when a dead letter with this id was parked within the retention time (replayed or dropped since, or not). */

@@ -6,7 +6,7 @@
  *   sizes      hash: entry id -> bytes it holds
  *   counters   hash: bytes, dropped (over a cap), expired (past retention), seq
  *   payload:ID the batch to replay; parked:ID "parked once" (idempotence); claim:ID a replay in progress;
- *   replayed:ID the job a finished replay became.
+ *   replayed:ID the job a finished replay became; job-events:JOB set of the ids of JOB's events parked so far.
  * Entry keys expire with the retention time; the four index keys live twice as long after the project's last park,
  * so a trim can still count what retention removed, and then go too: an idle project leaves nothing behind.
  * Payload keys of other entries are derived from the base inside the scripts, not declared: every key is in the
@@ -36,13 +36,25 @@ end
 `;
 
 /**
- * ARGV: id, summary, payload, parked-at ms, retention ms, cutoff score, max entries, max bytes, index ttl ms, base.
- * Returns 1 when parked, 0 when this id was parked before (even if replayed or dropped since).
+ * ARGV: id, summary, payload, parked-at ms, retention ms, cutoff score, max entries, max bytes, index ttl ms, the job the
+ * events came in, their ids (JSON array), base.
+ * Returns {'parked'}; {'parked-before'} when this id was parked before (even if replayed or dropped since); or
+ * {'events-parked', event id...} when some of these events of the job are in an entry already (under another id: the
+ * job's refused events parked by its run, and the job failed by BullMQ while or after it ran), storing nothing.
  */
 export const PARK_SCRIPT = `${ENTRY_FUNCTIONS}
 local id, summary, payload, parkedAtMs, retentionMs = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local maxEntries, maxBytes = tonumber(ARGV[7]), tonumber(ARGV[8])
-if not redis.call('SET', base .. 'parked:' .. id, '1', 'NX', 'PX', retentionMs) then return 0 end
+local jobEvents, eventIds = base .. 'job-events:' .. ARGV[10], cjson.decode(ARGV[11])
+if redis.call('EXISTS', base .. 'parked:' .. id) == 1 then return {'parked-before'} end
+local parkedBefore = {'events-parked'}
+for _, eventId in ipairs(eventIds) do
+  if redis.call('SISMEMBER', jobEvents, eventId) == 1 then parkedBefore[#parkedBefore + 1] = eventId end
+end
+if #parkedBefore > 1 then return parkedBefore end
+redis.call('SET', base .. 'parked:' .. id, '1', 'PX', retentionMs)
+for _, eventId in ipairs(eventIds) do redis.call('SADD', jobEvents, eventId) end
+redis.call('PEXPIRE', jobEvents, retentionMs)
 local seq = redis.call('HINCRBY', counters, 'seq', 1) % 1000
 local size = string.len(payload) + string.len(summary)
 redis.call('SET', base .. 'payload:' .. id, payload, 'PX', retentionMs)
@@ -59,7 +71,7 @@ while redis.call('ZCARD', ids) > 1 and (redis.call('ZCARD', ids) > maxEntries or
 end
 if dropped > 0 then redis.call('HINCRBY', counters, 'dropped', dropped) end
 for _, key in ipairs({ids, summaries, sizes, counters}) do redis.call('PEXPIRE', key, ARGV[9]) end
-return 1
+return {'parked'}
 `;
 
 /**

@@ -9,6 +9,7 @@ import {
   deadLetterOfFailedJob,
   deadLetterOfLegacyJob,
   deadLetterOfRefusedEvents,
+  DeadLetter,
   DeadLetterSummary,
   FailedJob,
   RefusedEvent,
@@ -46,32 +47,49 @@ export class DeadLetterService {
     this.logger = rootLogger.child({ context: 'DeadLetterService' });
   }
 
-  /** Parks a job BullMQ failed; a second call for the same job changes nothing. */
+  /** Parks the events of a job BullMQ failed that the job did not park before; a second call changes nothing. */
   async parkFailedJob(job: FailedJob, now = new Date()): Promise<boolean> {
-    return this.repository.park(deadLetterOfFailedJob(job, now), now);
-  }
-
-  /**
-   * Parks the events of a batch the database refused; the rest of the batch is stored. They are marked as parked
-   * only after the entry is: a failed mark can make a later reconciliation park them twice, never not at all.
-   */
-  async parkRefusedEvents(jobId: string, batch: CategorizeBatchPayload, refused: RefusedEvent[], now = new Date()): Promise<void> {
-    await this.repository.park(deadLetterOfRefusedEvents(jobId, batch, refused, now), now);
-    await this.repository.markRefused(
-      batch.projectId,
-      jobId,
-      refused.map((r) => r.event.id),
+    return this.parkOnce(
+      job.data.events,
+      (event) => event.id,
+      (events) => deadLetterOfFailedJob({ ...job, data: { ...job.data, events } }, now),
+      now,
     );
   }
 
-  /** Events of the job parked by parkRefusedEvents: a failed job's reconciliation must not park them again. */
-  refusedEventIds(projectId: string, jobId: string): Promise<Set<string>> {
-    return this.repository.refusedEventIds(projectId, jobId);
+  /** Parks the events of a batch the database refused (the rest of the batch is stored), unless parked before. */
+  async parkRefusedEvents(jobId: string, batch: CategorizeBatchPayload, refused: RefusedEvent[], now = new Date()): Promise<void> {
+    await this.parkOnce(
+      refused,
+      (r) => r.event.id,
+      (left) => deadLetterOfRefusedEvents(jobId, batch, left, now),
+      now,
+    );
+  }
+
+  /** Events of the job parked so far (as refused, or in its failed entry): a reconciliation leaves them out. */
+  parkedEventIds(projectId: string, jobId: string): Promise<Set<string>> {
+    return this.repository.parkedEventIds(projectId, jobId);
+  }
+
+  /**
+   * Parks the entry of `items` less the events its job parked before under another id, so an event of a job is parked
+   * once whichever way gets there first: the run that found it refused, or the reconciliation of the job BullMQ failed
+   * (while that run still went on past its lock, or after its park's answer timed out). True when an entry was stored.
+   */
+  private async parkOnce<T>(items: T[], eventIdOf: (item: T) => string, letterOf: (items: T[]) => DeadLetter, now: Date): Promise<boolean> {
+    let left = items;
+    while (left.length > 0) {
+      const parked = await this.repository.park(letterOf(left), now);
+      if (parked.outcome !== 'events-parked') return parked.outcome === 'parked';
+      left = left.filter((item) => !parked.eventIds.has(eventIdOf(item)));
+    }
+    return false;
   }
 
   /** Moves an entry of the BullMQ `dead-letter` queue of older versions into the store, under its old id. */
   async parkLegacyEntry(jobId: string, payload: DeadLetterPayload, now = new Date()): Promise<boolean> {
-    return this.repository.park(deadLetterOfLegacyJob(jobId, payload), now);
+    return (await this.repository.park(deadLetterOfLegacyJob(jobId, payload), now)).outcome === 'parked';
   }
 
   async wasParked(projectId: string, id: string): Promise<boolean> {
