@@ -134,31 +134,7 @@ describe('loadMastraTools', () => {
     await server.close();
   });
 
-  /** Answers like the registry: the served description carries a warning, and the tool may carry a guard section. */
-  function serveRegistry(guard: unknown = null) {
-    server.answerOtherwise((request) => {
-      if (request.url === '/v1/tools:bulk') {
-        return {
-          status: 200,
-          body: { tools: request.body.tools.map((t: { name: string }) => ({ name: t.name, version: 3, status: 'updated' })) },
-        };
-      }
-      if (request.url.startsWith('/v1/tools?format=raw')) {
-        const registered = server.requests.filter((r) => r.url === '/v1/tools:bulk').at(-1)!.body.tools;
-        const tools = registered.map((t: { name: string; description: string; parameters: unknown }) => ({
-          name: t.name,
-          version: 3,
-          baseDescription: t.description,
-          description: `${t.description}\nWARNING: 'n' above 20 fails.`,
-          warnings: [],
-          parameters: t.parameters,
-          guard,
-        }));
-        return { status: 200, body: { format: 'raw', tools, nextCursor: null } };
-      }
-      return { status: 202, body: { accepted: 1, rejected: [] } };
-    });
-  }
+  const serveRegistry = (guard: unknown = null) => server.serveRegistryWithWarning(3, guard);
 
   const client = () =>
     new Toolcoach({ baseUrl: server.baseUrl, apiKey: 'k', cacheDir: false, flushOnExit: false, refreshIntervalMs: false });

@@ -56,6 +56,35 @@ export class ScriptedServer {
     return this;
   }
 
+  /**
+   * Answers like the registry: every tool of the last bulk registration is served at `version` with a warning about
+   * 'n' appended to its description, carrying `guard` as its guard section; events are accepted.
+   */
+  serveRegistryWithWarning(version: number, guard: unknown = null): this {
+    return this.answerOtherwise((request) => {
+      if (request.url === '/v1/tools:bulk') {
+        return {
+          status: 200,
+          body: { tools: request.body.tools.map((t: { name: string }) => ({ name: t.name, version, status: 'updated' })) },
+        };
+      }
+      if (request.url.startsWith('/v1/tools?format=raw')) {
+        const registered = this.requests.filter((r) => r.url === '/v1/tools:bulk').at(-1)!.body.tools;
+        const tools = registered.map((t: { name: string; description: string; parameters: unknown }) => ({
+          name: t.name,
+          version,
+          baseDescription: t.description,
+          description: `${t.description}\nWARNING: 'n' above 20 fails.`,
+          warnings: [],
+          parameters: t.parameters,
+          guard,
+        }));
+        return { status: 200, body: { format: 'raw', tools, nextCursor: null } };
+      }
+      return { status: 202, body: { accepted: 1, rejected: [] } };
+    });
+  }
+
   /** The events of every POST /v1/events received so far, in order. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see ReceivedRequest.body
   get events(): any[] {
