@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional
 
-from .providers import CallTracker, ObservedStream, ResourceProxy, as_dict, text_of
+from .providers import CallTracker, ObservedStream, ResourceProxy, as_dict, text_of, with_descriptions
 from .reporter import Reporter
 
 FRAMEWORK = "anthropic-python"
@@ -44,10 +44,7 @@ def _messages_create(create: Callable[..., Any], tracker: CallTracker) -> Callab
         ]
         descriptions = tracker.prepare_request(declared, results)
         if descriptions:
-            body["tools"] = [
-                {**as_dict(tool), "description": descriptions[as_dict(tool)["name"]]} if _declared_tool(tool) and as_dict(tool)["name"] in descriptions else tool
-                for tool in tools
-            ]
+            body["tools"] = with_descriptions(tools, descriptions, _declared_tool)
         answer = create(*args, **body)
         if body.get("stream") is True:
             return _message_stream(answer, tracker, declared, body.get("model"))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional
 
-from .providers import CallTracker, ObservedStream, ResourceProxy, as_dict, text_of
+from .providers import CallTracker, ObservedStream, ResourceProxy, as_dict, text_of, with_descriptions
 from .reporter import Reporter
 
 FRAMEWORK = "openai-python"
@@ -124,10 +124,7 @@ def _responses_create(create: Callable[..., Any], tracker: CallTracker) -> Calla
         results = [result for result in (_function_call_output(item) for item in items) if result]
         descriptions = tracker.prepare_request(declared, results)
         if descriptions:
-            body["tools"] = [
-                {**as_dict(tool), "description": descriptions[as_dict(tool)["name"]]} if _responses_tool(tool) and as_dict(tool)["name"] in descriptions else tool
-                for tool in tools
-            ]
+            body["tools"] = with_descriptions(tools, descriptions, _responses_tool)
         answer = create(*args, **body)
         if body.get("stream") is True:
             return _responses_stream(answer, tracker, declared, body.get("model"))

@@ -48,6 +48,14 @@ def text_of(content: Any) -> str:
     return "" if content is None else json.dumps(content, default=str)
 
 
+def with_descriptions(tools: List[Any], descriptions: Dict[str, str], declared_of: Callable[[Any], Optional[Dict[str, Any]]]) -> List[Any]:
+    """The request's tools with the served description of each declared tool that has one; the others as given."""
+    return [
+        {**as_dict(tool), "description": descriptions[as_dict(tool)["name"]]} if declared_of(tool) and as_dict(tool)["name"] in descriptions else tool
+        for tool in tools
+    ]
+
+
 def as_dict(value: Any) -> Dict[str, Any]:
     """A request item or a response object as a dict: the SDKs' pydantic models dump themselves, dicts stay."""
     if isinstance(value, dict):
