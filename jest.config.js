@@ -56,7 +56,7 @@ module.exports = {
       displayName: 'core',
       testEnvironment: 'node',
       transform: {
-        '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/packages/core/tsconfig.spec.json', diagnostics: { ignoreCodes: [151002] } }],
+        '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/packages/core/tsconfig.jest.json', diagnostics: { ignoreCodes: [151002] } }],
       },
       testMatch: ['<rootDir>/packages/core/test/**/*.spec.ts'],
     },
@@ -65,7 +65,7 @@ module.exports = {
       displayName: 'sdk',
       testEnvironment: 'node',
       transform: {
-        '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/sdk/tsconfig.spec.json', diagnostics: { ignoreCodes: [151002] } }],
+        '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/sdk/tsconfig.jest.json', diagnostics: { ignoreCodes: [151002] } }],
         ...esmToCommonJs,
       },
       transformIgnorePatterns,
@@ -77,7 +77,7 @@ module.exports = {
       displayName: 'mcp-gateway',
       testEnvironment: 'node',
       transform: {
-        '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/mcp-gateway/tsconfig.spec.json', diagnostics: { ignoreCodes: [151002] } }],
+        '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/mcp-gateway/tsconfig.jest.json', diagnostics: { ignoreCodes: [151002] } }],
       },
       moduleNameMapper: coreSource,
       testMatch: ['<rootDir>/mcp-gateway/test/**/*.spec.ts'],
