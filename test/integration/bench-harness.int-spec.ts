@@ -98,17 +98,20 @@ impostor.close();
   });
 
   it('charges CPU time to the process that spent it, per unit of work', () => {
-    // a child that spends 400 ms of CPU (by its own CPU clock, however loaded the machine) and one that sleeps; the ledger
-    // stops once the busy one said it is done, while both still run
+    // a child that spends 400 ms of CPU (by its own CPU clock, however loaded the machine) once told to, and one that
+    // sleeps; the ledger starts once both said they are up (so neither's start-up is charged, however slow the machine)
+    // and stops once the busy one said it is done, while both still run
     const { status, stdout, stderr } = runModule(`
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 const { cpuLedger } = await import(${JSON.stringify(HARNESS)});
-const start = (code) => spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'ignore'] });
-const busy = start('const spent = () => { const u = process.cpuUsage(); return u.user + u.system; }; setTimeout(() => { const end = spent() + 400000; let x = 0; while (spent() < end) for (let i = 0; i < 100000; i++) x += i; console.log("done", x > 0); }, 200); setInterval(() => {}, 1000);');
-const idle = start('setInterval(() => {}, 1000);');
-await new Promise((resolve) => setTimeout(resolve, 100));
+const start = (code) => spawn(process.execPath, ['-e', code], { stdio: ['pipe', 'pipe', 'ignore'] });
+const busy = start('const spent = () => { const u = process.cpuUsage(); return u.user + u.system; }; process.stdin.once("data", () => { const end = spent() + 400000; let x = 0; while (spent() < end) for (let i = 0; i < 100000; i++) x += i; console.log("done", x > 0); }); console.log("up");');
+const idle = start('setInterval(() => {}, 1000); console.log("up");');
+await Promise.all([once(busy.stdout, 'data'), once(idle.stdout, 'data')]);
 const ledger = cpuLedger({ busy: busy.pid, idle: idle.pid, nobody: 'no-such-command-name' });
-await new Promise((resolve) => busy.stdout.once('data', resolve));
+busy.stdin.write('go');
+await once(busy.stdout, 'data');
 console.log(JSON.stringify(ledger.stop(100)));
 busy.kill();
 idle.kill();
