@@ -11,6 +11,7 @@ import {
   shapeCheckUnits,
   Spent,
 } from './registration-budget';
+import { AdmittedSchemas } from './admitted-schemas';
 import { RegistrationTurns } from './registration-turns';
 import type { JsonObject, RegistrationCandidate } from '../registry.types';
 
@@ -28,6 +29,7 @@ const MAX_REPORTED_PROBLEMS = 100;
 @Injectable()
 export class SchemaAdmissionService {
   private readonly turns = new RegistrationTurns();
+  private readonly admitted = new AdmittedSchemas();
 
   constructor(private readonly timeSlice: SharedTimeSlice) {}
 
@@ -41,7 +43,7 @@ export class SchemaAdmissionService {
     candidates: readonly RegistrationCandidate[],
     nowMs: () => number = () => performance.now(),
   ): Promise<void> {
-    const turn = await this.turns.run(projectId, () => this.checkAll(candidates, new RegistrationBudget(nowMs)));
+    const turn = await this.turns.run(projectId, () => this.checkAll(projectId, candidates, new RegistrationBudget(nowMs)));
     if (!turn) {
       throw new ApiError(429, 'too_many_registrations', 'Too many registrations of this project are being checked; retry shortly', {
         headers: { 'retry-after': '1' },
@@ -49,13 +51,22 @@ export class SchemaAdmissionService {
     }
   }
 
-  private async checkAll(candidates: readonly RegistrationCandidate[], budget: RegistrationBudget): Promise<void> {
+  private async checkAll(projectId: string, candidates: readonly RegistrationCandidate[], budget: RegistrationBudget): Promise<void> {
     const problems: FieldError[] = [];
     for (const [index, candidate] of candidates.entries()) {
       await this.timeSlice.yieldIfDue();
+      const schemaJson = JSON.stringify(candidate.definition.parameters);
+      const digest = AdmittedSchemas.digestOf(schemaJson);
+      if (this.admitted.has(projectId, digest)) {
+        // the text was read to hash it: charged as the shape check the hit skips
+        const spent = budget.charge(shapeCheckUnits(Buffer.byteLength(schemaJson, 'utf8')));
+        if (spent) throw tooExpensive(candidates.slice(index), budget.describe(spent), problems);
+        continue;
+      }
       const outcome = await this.checkSchema(candidate, budget);
       if ('spent' in outcome) throw tooExpensive(candidates.slice(index), budget.describe(outcome.spent), problems);
       problems.push(...outcome.problems);
+      if (outcome.problems.length === 0) this.admitted.remember(projectId, digest);
     }
     if (problems.length > 0) {
       const details = problems.slice(0, MAX_REPORTED_PROBLEMS);
