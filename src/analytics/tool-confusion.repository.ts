@@ -90,7 +90,8 @@ export class ToolConfusionRepository {
         sum(sessions)::int AS sessions,
         (min(day) FILTER (WHERE confusions > 0))::timestamptz AS first_day,
         (max(day) FILTER (WHERE confusions > 0))::timestamptz AS last_day,
-        (array_agg(example_session_ids ORDER BY day DESC) FILTER (WHERE confusions > 0))[1] AS example_session_ids
+        -- the latest day's examples (jsonb: array_agg of arrays would make one two-dimensional array)
+        (jsonb_agg(to_jsonb(example_session_ids) ORDER BY day DESC, description_version) FILTER (WHERE confusions > 0))->0 AS example_session_ids
       FROM daily_tool_confusions
       WHERE project_id = ${projectId}::uuid AND day >= ${from}::date AND day < ${until}::date
       GROUP BY tool, confused_with

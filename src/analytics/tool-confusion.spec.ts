@@ -67,10 +67,23 @@ describe('findSessionConfusions', () => {
 });
 
 describe('isEmptyAnswer', () => {
-  it.each([[null], [''], ['  '], ['[]'], [[]], [{}], [{ orders: [], total: 0 }], [{ found: false, items: null }]])('%j is empty', (value) => {
+  it.each([
+    [null],
+    [''],
+    ['  '],
+    ['[]'],
+    [[]],
+    [{}],
+    [{ orders: [], total: 0 }],
+    [{ found: false, items: null }],
+    ['{"orders": [], "total": 0}'],
+    ['No orders found.'],
+    ['0 results'],
+    ['Not found'],
+  ])('%j is empty', (value) => {
     expect(isEmptyAnswer(value)).toBe(true);
   });
-  it.each([[undefined], [0], ['none'], [[1]], [{ total: 3 }], [{ order: { id: 1 } }]])('%j is not empty', (value) => {
+  it.each([[undefined], [0], ['no'], ['No orders for this customer were shipped late, all good'], ['{"orders": [1]}'], ['{broken'], [[1]], [{ total: 3 }], [{ order: { id: 1 } }]])('%j is not empty', (value) => {
     expect(isEmptyAnswer(value)).toBe(false);
   });
 });

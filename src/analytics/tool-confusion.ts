@@ -98,11 +98,12 @@ function answerReason(call: SessionCall): ConfusionReason | null {
 
 /**
  * An answer with nothing in it: null, blank text, [] or {}, or an object whose every field is such a value, 0 or false
- * (`{"orders": [], "total": 0}`). A result too large to read (undefined) is not empty.
+ * (`{"orders": [], "total": 0}`), also as JSON text (frameworks hand tool results to the model as text), or a short
+ * "no results" sentence. A result too large to read (undefined) is not empty.
  */
 export function isEmptyAnswer(result: unknown, depth = 0): boolean {
   if (result === null) return true;
-  if (typeof result === 'string') return result.trim() === '' || result.trim() === '[]' || result.trim() === '{}';
+  if (typeof result === 'string') return isEmptyText(result, depth);
   if (Array.isArray(result)) return result.length === 0;
   if (typeof result === 'object' && result !== undefined) {
     const values = Object.values(result as Record<string, unknown>);
@@ -111,6 +112,21 @@ export function isEmptyAnswer(result: unknown, depth = 0): boolean {
     return values.every((value) => value === 0 || value === false || isEmptyAnswer(value, depth + 1));
   }
   return false;
+}
+
+// "No results.", "0 orders found", "None", "Not found": what tools answer in words when they found nothing
+const NOTHING_FOUND = /^(?:(?:no|0|zero) (?:[a-z]+ )?(?:results?|matches|items|records|entries|rows|[a-z]+s)(?: found| were found)?|none|nothing found|not found)[.!]?$/i;
+const MAX_PARSED_TEXT_CHARS = 2000;
+
+function isEmptyText(text: string, depth: number): boolean {
+  const trimmed = text.trim();
+  if (trimmed === '' || NOTHING_FOUND.test(trimmed)) return true;
+  if (depth > 0 || trimmed.length > MAX_PARSED_TEXT_CHARS || !/^[[{]/.test(trimmed)) return false;
+  try {
+    return isEmptyAnswer(JSON.parse(trimmed) as unknown, depth);
+  } catch {
+    return false;
+  }
 }
 
 /**
