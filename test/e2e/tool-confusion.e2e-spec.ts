@@ -4,6 +4,7 @@ import { Toolcoach } from '@toolcoach/sdk';
 import { ToolcoachCallbackHandler } from '@toolcoach/sdk/langchain';
 import { createAgent, tool } from 'langchain';
 import { z } from 'zod';
+import { hasChromium, openChromium } from '../support/chromium';
 import { awayFromDayChange, runNightly } from '../support/job-runs';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
 
@@ -14,6 +15,7 @@ import { eventually, startTestApp, TestApp } from '../support/test-app';
 // the real time and every nightly is for today, as in rollout-shapes.e2e-spec.ts.
 
 const SESSIONS_PER_PHASE = 30;
+const isBrowserHere = hasChromium('the tool-confusion dashboard check (test/e2e/tool-confusion.e2e-spec.ts)');
 const today = () => new Date().toISOString().slice(0, 10);
 
 function orderTools() {
@@ -207,4 +209,39 @@ describe('tool confusion: search_orders taken for get_order, on the default conf
     expect(confusion).toMatchObject({ status: 'applied', effect: { verdict: 'helped', method: 'version' } });
     expect(confusion!.effect!.withWarning.calls).toBeGreaterThanOrEqual(30);
   }, 240_000);
+
+  // the web page (public/dashboard/app.js, confusionsHtml) in real Chromium, on the counts the first test made
+  (isBrowserHere ? it : it.skip)('shows the pair on the overview and on both tools\' pages, with example sessions', async () => {
+    const pairs = (await api('GET', '/v1/confusions')).body.items as Array<{ confusions: number; exampleSessionIds: string[] }>;
+    expect(pairs).toHaveLength(1);
+    const browser = await openChromium();
+    try {
+      const { page } = browser;
+      await page.goto(`${t.baseUrl}/dashboard`);
+      await page.fill('#api-key', project.apiKey);
+      await page.click('#key-form button');
+      const shownPairs = async () => {
+        await page.waitForSelector('[data-testid="confused-pair"]', { timeout: 60_000 });
+        return page.$$eval('[data-testid="confused-pair"]', (rows) =>
+          rows.map((row) => ({
+            tool: row.getAttribute('data-tool'),
+            confusedWith: row.getAttribute('data-confused-with'),
+            confusions: row.querySelector('[data-field="confusions"]')?.textContent,
+            sessions: [...row.querySelectorAll('a.events-link')].map((a) => a.textContent),
+          })),
+        );
+      };
+      const expected = [
+        { tool: 'search_orders', confusedWith: 'get_order', confusions: String(pairs[0].confusions), sessions: pairs[0].exampleSessionIds },
+      ];
+      expect(await shownPairs()).toEqual(expected);
+      for (const tool of ['search_orders', 'get_order']) {
+        await page.goto(`${t.baseUrl}/dashboard#/tools/${tool}`);
+        await page.waitForSelector(`[data-testid="tool-name"]:text("${tool}")`, { timeout: 60_000 });
+        expect(await shownPairs()).toEqual(expected);
+      }
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
 });
