@@ -48,16 +48,14 @@ function quotePurpose(fragments: UntrustedFragments, tool: string, purpose: stri
 }
 
 /** The draft of one pair: a warning on the tool called first, naming the tool that answered and what each is for. */
-export function deriveConfusionRecommendation(
-  pair: ConfusedPair,
-  descriptions: ReadonlyMap<string, string>,
-): RecommendationDraft {
+export function deriveConfusionRecommendation(pair: ConfusedPair, descriptions: ReadonlyMap<string, string>): RecommendationDraft {
   const fragments = new UntrustedFragments();
   const wrong = toolNameText(fragments, pair.tool);
   const rightName = toolNameText(fragments, pair.confusedWith);
   const rightPurpose = purposeOf(descriptions.get(pair.confusedWith) ?? '');
   const wrongPurpose = purposeOf(descriptions.get(pair.tool) ?? '');
-  const forRight = rightPurpose === '' ? `For what ${rightName} answers` : `For ${quotePurpose(fragments, pair.confusedWith, rightPurpose)}`;
+  const forRight =
+    rightPurpose === '' ? `For what ${rightName} answers` : `For ${quotePurpose(fragments, pair.confusedWith, rightPurpose)}`;
   const forWrong = wrongPurpose === '' ? '' : `; ${wrong} is for ${quotePurpose(fragments, pair.tool, wrongPurpose)}`;
   return {
     tool: pair.tool,

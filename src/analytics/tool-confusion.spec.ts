@@ -1,4 +1,11 @@
-import { CONFUSION_WINDOW_MS, countConfusions, findSessionConfusions, isEmptyAnswer, SessionCall, sharedArgumentNames } from './tool-confusion';
+import {
+  CONFUSION_WINDOW_MS,
+  countConfusions,
+  findSessionConfusions,
+  isEmptyAnswer,
+  SessionCall,
+  sharedArgumentNames,
+} from './tool-confusion';
 
 const REGISTERED = new Set(['search_orders', 'get_order', 'list_customers']);
 const T0 = Date.parse('2026-03-01T08:00:00Z');
@@ -22,7 +29,13 @@ describe('findSessionConfusions', () => {
   it('finds search_orders taken for get_order when its empty answer is followed by get_order with the same order_id', () => {
     const calls = [call('search_orders', 0, { result: { orders: [], total: 0 } }), call('get_order', 5000)];
     expect(findSessionConfusions(calls, REGISTERED)).toEqual([
-      expect.objectContaining({ tool: 'search_orders', confusedWith: 'get_order', reason: 'empty', sharedArguments: ['order_id'], version: 1 }),
+      expect.objectContaining({
+        tool: 'search_orders',
+        confusedWith: 'get_order',
+        reason: 'empty',
+        sharedArguments: ['order_id'],
+        version: 1,
+      }),
     ]);
   });
 
@@ -46,14 +59,19 @@ describe('findSessionConfusions', () => {
 
   it('needs overlapping values, a successful second call, another registered tool and the window', () => {
     const empty = { result: [] };
-    expect(findSessionConfusions([call('search_orders', 0, empty), call('get_order', 1000, { arguments: { order_id: 'B-2' } })], REGISTERED)).toEqual([]);
+    expect(
+      findSessionConfusions([call('search_orders', 0, empty), call('get_order', 1000, { arguments: { order_id: 'B-2' } })], REGISTERED),
+    ).toEqual([]);
     expect(findSessionConfusions([call('search_orders', 0, empty), call('get_order', 1000, { isSuccess: false })], REGISTERED)).toEqual([]);
     expect(findSessionConfusions([call('search_orders', 0, empty), call('search_orders', 1000)], REGISTERED)).toEqual([]);
     expect(findSessionConfusions([call('search_orders', 0, empty), call('get_ordr', 1000)], REGISTERED)).toEqual([]);
     expect(findSessionConfusions([call('search_orders', 0, empty), call('get_order', CONFUSION_WINDOW_MS + 1)], REGISTERED)).toEqual([]);
     // booleans and small flags say nothing about meaning the same thing
     expect(
-      findSessionConfusions([call('search_orders', 0, { ...empty, arguments: { exact: true } }), call('get_order', 1000, { arguments: { exact: true } })], REGISTERED),
+      findSessionConfusions(
+        [call('search_orders', 0, { ...empty, arguments: { exact: true } }), call('get_order', 1000, { arguments: { exact: true } })],
+        REGISTERED,
+      ),
     ).toEqual([]);
   });
 
@@ -61,7 +79,12 @@ describe('findSessionConfusions', () => {
     const between = [call('list_customers', 1000, { arguments: { q: 'x' } }), call('list_customers', 2000, { arguments: { q: 'y' } })];
     const near = [call('search_orders', 0, { result: [] }), ...between.slice(0, 2), call('get_order', 3000)];
     expect(findSessionConfusions(near, REGISTERED)).toHaveLength(1);
-    const far = [call('search_orders', 0, { result: [] }), ...between, call('list_customers', 2500, { arguments: { q: 'z' } }), call('get_order', 3000)];
+    const far = [
+      call('search_orders', 0, { result: [] }),
+      ...between,
+      call('list_customers', 2500, { arguments: { q: 'z' } }),
+      call('get_order', 3000),
+    ];
     expect(findSessionConfusions(far, REGISTERED)).toEqual([]);
   });
 });
@@ -83,7 +106,17 @@ describe('isEmptyAnswer', () => {
   ])('%j is empty', (value) => {
     expect(isEmptyAnswer(value)).toBe(true);
   });
-  it.each([[undefined], [0], ['no'], ['No orders for this customer were shipped late, all good'], ['{"orders": [1]}'], ['{broken'], [[1]], [{ total: 3 }], [{ order: { id: 1 } }]])('%j is not empty', (value) => {
+  it.each([
+    [undefined],
+    [0],
+    ['no'],
+    ['No orders for this customer were shipped late, all good'],
+    ['{"orders": [1]}'],
+    ['{broken'],
+    [[1]],
+    [{ total: 3 }],
+    [{ order: { id: 1 } }],
+  ])('%j is not empty', (value) => {
     expect(isEmptyAnswer(value)).toBe(false);
   });
 });
@@ -109,8 +142,24 @@ describe('countConfusions', () => {
     ]);
     const { counts } = countConfusions(sessions, REGISTERED, []);
     expect(counts).toEqual([
-      { tool: 'search_orders', confusedWith: 'get_order', descriptionVersion: 1, confusions: 1, confusedSessions: 1, sessions: 1, exampleSessionIds: ['confused'] },
-      { tool: 'search_orders', confusedWith: 'get_order', descriptionVersion: 2, confusions: 0, confusedSessions: 0, sessions: 2, exampleSessionIds: [] },
+      {
+        tool: 'search_orders',
+        confusedWith: 'get_order',
+        descriptionVersion: 1,
+        confusions: 1,
+        confusedSessions: 1,
+        sessions: 1,
+        exampleSessionIds: ['confused'],
+      },
+      {
+        tool: 'search_orders',
+        confusedWith: 'get_order',
+        descriptionVersion: 2,
+        confusions: 0,
+        confusedSessions: 0,
+        sessions: 2,
+        exampleSessionIds: [],
+      },
     ]);
   });
 
@@ -118,7 +167,15 @@ describe('countConfusions', () => {
     const sessions = new Map([session('a', [call('get_order', 0)]), session('b', [call('get_order', 1000)])]);
     const { counts } = countConfusions(sessions, REGISTERED, [{ tool: 'search_orders', confusedWith: 'get_order' }]);
     expect(counts).toEqual([
-      { tool: 'search_orders', confusedWith: 'get_order', descriptionVersion: 0, confusions: 0, confusedSessions: 0, sessions: 2, exampleSessionIds: [] },
+      {
+        tool: 'search_orders',
+        confusedWith: 'get_order',
+        descriptionVersion: 0,
+        confusions: 0,
+        confusedSessions: 0,
+        sessions: 2,
+        exampleSessionIds: [],
+      },
     ]);
   });
 });

@@ -115,7 +115,8 @@ export function isEmptyAnswer(result: unknown, depth = 0): boolean {
 }
 
 // "No results.", "0 orders found", "None", "Not found": what tools answer in words when they found nothing
-const NOTHING_FOUND = /^(?:(?:no|0|zero) (?:[a-z]+ )?(?:results?|matches|items|records|entries|rows|[a-z]+s)(?: found| were found)?|none|nothing found|not found)[.!]?$/i;
+const NOTHING_FOUND =
+  /^(?:(?:no|0|zero) (?:[a-z]+ )?(?:results?|matches|items|records|entries|rows|[a-z]+s)(?: found| were found)?|none|nothing found|not found)[.!]?$/i;
 const MAX_PARSED_TEXT_CHARS = 2000;
 
 function isEmptyText(text: string, depth: number): boolean {
@@ -196,7 +197,8 @@ export function countConfusions(
 ): { counts: ConfusionCount[]; confusions: Confusion[] } {
   const confusions = [...sessions.values()].flatMap((calls) => findSessionConfusions(calls, registered));
   const pairs = new Map<string, { tool: string; confusedWith: string }>();
-  for (const pair of [...confusions, ...tracked]) pairs.set(pairKey(pair.tool, pair.confusedWith), { tool: pair.tool, confusedWith: pair.confusedWith });
+  for (const pair of [...confusions, ...tracked])
+    pairs.set(pairKey(pair.tool, pair.confusedWith), { tool: pair.tool, confusedWith: pair.confusedWith });
   const timelines = versionTimelines(sessions, new Set([...pairs.values()].map((pair) => pair.tool)));
   const rows = new Map<string, ConfusionCount>();
   const rowOf = (tool: string, confusedWith: string, version: number) => {
@@ -228,8 +230,7 @@ export function countConfusions(
     }
   }
   const counts = [...rows.values()].sort(
-    (a, b) =>
-      a.tool.localeCompare(b.tool) || a.confusedWith.localeCompare(b.confusedWith) || a.descriptionVersion - b.descriptionVersion,
+    (a, b) => a.tool.localeCompare(b.tool) || a.confusedWith.localeCompare(b.confusedWith) || a.descriptionVersion - b.descriptionVersion,
   );
   return { counts, confusions };
 }

@@ -23,7 +23,9 @@ function orderTools() {
     ({ customer, order_id }: { customer?: string; order_id?: string }) => {
       // open orders only: the orders the agents ask about have all shipped
       const open = [{ order_id: 'B-1', customer: 'Ada', status: 'open' }];
-      const orders = open.filter((o) => (customer === undefined || o.customer === customer) && (order_id === undefined || o.order_id === order_id));
+      const orders = open.filter(
+        (o) => (customer === undefined || o.customer === customer) && (order_id === undefined || o.order_id === order_id),
+      );
       return JSON.stringify({ orders, total: orders.length });
     },
     {
@@ -45,7 +47,12 @@ function orderTools() {
 
 type BoundTool = { name: string; description?: string };
 let callCounter = 0;
-const toolCall = (name: string, args: Record<string, unknown>) => ({ id: `order_call_${++callCounter}`, name, args, type: 'tool_call' as const });
+const toolCall = (name: string, args: Record<string, unknown>) => ({
+  id: `order_call_${++callCounter}`,
+  name,
+  args,
+  type: 'tool_call' as const,
+});
 
 /** The scripted model: looks one order up, by the tool the descriptions it was given point it to. */
 class OrdersModel extends BaseChatModel {
@@ -56,11 +63,11 @@ class OrdersModel extends BaseChatModel {
     super({});
   }
 
-  _llmType() {
+  override _llmType() {
     return 'scripted-orders';
   }
 
-  bindTools(tools: BoundTool[]) {
+  override bindTools(tools: BoundTool[]) {
     return new OrdersModel(this.session, tools) as never;
   }
 
@@ -195,7 +202,9 @@ describe('tool confusion: search_orders taken for get_order, on the default conf
     const rate = (list: Phase[]) => list.reduce((n, p) => n + p.confused, 0) / list.reduce((n, p) => n + p.sessions, 0);
     const warned = phases.filter((p) => p.isWarned);
     const unwarned = phases.filter((p) => !p.isWarned);
-    console.log(`confusions per phase: ${phases.map((p) => `v${p.version}${p.isWarned ? ' (warned)' : ''} ${p.confused}/${p.sessions}`).join(', ')}`);
+    console.log(
+      `confusions per phase: ${phases.map((p) => `v${p.version}${p.isWarned ? ' (warned)' : ''} ${p.confused}/${p.sessions}`).join(', ')}`,
+    );
     expect(warned.length).toBeGreaterThan(0);
     expect(rate(warned)).toBeLessThanOrEqual(rate(unwarned) * 0.2);
 
@@ -211,37 +220,46 @@ describe('tool confusion: search_orders taken for get_order, on the default conf
   }, 240_000);
 
   // the web page (public/dashboard/app.js, confusionsHtml) in real Chromium, on the counts the first test made
-  (isBrowserHere ? it : it.skip)('shows the pair on the overview and on both tools\' pages, with example sessions', async () => {
-    const pairs = (await api('GET', '/v1/confusions')).body.items as Array<{ confusions: number; exampleSessionIds: string[] }>;
-    expect(pairs).toHaveLength(1);
-    const browser = await openChromium();
-    try {
-      const { page } = browser;
-      await page.goto(`${t.baseUrl}/dashboard`);
-      await page.fill('#api-key', project.apiKey);
-      await page.click('#key-form button');
-      const shownPairs = async () => {
-        await page.waitForSelector('[data-testid="confused-pair"]', { timeout: 60_000 });
-        return page.$$eval('[data-testid="confused-pair"]', (rows) =>
-          rows.map((row) => ({
-            tool: row.getAttribute('data-tool'),
-            confusedWith: row.getAttribute('data-confused-with'),
-            confusions: row.querySelector('[data-field="confusions"]')?.textContent,
-            sessions: [...row.querySelectorAll('a.events-link')].map((a) => a.textContent),
-          })),
-        );
-      };
-      const expected = [
-        { tool: 'search_orders', confusedWith: 'get_order', confusions: String(pairs[0].confusions), sessions: pairs[0].exampleSessionIds },
-      ];
-      expect(await shownPairs()).toEqual(expected);
-      for (const tool of ['search_orders', 'get_order']) {
-        await page.goto(`${t.baseUrl}/dashboard#/tools/${tool}`);
-        await page.waitForSelector(`[data-testid="tool-name"]:text("${tool}")`, { timeout: 60_000 });
+  (isBrowserHere ? it : it.skip)(
+    "shows the pair on the overview and on both tools' pages, with example sessions",
+    async () => {
+      const pairs = (await api('GET', '/v1/confusions')).body.items as Array<{ confusions: number; exampleSessionIds: string[] }>;
+      expect(pairs).toHaveLength(1);
+      const browser = await openChromium();
+      try {
+        const { page } = browser;
+        await page.goto(`${t.baseUrl}/dashboard`);
+        await page.fill('#api-key', project.apiKey);
+        await page.click('#key-form button');
+        const shownPairs = async () => {
+          await page.waitForSelector('[data-testid="confused-pair"]', { timeout: 60_000 });
+          return page.$$eval('[data-testid="confused-pair"]', (rows) =>
+            rows.map((row) => ({
+              tool: row.getAttribute('data-tool'),
+              confusedWith: row.getAttribute('data-confused-with'),
+              confusions: row.querySelector('[data-field="confusions"]')?.textContent,
+              sessions: [...row.querySelectorAll('a.events-link')].map((a) => a.textContent),
+            })),
+          );
+        };
+        const expected = [
+          {
+            tool: 'search_orders',
+            confusedWith: 'get_order',
+            confusions: String(pairs[0].confusions),
+            sessions: pairs[0].exampleSessionIds,
+          },
+        ];
         expect(await shownPairs()).toEqual(expected);
+        for (const tool of ['search_orders', 'get_order']) {
+          await page.goto(`${t.baseUrl}/dashboard#/tools/${tool}`);
+          await page.waitForSelector(`[data-testid="tool-name"]:text("${tool}")`, { timeout: 60_000 });
+          expect(await shownPairs()).toEqual(expected);
+        }
+      } finally {
+        await browser.close();
       }
-    } finally {
-      await browser.close();
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 });
