@@ -166,6 +166,7 @@
     ]);
     const t = overview.totals;
     const topGroups = await withSampleMessages(overview.topErrorGroups);
+    const confusions = await loadConfusions('/v1/confusions');
     show(
       seq,
       `
@@ -182,6 +183,7 @@
         <div class="panel"><h2>Top failing tools</h2>${toolsTableHtml(overview.topFailingTools).replace('tools-table', 'top-failing-tools')}</div>
         <div class="panel"><h2>Top error groups</h2>${groupsTableHtml(topGroups, true)}</div>
       </div>
+      ${confusionsHtml(confusions)}
       <h2>Tools</h2>
       <div class="panel">${toolsTableHtml(tools.items)}</div>`,
     );
@@ -292,6 +294,33 @@
     return `<div class="panel" data-testid="canaries"><h2>Canaries</h2><table><thead><tr><th>versions</th><th>status</th><th>mistakes per side</th><th></th></tr></thead><tbody>${rows}</tbody></table></div>`;
   }
 
+  // Tools the sessions confused (docs/tool-confusion.md): a call of one answered by an error or nothing, then the other
+  // with the same values. Each pair with its rate per session and example sessions, which open in the events explorer.
+  function loadConfusions(path) {
+    const days = Math.min(Number(rangeSelect.value), 90);
+    const to = new Date();
+    const from = new Date(to.getTime() - days * 86400000);
+    const query = `from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(to.toISOString())}&limit=20`;
+    return api(`${path}?${query}`)
+      .then((page) => page.items)
+      .catch(() => []);
+  }
+
+  function confusionsHtml(pairs) {
+    if (pairs.length === 0) return '';
+    const rows = pairs
+      .map(
+        (p) =>
+          `<tr data-testid="confused-pair" data-tool="${esc(p.tool)}" data-confused-with="${esc(p.confusedWith)}"><td><a href="#/tools/${encodeURIComponent(p.tool)}">${esc(p.tool)}</a></td><td><a href="#/tools/${encodeURIComponent(p.confusedWith)}">${esc(p.confusedWith)}</a></td><td class="num" data-field="confusions">${num(p.confusions)}</td><td class="num">${num(p.confusedSessions)} / ${num(p.sessions)} <span class="muted">${pct(p.confusionRate)}</span></td><td class="muted">${p.versions
+            .map((v) => `v${v.version}: ${num(v.confusedSessions)}/${num(v.sessions)}`)
+            .join(', ')}</td><td class="msg">${p.exampleSessionIds
+            .map((id) => eventsLink({ session: id }, esc(clip(id, 24))))
+            .join(' ')}</td></tr>`,
+      )
+      .join('');
+    return `<div class="panel" data-testid="confusions"><h2>Tool confusion</h2><table><thead><tr><th>called first</th><th>then, with the same values</th><th class="num">confusions</th><th class="num">sessions confused / calling either</th><th>per version of the first</th><th>example sessions</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+  }
+
   // The registered definition judged before any mistake (docs/tool-quality.md): score and findings, worst first.
   function qualityHtml(report) {
     if (!report) return '';
@@ -362,6 +391,7 @@
       .then((list) => (list.quality || []).find((q) => q.tool === name))
       .catch(() => undefined);
     const guardStats = await loadGuardStats(tool);
+    const confusions = await loadConfusions(`/v1/tools/${tool}/confusions`);
     const canaries = await api(`/v1/rollout/canaries?tool=${tool}&limit=5`)
       .then((page) => page.items)
       .catch(() => []);
@@ -381,6 +411,7 @@
       <div class="panel" id="tool-chart"></div>
       ${qualityHtml(quality)}
       ${guardHtml(guardStats)}
+      ${confusionsHtml(confusions)}
       ${canariesHtml(canaries)}
       <h2>Error groups</h2><div class="panel" id="tool-groups"></div>
       <div class="grid2">

@@ -19,6 +19,8 @@ import { RecommendationApplier } from './recommendation-applier';
 import { RecommendationRepository } from './recommendation.repository';
 import { RecommendationsController } from './recommendations.controller';
 import { RecommendationsService } from './recommendations.service';
+import { ToolConfusionRepository } from './tool-confusion.repository';
+import { ToolConfusionService } from './tool-confusion.service';
 
 @Module({
   imports: [RegistryModule, RolloutCoreModule],
@@ -37,6 +39,8 @@ import { RecommendationsService } from './recommendations.service';
     AdvisoryLocks,
     RecommendationApplier,
     RecommendationsService,
+    ToolConfusionRepository,
+    ToolConfusionService,
   ],
   exports: [NightlyService, NightlyRunsService, RecommendationsService],
 })

@@ -5,6 +5,7 @@ import { estimateEffect, splitByWarning, splitGuardOutcomes } from '../statistic
 import { DailyStatsRepository } from './daily-stats.repository';
 import { ProjectPolicyValues, RecommendationRepository, StoredRecommendation } from './recommendation.repository';
 import type { MistakeMatch } from './recommendation-drafts';
+import { ToolConfusionRepository } from './tool-confusion.repository';
 
 const DAY_MS = 86_400_000;
 
@@ -19,21 +20,23 @@ export class EffectMeasurementService {
     private readonly dailyStats: DailyStatsRepository,
     private readonly recommendations: RecommendationRepository,
     private readonly registry: RegistryService,
+    private readonly confusions: ToolConfusionRepository,
   ) {}
 
   /** The calls and the recommendation's own mistakes per version and day up to `until`; null without a match. */
   async countMatchedMistakes(projectId: string, recommendation: StoredRecommendation, until: Date) {
     const match = (recommendation.evidence as { match?: MistakeMatch }).match;
     if (!match) return null;
+    if (match.confusedWith) return this.confusions.countConfusionsByVersion(projectId, recommendation.tool, match.confusedWith, until);
     return match.calledTool
       ? this.dailyStats.countMisnamedCallsByVersion(projectId, recommendation.tool, match.calledTool, until)
       : this.dailyStats.countMistakesByVersion(projectId, recommendation.tool, match, until);
   }
 
-  /** What the SDK guard prevented and corrected of the recommendation's tool; none for calls to a misnamed tool. */
+  /** What the SDK guard prevented and corrected of the recommendation's tool; none for a misnamed tool or a confusion. */
   private async countGuardOutcomes(projectId: string, recommendation: StoredRecommendation, until: Date) {
     const match = (recommendation.evidence as { match?: MistakeMatch }).match;
-    if (!match || match.calledTool) return { prevented: [], corrected: [] };
+    if (!match || match.calledTool || match.confusedWith) return { prevented: [], corrected: [] };
     return this.dailyStats.countGuardOutcomesByVersion(projectId, recommendation.tool, match, until);
   }
 

@@ -1,6 +1,7 @@
 /**
- * What every recommendation rule (recommendation-rules, unknown-tool-rules, loop-rules, schema-quality-rules) reads
- * and writes: the evidence of the stored error groups, and the draft with its evidence, confidence and review mark.
+ * What every recommendation rule (recommendation-rules, unknown-tool-rules, loop-rules, schema-quality-rules,
+ * tool-confusion-rules) reads and writes: the evidence of the stored error groups, and the draft with its evidence,
+ * confidence and review mark.
  */
 
 import type { ErrorGroupRow } from '../categorize';
@@ -18,6 +19,7 @@ export const RECOMMENDATION_KINDS = [
   'review_description',
   'schema_quality',
   'loop',
+  'tool_confusion',
 ] as const;
 export type RecommendationKind = (typeof RECOMMENDATION_KINDS)[number];
 
@@ -41,6 +43,8 @@ export interface MistakeMatch {
   isAnyArgumentPath?: boolean;
   /** For a misnamed_tool warning: the mistakes are calls to this name (not a registered tool), not to the tool itself. */
   calledTool?: string;
+  /** For a tool_confusion warning: the mistakes are confusions of the tool for this one (see tool-confusion). */
+  confusedWith?: string;
 }
 
 export interface RecommendationDraft {

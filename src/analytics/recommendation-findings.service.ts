@@ -9,6 +9,7 @@ import { RecommendationRepository, StoredRecommendation } from './recommendation
 import { deriveRecommendations } from './recommendation-rules';
 import type { GroupEvidence, RecommendationDraft } from './recommendation-drafts';
 import { deriveSchemaQualityRecommendations } from './schema-quality-rules';
+import { ToolConfusionService } from './tool-confusion.service';
 import { deriveMisnamedToolRecommendation, describeUnknownTool, UNKNOWN_TOOL_NOTE, UnknownToolNote } from './unknown-tool-rules';
 
 const DAY_MS = 86_400_000;
@@ -34,7 +35,7 @@ export interface RecordedFindings {
 
 /**
  * What one project's day says should change in its tool descriptions: recommendations from its error groups, from its
- * tools' definitions and from its failure loops, and the tools its unknown names most likely meant. Stores them
+ * tools' definitions, from its failure loops and from the tools its sessions confused (tool-confusion), and the tools its unknown names most likely meant. Stores them
  * (recommendations, the project's unknown-tool notes, the day's misnamed calls) and resolves the findings that are gone.
  */
 @Injectable()
@@ -44,6 +45,7 @@ export class RecommendationFindingsService {
     private readonly dailyStats: DailyStatsRepository,
     private readonly recommendations: RecommendationRepository,
     private readonly registry: RegistryService,
+    private readonly confusions: ToolConfusionService,
   ) {}
 
   async recordFindings(projectId: string, day: Date, stats: DailyToolStat[]): Promise<RecordedFindings> {
@@ -104,6 +106,7 @@ export class RecommendationFindingsService {
         ...unknown.drafts,
         ...quality.flatMap((report) => deriveSchemaQualityRecommendations(report, day)),
         ...deriveLoopRecommendations(loops),
+        ...(await this.confusions.findConfusionDrafts(projectId, day)),
       ],
       notes: unknown.notes,
       misnamed: unknown.misnamed,

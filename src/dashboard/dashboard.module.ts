@@ -15,6 +15,8 @@ import { StatsQueries } from './stats.queries';
 import { StatsService } from './stats.service';
 import { ToolVersionQueries } from './tool-version.queries';
 import { ToolVersionsController } from './tool-versions.controller';
+import { ToolConfusionQueries } from './tool-confusion.queries';
+import { ToolConfusionsController } from './tool-confusions.controller';
 
 /** Read-only queries for the REST dashboard (from rollups, never scanning events) and the web page at /dashboard. */
 @Module({
@@ -23,6 +25,7 @@ import { ToolVersionsController } from './tool-versions.controller';
     StatsController,
     ErrorGroupsController,
     ToolVersionsController,
+    ToolConfusionsController,
     DashboardPageController,
     RootPageController,
     ProjectController,
@@ -36,6 +39,7 @@ import { ToolVersionsController } from './tool-versions.controller';
     GuardStatsService,
     ErrorGroupQueries,
     ToolVersionQueries,
+    ToolConfusionQueries,
     DashboardAssets,
   ],
 })

@@ -71,6 +71,13 @@ export class RegistryService {
     return new Map(rows.map((row) => [row.name, row.parameters ?? {}]));
   }
 
+  /** The registered descriptions (without warnings) of the active tools among `toolNames`, by name, in one query. */
+  async findToolDescriptions(projectId: string, toolNames: readonly string[]): Promise<Map<string, string>> {
+    if (toolNames.length === 0) return new Map();
+    const rows = await this.schemas.findActiveToolDescriptions(projectId, toolNames);
+    return new Map(rows.map((row) => [row.name, row.description]));
+  }
+
   /** The names of every active tool of the project (what a model could have meant by a name that is not one). */
   listActiveToolNames(projectId: string): Promise<string[]> {
     return this.schemas.findActiveToolNames(projectId);

@@ -271,6 +271,14 @@ describe('OpenAPI document', () => {
     );
     const versions = await exercise('GET /v1/tools/{name}/version-history', { params: { name: TOOL } });
     expect(versions.body.items.length).toBeGreaterThan(1);
+    // a day of confusion counts as the nightly writes them (test/e2e/tool-confusion.e2e-spec.ts makes real ones)
+    await t.db.sql.query(
+      `INSERT INTO daily_tool_confusions (project_id, tool, confused_with, day, description_version, confusions, confused_sessions, sessions, example_session_ids)
+       VALUES ($1, $2, 'factorial', current_date, 1, 3, 2, 10, '{s1,s2}')`,
+      [t.projectId, TOOL],
+    );
+    expect((await exercise('GET /v1/confusions')).body.items).toHaveLength(1);
+    expect((await exercise('GET /v1/tools/{name}/confusions', { params: { name: TOOL } })).body.items[0].versions).toHaveLength(1);
   });
 
   it('answers the dead-letter routes as documented', async () => {

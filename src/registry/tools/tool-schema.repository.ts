@@ -45,6 +45,14 @@ export class ToolSchemaRepository {
     }));
   }
 
+  /** The own descriptions (without warnings) of the active tools among `names`. */
+  async findActiveToolDescriptions(projectId: string, names: readonly string[]): Promise<Array<{ name: string; description: string }>> {
+    return this.prisma.tool.findMany({
+      where: { projectId, name: { in: [...names] }, archivedAt: null },
+      select: { name: true, description: true },
+    });
+  }
+
   async findActiveToolNames(projectId: string): Promise<string[]> {
     const rows = await this.prisma.tool.findMany({
       where: { projectId, archivedAt: null },
