@@ -5,6 +5,7 @@ import { estimateEffect, splitByWarning, splitGuardOutcomes } from '../statistic
 import { DailyStatsRepository } from './daily-stats.repository';
 import { ProjectPolicyValues, RecommendationRepository, StoredRecommendation } from './recommendation.repository';
 import type { MistakeMatch } from './recommendation-drafts';
+import { SessionRollupRepository } from './session-rollup.repository';
 
 const DAY_MS = 86_400_000;
 
@@ -19,12 +20,15 @@ export class EffectMeasurementService {
     private readonly dailyStats: DailyStatsRepository,
     private readonly recommendations: RecommendationRepository,
     private readonly registry: RegistryService,
+    private readonly sessions: SessionRollupRepository,
   ) {}
 
   /** The calls and the recommendation's own mistakes per version and day up to `until`; null without a match. */
   async countMatchedMistakes(projectId: string, recommendation: StoredRecommendation, until: Date) {
     const match = (recommendation.evidence as { match?: MistakeMatch }).match;
     if (!match) return null;
+    // a repeated_call warning is judged on repeated calls among the tool's calls in sessions (daily_session_rollups)
+    if (match.isRepeatedCall) return this.sessions.countRepeatsByVersion(projectId, recommendation.tool, until);
     return match.calledTool
       ? this.dailyStats.countMisnamedCallsByVersion(projectId, recommendation.tool, match.calledTool, until)
       : this.dailyStats.countMistakesByVersion(projectId, recommendation.tool, match, until);
@@ -33,7 +37,7 @@ export class EffectMeasurementService {
   /** What the SDK guard prevented and corrected of the recommendation's tool; none for calls to a misnamed tool. */
   private async countGuardOutcomes(projectId: string, recommendation: StoredRecommendation, until: Date) {
     const match = (recommendation.evidence as { match?: MistakeMatch }).match;
-    if (!match || match.calledTool) return { prevented: [], corrected: [] };
+    if (!match || match.calledTool || match.isRepeatedCall) return { prevented: [], corrected: [] };
     return this.dailyStats.countGuardOutcomesByVersion(projectId, recommendation.tool, match, until);
   }
 

@@ -18,6 +18,7 @@ export const RECOMMENDATION_KINDS = [
   'review_description',
   'schema_quality',
   'loop',
+  'repeated_call',
 ] as const;
 export type RecommendationKind = (typeof RECOMMENDATION_KINDS)[number];
 
@@ -41,6 +42,8 @@ export interface MistakeMatch {
   isAnyArgumentPath?: boolean;
   /** For a misnamed_tool warning: the mistakes are calls to this name (not a registered tool), not to the tool itself. */
   calledTool?: string;
+  /** For a repeated_call warning: the mistakes are repeated identical calls (daily_session_rollups), not categories. */
+  isRepeatedCall?: boolean;
 }
 
 export interface RecommendationDraft {
