@@ -19,6 +19,9 @@ import { RecommendationApplier } from './recommendation-applier';
 import { RecommendationRepository } from './recommendation.repository';
 import { RecommendationsController } from './recommendations.controller';
 import { RecommendationsService } from './recommendations.service';
+import { RepeatedCallsService } from './repeated-calls.service';
+import { SessionRollupRepository } from './session-rollup.repository';
+import { WarningCostService } from './warning-cost.service';
 
 @Module({
   imports: [RegistryModule, RolloutCoreModule],
@@ -37,6 +40,9 @@ import { RecommendationsService } from './recommendations.service';
     AdvisoryLocks,
     RecommendationApplier,
     RecommendationsService,
+    SessionRollupRepository,
+    RepeatedCallsService,
+    WarningCostService,
   ],
   exports: [NightlyService, NightlyRunsService, RecommendationsService],
 })
