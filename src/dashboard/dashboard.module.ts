@@ -14,6 +14,8 @@ import { StatsController } from './stats.controller';
 import { StatsQueries } from './stats.queries';
 import { StatsService } from './stats.service';
 import { ToolVersionQueries } from './tool-version.queries';
+import { DescriptionCostController } from './description-cost.controller';
+import { DescriptionCostQueries } from './description-cost.queries';
 import { ToolVersionsController } from './tool-versions.controller';
 
 /** Read-only queries for the REST dashboard (from rollups, never scanning events) and the web page at /dashboard. */
@@ -23,6 +25,7 @@ import { ToolVersionsController } from './tool-versions.controller';
     StatsController,
     ErrorGroupsController,
     ToolVersionsController,
+    DescriptionCostController,
     DashboardPageController,
     RootPageController,
     ProjectController,
@@ -36,6 +39,7 @@ import { ToolVersionsController } from './tool-versions.controller';
     GuardStatsService,
     ErrorGroupQueries,
     ToolVersionQueries,
+    DescriptionCostQueries,
     DashboardAssets,
   ],
 })

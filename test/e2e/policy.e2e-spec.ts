@@ -1,6 +1,13 @@
 import { startTestApp, TestApp } from '../support/test-app';
 
-const VALID_POLICY = { autoApply: false, minOccurrences: 10, minShare: 0.2, autoApplyKinds: ['learned_limit'], autoRetire: false };
+const VALID_POLICY = {
+  autoApply: false,
+  minOccurrences: 10,
+  minShare: 0.2,
+  autoApplyKinds: ['learned_limit'],
+  autoRetire: false,
+  warningTokenCap: 120,
+};
 
 /** PUT /v1/policy over HTTP: a body with a bad or unknown field is refused as a whole, naming each bad field. */
 describe('PUT /v1/policy', () => {
