@@ -379,7 +379,7 @@
         <div class="card"><div class="label">success rate</div><div class="value" data-testid="tool-success-rate">${pct(t.successRate)}</div></div>
         <div class="card"><div class="label">errors</div><div class="value" data-testid="tool-errors">${eventsLink({ ...rangeFilters(), tool: name, status: 'error' }, num(t.errors))}</div></div>
         <div class="card"><div class="label">latency p50 / p95</div><div class="value">${ms(t.latencyP50Ms)} <span class="muted">/ ${ms(t.latencyP95Ms)}</span></div></div>
-        <div class="card"><div class="label">tokens added by warnings</div><div class="value" data-testid="warning-tokens-total">${num(cost && cost.project.warningTokens)} <span class="muted">/ ${num(cost && cost.project.descriptionTokens)}</span></div></div>
+        <div class="card"><div class="label">tokens added by warnings</div><div class="value" data-testid="tool-warning-tokens">${num(versions.items[0] && versions.items[0].warningTokens)} <span class="muted">/ ${num(versions.items[0] && versions.items[0].descriptionTokens)}</span></div></div>
       </div>
       <div class="panel" id="tool-chart"></div>
       ${qualityHtml(quality)}

@@ -34,6 +34,7 @@ describe('PUT /v1/policy', () => {
     { field: 'minShare', given: 'a number in a string', value: '0.2', message: 'must be number' },
     { field: 'autoApplyKinds', given: 'one kind not in an array', value: 'learned_limit', message: 'must be array' },
     { field: 'autoRetire', given: 'null', value: null, message: 'must be boolean' },
+    { field: 'warningTokenCap', given: 'a negative number', value: -1, message: 'must be >= 0' },
   ])('rejects $field given $given with 400 invalid_policy naming /$field', async ({ field, value, message }) => {
     const response = await putPolicy({ ...VALID_POLICY, [field]: value });
     expect(response.status).toBe(400);

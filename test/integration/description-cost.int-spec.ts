@@ -28,7 +28,6 @@ import { anErrorEvent, anEvent } from '../factories/event.factory';
 import { MediumModule, startMediumModule } from '../support/medium-module';
 
 const DAY = new Date('2026-05-10T00:00:00.000Z');
-const DAY_MS = 86_400_000;
 const at = (minute: number) => new Date(DAY.getTime() + 3_600_000 + minute * 1000).toISOString();
 
 const GET_ORDER = {
