@@ -157,12 +157,13 @@
   async function renderOverview() {
     const seq = routeSeq;
     const query = rangeQuery();
-    const [overview, tools, registry, incidents] = await Promise.all([
+    const [overview, tools, registry, incidents, cost] = await Promise.all([
       api('/v1/stats/overview?' + query),
       api('/v1/stats/tools?sort=errors&limit=200&' + query.replace(/&bucket=\w+/, '')),
       // notes come with every page of the tools list: the smallest page is enough
       api('/v1/tools?format=raw&limit=1').catch(() => ({ notes: [] })),
       api('/v1/alerts/incidents?status=open&limit=20').catch(() => ({ items: [] })),
+      api('/v1/description-cost?limit=1').catch(() => null),
     ]);
     const t = overview.totals;
     const topGroups = await withSampleMessages(overview.topErrorGroups);
@@ -177,6 +178,7 @@
         <div class="card"><div class="label">success rate</div><div class="value" data-testid="success-rate">${pct(t.successRate)}</div>${deltaHtml(overview.trend.successRateChange, true, true)}</div>
         <div class="card"><div class="label">errors</div><div class="value" data-testid="total-errors">${eventsLink({ ...rangeFilters(), status: 'error' }, num(t.errors))}</div>${deltaHtml(overview.trend.errorsChange, false, false)}</div>
         <div class="card"><div class="label">latency p50 / p95</div><div class="value">${ms(t.latencyP50Ms)} <span class="muted">/ ${ms(t.latencyP95Ms)}</span></div></div>
+        <div class="card"><div class="label">tokens added by warnings</div><div class="value" data-testid="warning-tokens-total">${num(cost && cost.project.warningTokens)} <span class="muted">/ ${num(cost && cost.project.descriptionTokens)}</span></div></div>
       </div>
       <div class="panel" id="overview-chart" data-testid="success-rate-chart"></div>
       <div class="grid2">
@@ -407,6 +409,7 @@
         <div class="card"><div class="label">success rate</div><div class="value" data-testid="tool-success-rate">${pct(t.successRate)}</div></div>
         <div class="card"><div class="label">errors</div><div class="value" data-testid="tool-errors">${eventsLink({ ...rangeFilters(), tool: name, status: 'error' }, num(t.errors))}</div></div>
         <div class="card"><div class="label">latency p50 / p95</div><div class="value">${ms(t.latencyP50Ms)} <span class="muted">/ ${ms(t.latencyP95Ms)}</span></div></div>
+        <div class="card"><div class="label">tokens added by warnings</div><div class="value" data-testid="tool-warning-tokens">${num(versions.items[0] && versions.items[0].warningTokens)} <span class="muted">/ ${num(versions.items[0] && versions.items[0].descriptionTokens)}</span></div></div>
       </div>
       <div class="panel" id="tool-chart"></div>
       ${qualityHtml(quality)}
@@ -432,10 +435,10 @@
         <div class="panel"><h2>Version history</h2>${
           versions.items.length === 0
             ? '<p class="hint">No versions.</p>'
-            : `<table data-testid="versions"><thead><tr><th>version</th><th>created</th><th class="num">warnings</th><th class="num">calls</th><th class="num">error rate</th></tr></thead><tbody>${versions.items
+            : `<table data-testid="versions"><thead><tr><th>version</th><th>created</th><th class="num">warnings</th><th class="num">warning tokens</th><th class="num">calls</th><th class="num">error rate</th><th class="num">calls / session</th><th class="num">steps / session</th><th class="num">repeats / session</th></tr></thead><tbody>${versions.items
                 .map(
                   (v) =>
-                    `<tr><td>v${v.version}</td><td>${when(v.createdAt)}</td><td class="num">${(v.warnings || []).length}</td><td class="num">${num(v.calls)}</td><td class="num">${pct(v.errorRate)}</td></tr>`,
+                    `<tr><td>v${v.version}</td><td>${when(v.createdAt)}</td><td class="num">${(v.warnings || []).length}</td><td class="num" data-testid="warning-tokens">${num(v.warningTokens)}</td><td class="num">${num(v.calls)}</td><td class="num">${pct(v.errorRate)}</td><td class="num">${num(v.callsPerSession)}</td><td class="num">${num(v.stepsPerSession)}</td><td class="num" data-testid="repeats-per-session">${num(v.repeatsPerSession)}</td></tr>`,
                 )
                 .join('')}</tbody></table>`
         }</div>

@@ -21,6 +21,9 @@ import { RecommendationsController } from './recommendations.controller';
 import { RecommendationsService } from './recommendations.service';
 import { ToolConfusionRepository } from './tool-confusion.repository';
 import { ToolConfusionService } from './tool-confusion.service';
+import { RepeatedCallsService } from './repeated-calls.service';
+import { SessionRollupRepository } from './session-rollup.repository';
+import { WarningCostService } from './warning-cost.service';
 
 @Module({
   imports: [RegistryModule, RolloutCoreModule],
@@ -41,6 +44,9 @@ import { ToolConfusionService } from './tool-confusion.service';
     RecommendationsService,
     ToolConfusionRepository,
     ToolConfusionService,
+    SessionRollupRepository,
+    RepeatedCallsService,
+    WarningCostService,
   ],
   exports: [NightlyService, NightlyRunsService, RecommendationsService],
 })

@@ -10,13 +10,21 @@ const RECOMMENDATION_STATUSES = ['proposed', 'applied', 'dismissed'] as const;
 export const POLICY_SCHEMA = {
   type: 'object',
   additionalProperties: false,
-  required: ['autoApply', 'minOccurrences', 'minShare', 'autoApplyKinds', 'autoRetire'],
+  required: ['autoApply', 'minOccurrences', 'minShare', 'autoApplyKinds', 'autoRetire', 'warningTokenCap'],
   properties: {
     autoApply: { type: 'boolean' },
     minOccurrences: { type: 'integer', minimum: 1, maximum: 1000000 },
     minShare: { type: 'number', minimum: 0, maximum: 1 },
     autoApplyKinds: { type: 'array', uniqueItems: true, items: { enum: [...RECOMMENDATION_KINDS] } },
     autoRetire: { type: 'boolean' },
+    warningTokenCap: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 4000,
+      description:
+        "the most o200k_base tokens the nightly's warnings may add to one tool's description (default 120); the nightly " +
+        'keeps the warnings with the best measured effect per token under it and retires or does not apply the rest',
+    },
   },
 } as const;
 

@@ -7,6 +7,7 @@ const POLICY: ProjectPolicyValues = {
   minShare: 0.05,
   autoApplyKinds: ['wrong_argument_name', 'schema_quality'],
   autoRetire: true,
+  warningTokenCap: 120,
 };
 
 const recommendation = (kind: string, evidence: Record<string, unknown>): StoredRecommendation => ({

@@ -1,6 +1,7 @@
 import type { ProjectPolicyValues, StoredRecommendation } from './recommendation.repository';
 import { proposalOnlyReason, requiresReview } from './recommendation-applier';
 import { RECOMMENDATION_KINDS } from './recommendation-drafts';
+import { DEFAULT_WARNING_TOKEN_CAP } from './warning-token-cap';
 
 // Whether the nightly applies a proposed recommendation by itself, and if not, what holds it: one rule for the nightly
 // (which applies what nothing holds) and for GET /v1/recommendations (which says what a proposal waits for). Pure.
@@ -13,6 +14,7 @@ export const DEFAULT_POLICY: ProjectPolicyValues = {
   // a review is for humans: it is never applied to a description automatically (nor is a loop, whatever the policy)
   autoApplyKinds: RECOMMENDATION_KINDS.filter((kind) => kind !== 'review_description' && kind !== 'loop'),
   autoRetire: true,
+  warningTokenCap: DEFAULT_WARNING_TOKEN_CAP,
 };
 
 /** What keeps the nightly from applying a proposed recommendation by itself; the first that applies, in this order. */

@@ -4,6 +4,7 @@ import { autoApplyHold } from './auto-apply-policy';
 import { CanaryBundles, orderForRollout } from './canary-bundles';
 import { ProjectPolicyValues, RecommendationRepository, StoredRecommendation } from './recommendation.repository';
 import { RecommendationApplier } from './recommendation-applier';
+import { WarningCostService } from './warning-cost.service';
 
 /**
  * The nightly's writes to descriptions: refreshes the warnings of applied recommendations, and applies the proposed
@@ -15,6 +16,7 @@ export class AutoApplyService {
     private readonly recommendations: RecommendationRepository,
     private readonly applier: RecommendationApplier,
     private readonly rollout: RolloutService,
+    private readonly warningCost: WarningCostService,
   ) {}
 
   /** How many of `recommendations` it applied, as of `asOf`; tools in `runningTools` have a canary being decided. */
@@ -32,13 +34,17 @@ export class AutoApplyService {
         await this.applier.refresh(projectId, recommendation);
       }
     }
-    const bundles = new CanaryBundles(runningTools, await this.recommendations.findAppliedRecommendations(projectId));
+    const alreadyApplied = await this.recommendations.findAppliedRecommendations(projectId);
+    const bundles = new CanaryBundles(runningTools, alreadyApplied);
+    // a warning that would take its tool over the project's token cap is not applied (docs/description-cost.md)
+    const budget = this.warningCost.budgetFor(policy, alreadyApplied);
     let applied = 0;
     for (const recommendation of orderForRollout(recommendations.filter((r) => r.status === 'proposed' && isEligible(r, policy)))) {
-      if (!bundles.admits(recommendation, canary !== null)) continue;
+      if (!bundles.admits(recommendation, canary !== null) || !budget.admits(recommendation)) continue;
       const start = canary && { ...canary, join: bundles.isStarted(recommendation.tool) };
       if (!(await this.applier.apply(projectId, recommendation, asOf, start))) continue;
       applied += 1;
+      budget.add(recommendation);
       if (canary) bundles.add(recommendation);
     }
     return applied;

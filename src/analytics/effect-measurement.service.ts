@@ -6,6 +6,7 @@ import { DailyStatsRepository } from './daily-stats.repository';
 import { ProjectPolicyValues, RecommendationRepository, StoredRecommendation } from './recommendation.repository';
 import type { MistakeMatch } from './recommendation-drafts';
 import { ToolConfusionRepository } from './tool-confusion.repository';
+import { SessionRollupRepository } from './session-rollup.repository';
 
 const DAY_MS = 86_400_000;
 
@@ -21,6 +22,7 @@ export class EffectMeasurementService {
     private readonly recommendations: RecommendationRepository,
     private readonly registry: RegistryService,
     private readonly confusions: ToolConfusionRepository,
+    private readonly sessions: SessionRollupRepository,
   ) {}
 
   /** The calls and the recommendation's own mistakes per version and day up to `until`; null without a match. */
@@ -28,6 +30,8 @@ export class EffectMeasurementService {
     const match = (recommendation.evidence as { match?: MistakeMatch }).match;
     if (!match) return null;
     if (match.confusedWith) return this.confusions.countConfusionsByVersion(projectId, recommendation.tool, match.confusedWith, until);
+    // a repeated_call warning is judged on repeated calls among the tool's calls in sessions (daily_session_rollups)
+    if (match.isRepeatedCall) return this.sessions.countRepeatsByVersion(projectId, recommendation.tool, until);
     return match.calledTool
       ? this.dailyStats.countMisnamedCallsByVersion(projectId, recommendation.tool, match.calledTool, until)
       : this.dailyStats.countMistakesByVersion(projectId, recommendation.tool, match, until);
@@ -36,7 +40,7 @@ export class EffectMeasurementService {
   /** What the SDK guard prevented and corrected of the recommendation's tool; none for a misnamed tool or a confusion. */
   private async countGuardOutcomes(projectId: string, recommendation: StoredRecommendation, until: Date) {
     const match = (recommendation.evidence as { match?: MistakeMatch }).match;
-    if (!match || match.calledTool || match.confusedWith) return { prevented: [], corrected: [] };
+    if (!match || match.calledTool || match.confusedWith || match.isRepeatedCall) return { prevented: [], corrected: [] };
     return this.dailyStats.countGuardOutcomesByVersion(projectId, recommendation.tool, match, until);
   }
 

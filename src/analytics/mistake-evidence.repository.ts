@@ -66,10 +66,17 @@ export class MistakeEvidenceRepository {
   }
 
   /**
-   * Failing calls a session repeated with the same tool and arguments more than `maxIdentical` times on `day`, most
-   * repeated first, at most `limit`: one grouped range of the (project_id, occurred_at) index.
+   * Calls a session repeated with the same tool and arguments more than `maxIdentical` times on `day`, most repeated
+   * first, at most `limit`: one grouped range of the (project_id, occurred_at) index. Failing calls only (loops) unless
+   * `isFailingOnly` is false (repeated calls, successful or not).
    */
-  async findRepeatedFailures(projectId: string, day: Date, maxIdentical: number, limit: number): Promise<RepeatedFailure[]> {
+  async findRepeatedCalls(
+    projectId: string,
+    day: Date,
+    maxIdentical: number,
+    limit: number,
+    isFailingOnly = true,
+  ): Promise<RepeatedFailure[]> {
     const rows = await this.prisma.$queryRaw<
       Array<{
         tool: string;
@@ -89,7 +96,7 @@ export class MistakeEvidenceRepository {
         min(occurred_at) AS first_seen, max(occurred_at) AS last_seen
       FROM events
       WHERE project_id = ${projectId}::uuid AND occurred_at >= ${day} AND occurred_at < ${new Date(day.getTime() + DAY_MS)}
-        AND status = 'error' AND session_id IS NOT NULL
+        AND (status = 'error' OR NOT ${isFailingOnly}) AND session_id IS NOT NULL
       GROUP BY tool, session_id, md5(coalesce(arguments::text, 'null'))
       HAVING count(*) > ${maxIdentical}
       ORDER BY count(*) DESC, tool, session_id

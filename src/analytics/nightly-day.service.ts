@@ -7,6 +7,8 @@ import { DailyStatsRepository } from './daily-stats.repository';
 import { EffectMeasurementService } from './effect-measurement.service';
 import { RecommendationRepository } from './recommendation.repository';
 import { RecommendationFindingsService } from './recommendation-findings.service';
+import { RepeatedCallsService } from './repeated-calls.service';
+import { WarningCostService } from './warning-cost.service';
 
 const DAY_MS = 86_400_000;
 
@@ -33,11 +35,15 @@ export class NightlyDayService {
     private readonly canaries: CanaryNightService,
     private readonly effects: EffectMeasurementService,
     private readonly autoApply: AutoApplyService,
+    private readonly repeats: RepeatedCallsService,
+    private readonly warningCost: WarningCostService,
   ) {}
 
   async computeDay(projectId: string, day: Date): Promise<NightlyCounts> {
     const stats = (await this.dailyStats.sumToolDays(projectId, day)).map(computeDailyToolStat);
     await this.dailyStats.replaceDailyToolStats(projectId, day, stats);
+    // the repeated_call findings read the day's session rollups
+    await this.repeats.rollUpSessions(projectId, day);
     const { recommendations, resolved } = await this.findings.recordFindings(projectId, day, stats);
     const policy = (await this.recommendations.findPolicy(projectId)) ?? DEFAULT_POLICY;
     // the end of the computed day: a backfill applies warnings as of then, not as of today
@@ -46,6 +52,8 @@ export class NightlyDayService {
     // before new warnings start canaries: a warning promoted tonight is measured tonight, and retiring one changes a
     // description no canary is testing yet
     const { measured, retired } = await this.effects.measureEffects(projectId, day, policy, canaries.runningTools);
+    // before new warnings: a lowered cap frees its tokens for nothing new tonight, and what is kept is what was measured
+    const cappedOut = await this.warningCost.enforceCap(projectId, day, policy, canaries.runningTools);
     const applied = await this.autoApply.applyEligible(projectId, recommendations, policy, canaries.runningTools, asOf);
     const decided = (action: string) => canaries.decided.filter((each) => each.action === action).length;
     return {
@@ -54,6 +62,7 @@ export class NightlyDayService {
       applied,
       effectsMeasured: measured,
       retired,
+      cappedOut,
       resolved,
       canariesPromoted: decided('promote'),
       canariesRolledBack: decided('roll_back'),

@@ -20,6 +20,7 @@ export const RECOMMENDATION_KINDS = [
   'schema_quality',
   'loop',
   'tool_confusion',
+  'repeated_call',
 ] as const;
 export type RecommendationKind = (typeof RECOMMENDATION_KINDS)[number];
 
@@ -45,6 +46,8 @@ export interface MistakeMatch {
   calledTool?: string;
   /** For a tool_confusion warning: the mistakes are confusions of the tool for this one (see tool-confusion). */
   confusedWith?: string;
+  /** For a repeated_call warning: the mistakes are repeated identical calls (daily_session_rollups), not categories. */
+  isRepeatedCall?: boolean;
 }
 
 export interface RecommendationDraft {

@@ -6,6 +6,7 @@ import { findIntendedTool } from './intended-tool';
 import { deriveLoopRecommendations, MAX_IDENTICAL_FAILURES, MAX_LOOPS_PER_DAY } from './loop-rules';
 import { MistakeEvidenceRepository } from './mistake-evidence.repository';
 import { RecommendationRepository, StoredRecommendation } from './recommendation.repository';
+import { RepeatedCallsService } from './repeated-calls.service';
 import { deriveRecommendations } from './recommendation-rules';
 import type { GroupEvidence, RecommendationDraft } from './recommendation-drafts';
 import { deriveSchemaQualityRecommendations } from './schema-quality-rules';
@@ -46,6 +47,7 @@ export class RecommendationFindingsService {
     private readonly recommendations: RecommendationRepository,
     private readonly registry: RegistryService,
     private readonly confusions: ToolConfusionService,
+    private readonly repeats: RepeatedCallsService,
   ) {}
 
   async recordFindings(projectId: string, day: Date, stats: DailyToolStat[]): Promise<RecordedFindings> {
@@ -97,7 +99,7 @@ export class RecommendationFindingsService {
     const quality = await this.registry.judgeActiveTools(projectId);
     const judgedTools = new Set(quality.map((report) => report.tool));
     // a name that is no registered tool has no error message of its own to fix: misnamed_tool covers it
-    const loops = (await this.evidence.findRepeatedFailures(projectId, day, MAX_IDENTICAL_FAILURES, MAX_LOOPS_PER_DAY)).filter((loop) =>
+    const loops = (await this.evidence.findRepeatedCalls(projectId, day, MAX_IDENTICAL_FAILURES, MAX_LOOPS_PER_DAY)).filter((loop) =>
       judgedTools.has(loop.tool),
     );
     return {
@@ -107,6 +109,7 @@ export class RecommendationFindingsService {
         ...quality.flatMap((report) => deriveSchemaQualityRecommendations(report, day)),
         ...deriveLoopRecommendations(loops),
         ...(await this.confusions.findConfusionDrafts(projectId, day)),
+        ...(await this.repeats.deriveRepeatDrafts(projectId, day, judgedTools)),
       ],
       notes: unknown.notes,
       misnamed: unknown.misnamed,

@@ -24,7 +24,18 @@ export interface ProjectPolicyValues {
   minShare: number;
   autoApplyKinds: string[];
   autoRetire: boolean;
+  /** The most o200k_base tokens the nightly's warnings may add to one tool (docs/description-cost.md). */
+  warningTokenCap: number;
 }
+
+const POLICY_SELECT = {
+  autoApply: true,
+  minOccurrences: true,
+  minShare: true,
+  autoApplyKinds: true,
+  autoRetire: true,
+  warningTokenCap: true,
+} as const;
 
 /** Recommendations, their status and measured effect, and the project's policy for applying them. */
 @Injectable()
@@ -103,7 +114,7 @@ export class RecommendationRepository {
   async findPolicy(projectId: string): Promise<ProjectPolicyValues | null> {
     return this.prisma.projectPolicy.findUnique({
       where: { projectId },
-      select: { autoApply: true, minOccurrences: true, minShare: true, autoApplyKinds: true, autoRetire: true },
+      select: POLICY_SELECT,
     });
   }
 
@@ -116,7 +127,7 @@ export class RecommendationRepository {
       where: { projectId },
       create: { projectId, ...defaults, ...patch },
       update: { ...patch, updatedAt: new Date() },
-      select: { autoApply: true, minOccurrences: true, minShare: true, autoApplyKinds: true, autoRetire: true },
+      select: POLICY_SELECT,
     });
   }
 }

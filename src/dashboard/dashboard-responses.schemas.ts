@@ -140,6 +140,22 @@ export const ERROR_GROUP_DETAIL_RESPONSE = closedObject({
   },
 });
 
+const NULLABLE_COUNT = { type: 'integer', minimum: 0, nullable: true } as const;
+
+/** What a version costs and how sessions used it (docs/description-cost.md). */
+const VERSION_COST = {
+  descriptionTokens: {
+    ...NULLABLE_COUNT,
+    description: 'o200k_base tokens of the served description (null: made before tokens were counted)',
+  },
+  warningTokens: { ...NULLABLE_COUNT, description: 'of those, the tokens the warnings block adds to the base description' },
+  sessions: { type: 'integer', minimum: 0, description: 'sessions that called the tool at this version (events with a session id)' },
+  callsPerSession: { ...NULLABLE_NUMBER, description: "the tool's calls per session" },
+  stepsPerSession: { ...NULLABLE_NUMBER, description: 'the calls of any tool per session: the steps its sessions took' },
+  repeatedCalls: { type: 'integer', minimum: 0, description: 'identical calls in one session beyond the second (successful or not)' },
+  repeatsPerSession: NULLABLE_NUMBER,
+} as const;
+
 const VERSION = closedObject({
   version: { type: 'integer', minimum: 1 },
   baseDescription: { type: 'string' },
@@ -158,6 +174,7 @@ const VERSION = closedObject({
   errors: { type: 'integer', minimum: 0 },
   errorRate: NULLABLE_NUMBER,
   rollout: { ...CANARY_RESPONSE, nullable: true, description: 'the canary this version started as (docs/rollout.md), or null' },
+  ...VERSION_COST,
 });
 
 export const VERSION_HISTORY_RESPONSE = pageOf(VERSION);
@@ -239,3 +256,23 @@ export const EXPORT_LINE_RESPONSE = closedObject({
     description: "the tool's active warning about this argument path, as agents are told now; null when none",
   },
 });
+
+/** GET /v1/description-cost: each active tool's current version in tokens, and the project's sums. */
+export const DESCRIPTION_COST_RESPONSE = pageOf(
+  closedObject({
+    tool: { type: 'string' },
+    version: { type: 'integer', minimum: 1, description: "the tool's current version" },
+    descriptionTokens: VERSION_COST.descriptionTokens,
+    warningTokens: VERSION_COST.warningTokens,
+    warnings: { type: 'integer', minimum: 0, description: 'warnings in the current version' },
+  }),
+  {
+    project: closedObject({
+      tools: { type: 'integer', minimum: 0, description: 'active tools' },
+      descriptionTokens: { type: 'integer', minimum: 0, description: "the current versions' tokens, summed" },
+      warningTokens: { type: 'integer', minimum: 0, description: 'of those, the tokens warnings add, summed' },
+      uncountedTools: { type: 'integer', minimum: 0, description: 'tools whose current version was made before tokens were counted' },
+      encoding: { type: 'string', enum: ['o200k_base'] },
+    }),
+  },
+);

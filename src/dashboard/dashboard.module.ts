@@ -14,6 +14,8 @@ import { StatsController } from './stats.controller';
 import { StatsQueries } from './stats.queries';
 import { StatsService } from './stats.service';
 import { ToolVersionQueries } from './tool-version.queries';
+import { DescriptionCostController } from './description-cost.controller';
+import { DescriptionCostQueries } from './description-cost.queries';
 import { ToolVersionsController } from './tool-versions.controller';
 import { ToolConfusionQueries } from './tool-confusion.queries';
 import { ToolConfusionsController } from './tool-confusions.controller';
@@ -26,6 +28,7 @@ import { ToolConfusionsController } from './tool-confusions.controller';
     ErrorGroupsController,
     ToolVersionsController,
     ToolConfusionsController,
+    DescriptionCostController,
     DashboardPageController,
     RootPageController,
     ProjectController,
@@ -40,6 +43,7 @@ import { ToolConfusionsController } from './tool-confusions.controller';
     ErrorGroupQueries,
     ToolVersionQueries,
     ToolConfusionQueries,
+    DescriptionCostQueries,
     DashboardAssets,
   ],
 })

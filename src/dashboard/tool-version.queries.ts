@@ -11,6 +11,13 @@ export interface ToolVersionRecord {
   createdAt: Date;
   calls: number;
   errors: number;
+  descriptionTokens: number | null;
+  warningTokens: number | null;
+  /** The version's session rollups summed (daily_session_rollups): sessions, their calls of the tool, steps, repeats. */
+  sessions: number;
+  sessionCalls: number;
+  steps: number;
+  repeatedCalls: number;
   /** When this version started as a canary (docs/rollout.md): its share, status and decision with its numbers. */
   rollout: VersionRollout | null;
 }
@@ -39,7 +46,7 @@ export class ToolVersionQueries {
 
   /** Newest first, versions below `beforeVersion`; null when the project has no such tool. */
   listVersions(projectId: string, tool: string, beforeVersion: number | undefined, limit: number): Promise<ToolVersionRecord[] | null> {
-    // one read for the four queries: when the replica fails midway, all of them run again on the primary
+    // one read for the five queries: when the replica fails midway, all of them run again on the primary
     return this.db.read((prisma) => findVersions(prisma, projectId, tool, beforeVersion, limit));
   }
 }
@@ -55,7 +62,15 @@ async function findVersions(
   if (!found) return null;
   const versions = await prisma.toolVersion.findMany({
     where: { projectId, toolId: found.id, ...(beforeVersion !== undefined ? { version: { lt: beforeVersion } } : {}) },
-    select: { version: true, baseDescription: true, description: true, warnings: true, createdAt: true },
+    select: {
+      version: true,
+      baseDescription: true,
+      description: true,
+      warnings: true,
+      createdAt: true,
+      descriptionTokens: true,
+      warningTokens: true,
+    },
     orderBy: { version: 'desc' },
     take: limit,
   });
@@ -66,6 +81,12 @@ async function findVersions(
     _sum: { calls: true, errors: true },
   });
   const byVersion = new Map(usage.map((u) => [u.descriptionVersion, u._sum]));
+  const sessionUse = await prisma.dailySessionRollup.groupBy({
+    by: ['descriptionVersion'],
+    where: { projectId, tool, descriptionVersion: { in: versions.map((v) => v.version) } },
+    _sum: { sessions: true, calls: true, steps: true, repeatedCalls: true },
+  });
+  const sessionsOf = new Map(sessionUse.map((u) => [u.descriptionVersion, u._sum]));
   const canaries = await prisma.canary.findMany({
     where: { projectId, toolId: found.id, canaryVersion: { in: versions.map((v) => v.version) } },
     select: CANARY_SELECT,
@@ -75,6 +96,10 @@ async function findVersions(
     ...v,
     calls: byVersion.get(v.version)?.calls ?? 0,
     errors: byVersion.get(v.version)?.errors ?? 0,
+    sessions: sessionsOf.get(v.version)?.sessions ?? 0,
+    sessionCalls: sessionsOf.get(v.version)?.calls ?? 0,
+    steps: sessionsOf.get(v.version)?.steps ?? 0,
+    repeatedCalls: sessionsOf.get(v.version)?.repeatedCalls ?? 0,
     rollout: canaryOf.get(v.version) ?? null,
   }));
 }

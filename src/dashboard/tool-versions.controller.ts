@@ -18,7 +18,8 @@ export class ToolVersionsController {
 
   @Get()
   @ApiRoute({
-    summary: "A tool's description versions, newest first, with the calls and errors that reported each",
+    summary:
+      "A tool's description versions, newest first, with the calls and errors that reported each, its tokens, and its sessions' calls, steps and repeats",
     query: VERSIONS_QUERY_SCHEMA,
     response: VERSION_HISTORY_RESPONSE,
   })
@@ -26,7 +27,18 @@ export class ToolVersionsController {
     const query = readVersionsQuery(rawQuery);
     const rows = await this.versions.listVersions(project.projectId, requireToolName(name), query.beforeVersion, query.limit + 1);
     if (!rows) throw notFound('tool', name);
-    const toView = (v: (typeof rows)[number]) => ({ ...v, errorRate: v.calls > 0 ? v.errors / v.calls : null });
+    const toView = ({ sessionCalls, steps, ...v }: (typeof rows)[number]) => ({
+      ...v,
+      errorRate: v.calls > 0 ? v.errors / v.calls : null,
+      callsPerSession: perSession(sessionCalls, v.sessions),
+      stepsPerSession: perSession(steps, v.sessions),
+      repeatsPerSession: perSession(v.repeatedCalls, v.sessions),
+    });
     return boundedPage(rows, query.limit, toView, (last) => encodeCursor(last.version));
   }
+}
+
+/** An average per session, to two decimals; null without sessions. */
+function perSession(total: number, sessions: number): number | null {
+  return sessions > 0 ? Math.round((total / sessions) * 100) / 100 : null;
 }

@@ -233,7 +233,14 @@ describe('OpenAPI document', () => {
   });
 
   it('answers the analytics routes as documented: a nightly run, its recommendation applied and dismissed by hand', async () => {
-    const policy = { autoApply: false, minOccurrences: 5, minShare: 0.05, autoApplyKinds: ['wrong_argument_name'], autoRetire: true };
+    const policy = {
+      autoApply: false,
+      minOccurrences: 5,
+      minShare: 0.05,
+      autoApplyKinds: ['wrong_argument_name'],
+      autoRetire: true,
+      warningTokenCap: 120,
+    };
     expect((await exercise('PUT /v1/policy', { body: policy })).body).toEqual(policy);
     await exercise('GET /v1/policy');
     const queued = await exercise('POST /v1/jobs/nightly', { query: `date=${day}` });
@@ -279,6 +286,8 @@ describe('OpenAPI document', () => {
     );
     expect((await exercise('GET /v1/confusions')).body.items).toHaveLength(1);
     expect((await exercise('GET /v1/tools/{name}/confusions', { params: { name: TOOL } })).body.items[0].versions).toHaveLength(1);
+    const cost = await exercise('GET /v1/description-cost');
+    expect(cost.body.items.find((row: { tool: string }) => row.tool === TOOL)).toMatchObject({ version: versions.body.items[0].version });
   });
 
   it('answers the dead-letter routes as documented', async () => {

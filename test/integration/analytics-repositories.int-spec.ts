@@ -406,8 +406,16 @@ describe('analytics repositories', () => {
         minShare: 0.2,
         autoApplyKinds: ['learned_limit', 'wrong_argument_name'],
         autoRetire: false,
+        warningTokenCap: 80,
       };
-      const second: ProjectPolicyValues = { autoApply: true, minOccurrences: 3, minShare: 0.05, autoApplyKinds: [], autoRetire: true };
+      const second: ProjectPolicyValues = {
+        autoApply: true,
+        minOccurrences: 3,
+        minShare: 0.05,
+        autoApplyKinds: [],
+        autoRetire: true,
+        warningTokenCap: 120,
+      };
       // a project without a row takes the defaults for the fields the patch lacks
       expect(await recommendations.updatePolicy(projectId, { minOccurrences: 10 }, { ...first, minOccurrences: 1 })).toEqual(first);
       expect(await recommendations.findPolicy(projectId)).toEqual(first);

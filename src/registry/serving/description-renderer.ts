@@ -4,6 +4,8 @@
 export const MAX_RENDERED_WARNINGS = 8;
 
 export interface RenderableWarning {
+  /** A repeated_call warning counts repeated calls, not failures: its frequency says so. */
+  kind?: string;
   text: string;
   /** `calls`: the calls of the tool since the mistake was first seen, when the nightly counted them. */
   evidence: { count: number; calls?: unknown };
@@ -17,9 +19,14 @@ export function renderDescription(baseDescription: string, warnings: readonly Re
   const base = baseDescription.trimEnd();
   const shown = selectRenderedWarnings(warnings);
   if (shown.length === 0) return base;
-  const lines = shown.map((warning) => `- ${withFrequency(asOneLine(warning.text), warning)}`);
+  const lines = shown.map(renderWarningLine);
   const block = ['Common mistakes:', ...lines].join('\n');
   return base === '' ? block : `${base}\n\n${block}`;
+}
+
+/** One warning's line of the block, as an LLM reads it (what the warning costs, docs/description-cost.md). */
+export function renderWarningLine(warning: RenderableWarning): string {
+  return `- ${withFrequency(asOneLine(warning.text), warning)}`;
 }
 
 /** Warnings written by hand carry no count: "0 recent calls" would read as if they never happened. */
@@ -28,7 +35,8 @@ function withFrequency(text: string, warning: RenderableWarning): string {
   if (count === 0) return text;
   const calls = warning.evidence.calls;
   const out = typeof calls === 'number' && Number.isFinite(calls) && calls >= count ? ` of ${formatThousands(calls)}` : '';
-  const sentence = `${formatThousands(count)}${out} recent ${count === 1 && out === '' ? 'call' : 'calls'} failed this way.`;
+  const what = warning.kind === 'repeated_call' ? 'repeated an identical call' : 'failed this way';
+  const sentence = `${formatThousands(count)}${out} recent ${count === 1 && out === '' ? 'call' : 'calls'} ${what}.`;
   return /[.!?]$/.test(text) ? `${text} ${sentence}` : `${text}. ${sentence}`;
 }
 

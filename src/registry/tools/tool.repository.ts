@@ -16,6 +16,7 @@ import type {
   WarningStatus,
 } from '../registry.types';
 import type { ToolChangePlan } from './tool-versioning';
+import { countDescriptionTokens, countWarningTokens } from '../serving/description-tokens';
 
 type Transaction = Parameters<Parameters<PrismaService['$transaction']>[0]>[0];
 
@@ -223,6 +224,8 @@ export class ToolRepository {
           parameters: snapshot.parameters as Prisma.InputJsonObject,
           warnings: snapshot.warnings as unknown as Prisma.InputJsonArray,
           warningIds: snapshot.warnings.map((warning) => warning.id),
+          descriptionTokens: countDescriptionTokens(snapshot.description),
+          warningTokens: countWarningTokens(snapshot.baseDescription, snapshot.description),
         },
       });
     }
