@@ -30,6 +30,8 @@ const TABLE_OWNERS: Record<string, string> = {
   daily_version_rollups: 'src/categorize',
   daily_mistake_rollups: 'src/categorize',
   result_failure_policies: 'src/categorize',
+  unknown_templates: 'src/categorize',
+  template_labels: 'src/categorize',
   daily_tool_stats: 'src/analytics',
   daily_misnamed_calls: 'src/analytics',
   daily_tool_confusions: 'src/analytics',

@@ -528,6 +528,48 @@
     );
   }
 
+  // The unknown lane (docs/unknown-lane.md): templates of failures left unknown, each labelled with one pick.
+  const LABEL_CHOICES = [
+    ...['missing_argument', 'unknown_argument', 'type_mismatch', 'malformed_arguments'].map((s) => ['argument_mismatch', s]),
+    ...['above_maximum', 'below_minimum', 'not_in_enum', 'invalid_format'].map((s) => ['out_of_range', s]),
+    ...['overflow', 'unknown_tool', 'timeout', 'runtime_error'].map((c) => [c, null]),
+  ];
+
+  async function renderUnknown() {
+    const seq = routeSeq;
+    const page = await api('/v1/unknown-templates?limit=100');
+    const options = LABEL_CHOICES.map(([c, s]) => `<option value="${c}|${s || ''}">${c}${s ? ' / ' + s : ''}</option>`).join('');
+    show(
+      seq,
+      `<h2>Unknown lane</h2><div class="panel">${
+        page.items.length === 0
+          ? '<p class="hint">No failure was left unknown.</p>'
+          : `<table data-testid="unknown-templates"><thead><tr><th>template</th><th class="num">count</th><th>last seen</th><th>label</th></tr></thead><tbody>${page.items
+              .map(
+                (t) =>
+                  `<tr data-template="${esc(t.id)}"><td><code data-field="template">${esc(t.template)}</code><br><span class="muted">${esc(t.example.tool)}: ${esc(clip(t.example.message, 200))}</span></td><td class="num" data-field="count">${num(t.count)}</td><td>${when(t.lastSeen)}</td><td>${t.label ? `<span class="pill" data-field="label">${esc(t.label.category)}${t.label.subtype ? ' / ' + esc(t.label.subtype) : ''}</span>` : `<select aria-label="label">${options}</select> <button class="primary" data-action="label">Label</button>`}</td></tr>`,
+              )
+              .join('')}</tbody></table>`
+      }</div>`,
+    );
+    view.querySelectorAll('button[data-action="label"]').forEach((button) =>
+      button.addEventListener('click', async () => {
+        const row = button.closest('tr');
+        const [category, subtype] = row.querySelector('select').value.split('|');
+        button.disabled = true;
+        try {
+          await api(`/v1/unknown-templates/${row.dataset.template}/label`, {
+            method: 'POST',
+            body: { category, subtype: subtype || null },
+          });
+          await renderUnknown();
+        } catch (error) {
+          button.insertAdjacentHTML('afterend', `<span class="error">${esc(error.message)}</span>`);
+        }
+      }),
+    );
+  }
+
   // Tool page: download the tool's failures in the selected range as JSON lines (GET /v1/events/export).
   function addExportButton(name) {
     const heading = document.querySelector('[data-testid="tool-name"]');
@@ -737,6 +779,7 @@
         await renderEvents(new URLSearchParams(hash.slice('#/events'.length)));
       else if (hash === '#/agents') await renderAgents();
       else if (hash === '#/recommendations') await renderRecommendations();
+      else if (hash === '#/unknown') await renderUnknown();
       else await renderOverview();
     } catch (error) {
       if (error instanceof StaleRender || seq !== routeSeq) view.dataset.staleRenders = String(++staleRenders);

@@ -268,3 +268,43 @@ describe('aggregateBatch by agent and by model', () => {
     expect(keys).toEqual([...keys].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1)));
   });
 });
+
+describe('aggregateBatch: the unknown lane', () => {
+  const unknown = (id: string, message: string, occurredAt: string) => ({
+    ...errorRow(id, `f-${id}`, occurredAt, 'unknown'),
+    tool: 'ship_order',
+    errorType: 'ToolError',
+    errorMessage: message,
+  });
+
+  it('folds unknown failures by their message template, with counts, first and last seen, samples and an example', () => {
+    const { unknownTemplates } = aggregateBatch([
+      unknown('a', 'quota spent for account 8812', '2026-05-01T10:20:00Z'),
+      unknown('b', 'quota spent for account 7', '2026-05-01T09:00:00Z'),
+      unknown('c', "widget 'x' wobbled", '2026-05-01T11:00:00Z'),
+      errorRow('d', 'f-d', '2026-05-01T10:00:00Z', 'overflow'),
+    ]);
+    expect(unknownTemplates).toEqual([
+      {
+        template: 'quota spent for account <num>',
+        count: 2,
+        firstSeen: new Date('2026-05-01T09:00:00Z'),
+        lastSeen: new Date('2026-05-01T10:20:00Z'),
+        sampleEventIds: ['a', 'b'],
+        exampleTool: 'ship_order',
+        exampleErrorType: 'ToolError',
+        exampleMessage: 'quota spent for account 8812',
+      },
+      expect.objectContaining({ template: 'widget <str> wobbled', count: 1, sampleEventIds: ['c'] }),
+    ]);
+  });
+
+  it('keeps at most 5 samples of a template, and an example message of at most 2,000 characters', () => {
+    const long = `quota spent ${'x'.repeat(5000)}`;
+    const rows = Array.from({ length: 8 }, (_, i) => unknown(`e${i}`, long, '2026-05-01T10:20:00Z'));
+    const [template] = aggregateBatch(rows).unknownTemplates;
+    expect(template.count).toBe(8);
+    expect(template.sampleEventIds).toEqual(['e0', 'e1', 'e2', 'e3', 'e4']);
+    expect(template.exampleMessage).toHaveLength(2000);
+  });
+});

@@ -1,6 +1,7 @@
 import { LATENCY_BUCKET_BOUNDS_MS, latencyBucketIndex } from '../diagnosis';
 import { COLUMN_CHARS, columnText } from './column-text';
 import { EventDiagnosis, StoredEventRow } from './stored-event';
+import { unknownTemplateOf } from './unknown-template-id';
 
 /** What one batch adds to each table the worker maintains besides events; see aggregateBatch. */
 export interface BatchAggregates {
@@ -11,6 +12,7 @@ export interface BatchAggregates {
   versions: VersionRollupDelta[];
   mistakes: MistakeRollupDelta[];
   dimensions: DimensionRollupDelta[];
+  unknownTemplates: UnknownTemplateDelta[];
 }
 
 /**
@@ -27,6 +29,7 @@ export function aggregateBatch(rows: readonly StoredEventRow[]): BatchAggregates
     versions: foldVersionRollups(rows),
     mistakes: foldMistakeRollups(errors),
     dimensions: foldDimensionRollups(rows),
+    unknownTemplates: foldUnknownTemplates(errors),
   };
 }
 
@@ -375,6 +378,47 @@ function foldDimension(
       if (!isDiagnosedError(row)) return;
       rollup.errors += 1;
       rollup.errorCategories[row.diagnosis.category] = (rollup.errorCategories[row.diagnosis.category] ?? 0) + 1;
+    },
+  );
+}
+
+// ---- the unknown lane (docs/unknown-lane.md) ----------------------------------------------------------------------
+
+/** A batch's `unknown` failures of one message template; the first one is the template's example. */
+export interface UnknownTemplateDelta {
+  template: string;
+  count: number;
+  firstSeen: Date;
+  lastSeen: Date;
+  sampleEventIds: string[];
+  exampleTool: string;
+  exampleErrorType: string | null;
+  exampleMessage: string;
+}
+
+/** What of a message is kept as a template's example, in characters. */
+export const MAX_EXAMPLE_MESSAGE_CHARS = 2000;
+
+function foldUnknownTemplates(errors: readonly DiagnosedError[]): UnknownTemplateDelta[] {
+  const unknown = errors.filter((row) => row.diagnosis.category === 'unknown');
+  return foldByKey(
+    unknown.map((row) => ({ row, template: unknownTemplateOf(row.errorMessage) })),
+    ({ template }) => template,
+    ({ row, template }): UnknownTemplateDelta => ({
+      template,
+      count: 0,
+      firstSeen: row.occurredAt,
+      lastSeen: row.occurredAt,
+      sampleEventIds: [],
+      exampleTool: row.tool,
+      exampleErrorType: row.errorType === null ? null : columnText(row.errorType, COLUMN_CHARS.tool),
+      exampleMessage: columnText(row.errorMessage ?? '', MAX_EXAMPLE_MESSAGE_CHARS),
+    }),
+    (group, { row }) => {
+      group.count += 1;
+      if (row.occurredAt < group.firstSeen) group.firstSeen = row.occurredAt;
+      if (row.occurredAt > group.lastSeen) group.lastSeen = row.occurredAt;
+      if (group.sampleEventIds.length < SAMPLE_EVENTS_PER_GROUP) group.sampleEventIds.push(row.id);
     },
   );
 }

@@ -10,10 +10,12 @@ import {
   HourlyErrorRollupDelta,
   HourlyRollupDelta,
   MistakeRollupDelta,
+  UnknownTemplateDelta,
   VersionRollupDelta,
 } from './batch-aggregates';
 import { StoredEventRow } from './stored-event';
 import { jsonWithin, MAX_STORED_ARGUMENTS_BYTES } from './stored-json';
+import { unknownTemplateIdFor } from './unknown-template-id';
 
 // Rows come in column form (see column-text.ts), so no key is cut here: two keys equal after a cut would make one
 // INSERT ... ON CONFLICT DO UPDATE propose a row twice. Int counters saturate at 2^31 - 1 instead of overflowing:
@@ -330,6 +332,37 @@ ON CONFLICT (project_id, dimension, hour, value, tool) DO UPDATE SET
     FROM (SELECT jsonb_object_keys(r.error_categories) UNION SELECT jsonb_object_keys(excluded.error_categories)) AS keys(k))`;
 }
 
+/** Templates a project's unknown lane holds at most: past it, new templates are not recorded (known ones still count). */
+export const MAX_UNKNOWN_TEMPLATES_PER_PROJECT = 10_000;
+
+function upsertUnknownTemplates(projectId: string, templates: readonly UnknownTemplateDelta[]): Prisma.Sql | null {
+  if (templates.length === 0) return null;
+  const column = <T>(pick: (template: UnknownTemplateDelta) => T) => templates.map(pick);
+  return Prisma.sql`
+INSERT INTO unknown_templates AS t (project_id, id, template, count, first_seen, last_seen, sample_event_ids, example_tool,
+  example_error_type, example_message)
+SELECT ${projectId}::uuid, u.id, u.template, u.count, u.first_seen, u.last_seen, ARRAY(SELECT jsonb_array_elements_text(u.samples)),
+  u.tool, u.error_type, u.message
+FROM unnest(
+  ${column((t) => unknownTemplateIdFor(projectId, t.template))}::uuid[],
+  ${column((t) => t.template)}::text[],
+  ${column((t) => t.count)}::bigint[],
+  ${column((t) => t.firstSeen.toISOString())}::timestamptz[],
+  ${column((t) => t.lastSeen.toISOString())}::timestamptz[],
+  ${column((t) => JSON.stringify(t.sampleEventIds))}::jsonb[],
+  ${column((t) => t.exampleTool)}::text[],
+  ${column((t) => t.exampleErrorType)}::text[],
+  ${column((t) => t.exampleMessage)}::text[]
+) AS u(id, template, count, first_seen, last_seen, samples, tool, error_type, message)
+WHERE (SELECT count(*) FROM unknown_templates WHERE project_id = ${projectId}::uuid) < ${MAX_UNKNOWN_TEMPLATES_PER_PROJECT}
+  OR EXISTS (SELECT 1 FROM unknown_templates k WHERE k.project_id = ${projectId}::uuid AND k.id = u.id)
+ON CONFLICT (project_id, id) DO UPDATE SET
+  count = t.count + excluded.count,
+  first_seen = LEAST(t.first_seen, excluded.first_seen),
+  last_seen = GREATEST(t.last_seen, excluded.last_seen),
+  sample_event_ids = (COALESCE(t.sample_event_ids, '{}') || excluded.sample_event_ids)[1:5]`;
+}
+
 /**
  * The group and rollup rows are hot (every batch of the hour touches the same ones) and stay locked until COMMIT,
  * so concurrent batches queue behind each other from the first upsert on. Sending all upserts as one statement
@@ -394,6 +427,7 @@ export class CategorizeRepository {
             upsertVersionRollups(projectId, aggregates.versions),
             upsertMistakeRollups(projectId, aggregates.mistakes),
             upsertDimensionRollups(projectId, aggregates.dimensions),
+            upsertUnknownTemplates(projectId, aggregates.unknownTemplates),
           ].filter((upsert): upsert is Prisma.Sql => upsert !== null),
         );
       }

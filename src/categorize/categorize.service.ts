@@ -16,6 +16,9 @@ import { errorGroupIdFor } from './error-group-id';
 import { EventDiagnosis, StoredEventRow } from './stored-event';
 import { withResultFailure, WorkerEvent } from './reported-failure';
 import { ResultFailurePolicyRepository } from './result-failure-policy.repository';
+import { labelledDiagnosis } from './template-labels';
+import { UnknownLaneRepository } from './unknown-lane.repository';
+import { unknownTemplateIdFor, unknownTemplateOf } from './unknown-template-id';
 import { classifyWriteFailure } from './write-failure';
 import { EntryOutcome, WriteGroups } from './write-groups';
 
@@ -54,6 +57,7 @@ export class CategorizeService {
     private readonly repository: CategorizeRepository,
     private readonly deadLetters: DeadLetterService,
     private readonly resultFailurePolicies: ResultFailurePolicyRepository,
+    private readonly unknownLane: UnknownLaneRepository,
     private readonly timeSlice: SharedTimeSlice,
     @Inject(ROOT_LOGGER) rootLogger: Logger,
   ) {
@@ -175,7 +179,29 @@ export class CategorizeService {
       const { projectId } = batch.payload;
       groupRows.push({ batch, row: toRow(projectId, event, batch.receivedAt, schemas.get(projectId)?.get(event.tool)) });
     }
+    await this.applyTemplateLabels(groupRows);
     return groupRows;
+  }
+
+  /**
+   * The unknown lane (docs/unknown-lane.md): an `unknown` failure whose message template a person labelled is stored
+   * with the label's category. Looked up only for a group that holds an `unknown` failure, in one query.
+   */
+  private async applyTemplateLabels(groupRows: GroupRow[]): Promise<void> {
+    const unknown = groupRows
+      .filter(({ row }) => row.diagnosis?.category === 'unknown')
+      .map((groupRow) => {
+        const { projectId } = groupRow.batch.payload;
+        return { groupRow, projectId, templateId: unknownTemplateIdFor(projectId, unknownTemplateOf(groupRow.row.errorMessage)) };
+      });
+    if (unknown.length === 0) return;
+    const labels = await this.unknownLane.findLabels(unknown);
+    for (const { groupRow, projectId, templateId } of unknown) {
+      const label = labels.get(`${projectId}\u0000${templateId}`);
+      const { row } = groupRow;
+      if (label && row.diagnosis)
+        groupRow.row = { ...row, diagnosis: labelledDiagnosis(projectId, { ...row, diagnosis: row.diagnosis }, label) };
+    }
   }
 
   private async storeIsolatingPoison(

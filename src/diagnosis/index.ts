@@ -45,3 +45,4 @@ export {
   type ResultFailure,
   type ResultFailureRule,
 } from './result-failure';
+export { MAX_UNKNOWN_TEMPLATE_CHARS, maskUnknownMessage } from './unknown-template';

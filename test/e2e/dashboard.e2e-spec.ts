@@ -322,6 +322,29 @@ const ymd = (date: Date) => date.toISOString().slice(0, 10);
     expect(await page.textContent('[data-testid="event-error"]')).toBe('ResultError: invoice INV-9 not found');
   });
 
+  it('shows the unknown lane and labels a template through the page, which routes its later failures', async () => {
+    const unknownFailure = (id: string, order: number) => ({
+      id,
+      tool: 'ship_order',
+      status: 'error',
+      error: { type: 'ToolError', message: `Frobnicator quota spent for order ${order}` },
+    });
+    const [before, after] = [`unknown-${randomUUID()}`, `unknown-${randomUUID()}`];
+    expect((await t.request('POST', '/v1/events', { body: unknownFailure(before, 7) })).status).toBe(202);
+    await t.storedEvent(before);
+    const templates = await t.request('GET', '/v1/unknown-templates');
+    const template = templates.body.items.find((item: { template: string }) => item.template === 'Frobnicator quota spent for order <num>');
+    await page.click('a[data-nav="unknown"]');
+    const row = page.locator(`tr[data-template="${template.id}"]`);
+    await row.waitFor();
+    expect(await row.locator('[data-field="count"]').textContent()).toBe('1');
+    await row.locator('select').selectOption('runtime_error|');
+    await row.locator('button[data-action="label"]').click();
+    await page.waitForSelector(`tr[data-template="${template.id}"] [data-field="label"]:text-is("runtime_error")`);
+    expect((await t.request('POST', '/v1/events', { body: unknownFailure(after, 8) })).status).toBe(202);
+    expect(await t.storedEvent(after)).toMatchObject({ category: 'runtime_error', evidence: 'label' });
+  });
+
   it('works under its Content-Security-Policy: coloured category dots, nothing refused, and so does /docs', async () => {
     await page.click('a[data-nav="overview"]');
     await page.waitForSelector('[data-testid="tools-table"] .dot[data-category]');

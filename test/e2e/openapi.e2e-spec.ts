@@ -393,6 +393,30 @@ describe('OpenAPI document', () => {
     expect(event.body).toMatchObject({ status: 'error', evidence: 'result', resultRule: 'mcp_is_error' });
   });
 
+  it('answers the unknown-lane routes as documented: a template listed, labelled, and exported as a fixture line', async () => {
+    await sendEvents(t, [
+      {
+        id: randomUUID(),
+        tool: TOOL,
+        status: 'error',
+        arguments: { number: 12 },
+        error: { type: 'ToolError', message: 'Widget 42 wobbled' },
+      },
+    ]);
+    const page = await exercise('GET /v1/unknown-templates', { query: 'limit=5' });
+    const template = page.body.items.find((item: { template: string }) => item.template === 'Widget <num> wobbled');
+    expect(template).toMatchObject({ count: 1, label: null });
+    const labelled = await exercise('POST /v1/unknown-templates/{id}/label', {
+      params: { id: template.id },
+      body: { category: 'runtime_error' },
+    });
+    expect(labelled.body.label).toMatchObject({ category: 'runtime_error', subtype: null });
+    const exported = await fetch(`${t.baseUrl}/v1/unknown-templates/fixtures`, { headers: { authorization: `Bearer ${t.apiKey}` } });
+    const lines = await exported.text();
+    expect(lines.trim().split('\n')).toHaveLength(1);
+    contract.checkLines('GET /v1/unknown-templates/fixtures', exported.status, lines);
+  });
+
   it('has checked a real answer of every route the app serves', () => {
     expect(apiRoutes.filter((route) => !contract.checkedRoutes.has(route))).toEqual([]);
   });
