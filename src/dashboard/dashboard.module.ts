@@ -38,5 +38,7 @@ import { ToolVersionsController } from './tool-versions.controller';
     ToolVersionQueries,
     DashboardAssets,
   ],
+  // for the MCP server at /mcp, the other reader at the edge
+  exports: [StatsService, ErrorGroupQueries, EventQueries, ToolVersionQueries],
 })
 export class DashboardModule {}
