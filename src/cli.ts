@@ -16,7 +16,7 @@ const USAGE = `usage: npm run cli -- <command>     (after npm run build; DATABAS
   project:list                 every project: name, id, created, active keys
   key:create PROJECT [NAME]    create another API key for a project and print it
   key:create PROJECT NAME --read   ... a read-only key: GET routes and the read tools of /mcp (docs/mcp-server.md)
-  key:list PROJECT             the project's keys: id, name, prefix, created, last used, revoked (never the secret)
+  key:list PROJECT             the project's keys: id, name, scope, prefix, created, last used, revoked (never the secret)
   key:revoke KEY               revoke an API key at once, given its secret (tc_...)
   key:revoke KEY_ID            ... or its id (from key:list)
   key:revoke PROJECT NAME      ... or its name within the project (every active key of that name)
@@ -64,8 +64,8 @@ async function main(argv: string[]): Promise<number> {
         if (!args[0]) break;
         const keys = await projects.listApiKeys(args[0]);
         printTable(
-          ['ID', 'NAME', 'PREFIX', 'CREATED', 'LAST USED', 'REVOKED'],
-          keys.map((k) => [k.id, k.name, `${k.keyPrefix}...`, k.createdAt.toISOString(), stamp(k.lastUsedAt), stamp(k.revokedAt)]),
+          ['ID', 'NAME', 'SCOPE', 'PREFIX', 'CREATED', 'LAST USED', 'REVOKED'],
+          keys.map((k) => [k.id, k.name, k.scope, `${k.keyPrefix}...`, k.createdAt.toISOString(), stamp(k.lastUsedAt), stamp(k.revokedAt)]),
         );
         return 0;
       }

@@ -1,10 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ProjectService } from '../../src/tenancy/project.service';
+import { promisify } from 'node:util';
 import { runNightly } from '../support/job-runs';
 import { sendEvents } from '../support/send-events';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -100,9 +101,22 @@ describe('MCP server at /mcp', () => {
     expect((await runNightly(t, DAY)).body).toMatchObject({ status: 'succeeded', date: DAY });
 
     const { rows } = await t.db.sql.query('SELECT name FROM projects WHERE id = $1', [t.projectId]);
-    readKey = await t.app.get(ProjectService).createKeyForProject(rows[0].name, 'coding-agent', 'read');
+    // the read key as docs/mcp-server.md makes it: `npm run cli -- key:create PROJECT NAME --read`
+    const cliEnv = {
+      PATH: process.env.PATH ?? '',
+      DATABASE_URL: t.db.url,
+      REDIS_URL: t.config.redisUrl,
+      QUEUE_PREFIX: t.config.queuePrefix,
+    };
+    const cliJs = join(__dirname, '..', '..', 'dist', 'src', 'cli.js');
+    const created = await promisify(execFile)(process.execPath, [cliJs, 'key:create', rows[0].name, 'coding-agent', '--read'], {
+      env: cliEnv,
+    });
+    readKey = created.stdout.trim();
+    const scopes = await t.db.sql.query("SELECT scope FROM api_keys WHERE project_id = $1 AND name = 'coding-agent'", [t.projectId]);
+    expect(scopes.rows).toEqual([{ scope: 'read' }]);
     otherKey = (await t.createProject(`mcp-other-${randomUUID().slice(0, 8)}`)).apiKey;
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     for (const client of clients) await client.close();
