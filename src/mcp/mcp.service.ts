@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
@@ -10,6 +10,8 @@ import {
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { ROOT_LOGGER } from '../infra/logging/logging.module';
 import { DocsResources } from './docs-resources';
 import type { McpCaller } from './mcp-tool';
 import { McpToolbox } from './mcp-toolbox';
@@ -27,10 +29,15 @@ const INSTRUCTIONS =
  */
 @Injectable()
 export class McpService {
+  private readonly logger: Logger;
+
   constructor(
     private readonly toolbox: McpToolbox,
     private readonly docs: DocsResources,
-  ) {}
+    @Inject(ROOT_LOGGER) rootLogger: Logger,
+  ) {
+    this.logger = rootLogger.child({ context: 'mcp' });
+  }
 
   async handle(caller: McpCaller, request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void> {
     const server = this.serverFor(caller);
@@ -39,8 +46,15 @@ export class McpService {
       void transport.close();
       void server.close();
     });
-    await server.connect(transport);
-    await transport.handleRequest(request, response, body);
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(request, response, body);
+    } catch (error) {
+      // the response is the SDK's, past Nest's exception filter: answer here, or the client would wait for ever
+      this.logger.error({ err: error }, 'MCP request failed');
+      if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ jsonrpc: '2.0', error: { code: ErrorCode.InternalError, message: 'Internal error' }, id: null }));
+    }
   }
 
   private serverFor(caller: McpCaller): Server {

@@ -214,11 +214,18 @@ describe('MCP server at /mcp', () => {
     expect((await t.request('GET', `/v1/recommendations?tool=${TOOL}&limit=1`)).body.items[0].status).toBe(ours.status);
   });
 
-  it('refuses /mcp without a key (401) and answers GET with 405: the server is stateless', async () => {
+  it('refuses /mcp without a key (401), a body that is not JSON-RPC (400) or a client that cannot read JSON (406), and answers GET with 405: the server is stateless', async () => {
     const unkeyed = await t.request('POST', '/mcp', { key: null, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
     expect(unkeyed.status).toBe(401);
     const stream = await t.request('GET', '/mcp');
     expect(stream.status).toBe(405);
     expect(stream.headers.get('allow')).toBe('POST');
+    const accept = { accept: 'application/json, text/event-stream' };
+    const notJsonRpc = await t.request('POST', '/mcp', { body: { hello: 'world' }, headers: accept });
+    expect({ status: notJsonRpc.status, code: notJsonRpc.body.error?.code }).toEqual({ status: 400, code: -32700 });
+    const broken = await t.request('POST', '/mcp', { rawBody: '{"jsonrpc":', headers: { ...accept, 'content-type': 'application/json' } });
+    expect(broken.status).toBe(400);
+    const withoutAccept = await t.request('POST', '/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+    expect(withoutAccept.status).toBe(406);
   });
 });
