@@ -10,6 +10,7 @@ import { HealthModule } from './infra/health/health.module';
 import { DeadLetterAdminModule } from './infra/queue/dead-letters/dead-letter.module';
 import { EventLoopModule } from './infra/event-loop/event-loop.module';
 import { LoggingModule } from './infra/logging/logging.module';
+import { McpModule } from './mcp/mcp.module';
 import { PrismaModule } from './infra/prisma/prisma.module';
 import { QueueModule } from './infra/queue/queue.module';
 import { RecurringJobsModule } from './infra/queue/recurring-jobs.module';
@@ -43,6 +44,7 @@ export class AppModule {
         AlertsApiModule,
         RetentionApiModule,
         RolloutApiModule,
+        McpModule,
       );
     if (config.roles.has('worker')) imports.push(CategorizeModule, AnalyticsWorkerModule, AlertsWorkerModule);
     if (config.roles.has('scheduler')) imports.push(RecurringJobsModule, RetentionSchedulerModule);

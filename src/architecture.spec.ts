@@ -39,6 +39,7 @@ const FOLDERS: Record<string, string> = {
   'src/infra/redis': 'Redis connections and the broadcast channel',
   'src/infra/validation': 'Ajv presets for our own schemas and types derived from them',
   'src/ingest': 'feature: validates and enqueues events (HTTP, OTLP)',
+  'src/mcp': 'adapter at the edge: the MCP server at /mcp, over the services behind the REST routes',
   'src/registry': 'feature: tools, versions, warnings, which version each caller is served',
   'src/registry/guard': 'the guard section served with a tool (policy, learned renames and limits) and its policy routes',
   'src/registry/quality': "each tool's own definition judged (description, properties, near-duplicate tools)",
@@ -109,6 +110,11 @@ const FORBIDDEN_ARROWS: ForbiddenArrow[] = [
     from: feature,
     forbids: (target: string) => isIn(target, 'src/dashboard'),
     why: 'nothing builds on the dashboard; it is a reader at the edge',
+  })),
+  ...FEATURES.map((feature) => ({
+    from: feature,
+    forbids: (target: string) => isIn(target, 'src/mcp'),
+    why: 'nothing builds on the MCP server; it is an adapter at the edge',
   })),
 ];
 

@@ -15,7 +15,8 @@ const USAGE = `usage: npm run cli -- <command>     (after npm run build; DATABAS
   project:create NAME          create a project and print its first API key (shown once), as TOOLCOACH_API_KEY
   project:list                 every project: name, id, created, active keys
   key:create PROJECT [NAME]    create another API key for a project and print it
-  key:list PROJECT             the project's keys: id, name, prefix, created, last used, revoked (never the secret)
+  key:create PROJECT NAME --read   ... a read-only key: GET routes and the read tools of /mcp (docs/mcp-server.md)
+  key:list PROJECT             the project's keys: id, name, scope, prefix, created, last used, revoked (never the secret)
   key:revoke KEY               revoke an API key at once, given its secret (tc_...)
   key:revoke KEY_ID            ... or its id (from key:list)
   key:revoke PROJECT NAME      ... or its name within the project (every active key of that name)
@@ -44,8 +45,10 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       }
       case 'key:create': {
-        if (!args[0]) break;
-        const apiKey = await projects.createKeyForProject(args[0], args[1] ?? 'cli');
+        const isReadOnly = args.includes('--read');
+        const [projectName, keyName] = args.filter((arg) => arg !== '--read');
+        if (!projectName) break;
+        const apiKey = await projects.createKeyForProject(projectName, keyName ?? 'cli', isReadOnly ? 'read' : 'write');
         await announceCreation(config.redis, config.queuePrefix, apiKey);
         console.log(apiKey);
         return 0;
@@ -61,8 +64,8 @@ async function main(argv: string[]): Promise<number> {
         if (!args[0]) break;
         const keys = await projects.listApiKeys(args[0]);
         printTable(
-          ['ID', 'NAME', 'PREFIX', 'CREATED', 'LAST USED', 'REVOKED'],
-          keys.map((k) => [k.id, k.name, `${k.keyPrefix}...`, k.createdAt.toISOString(), stamp(k.lastUsedAt), stamp(k.revokedAt)]),
+          ['ID', 'NAME', 'SCOPE', 'PREFIX', 'CREATED', 'LAST USED', 'REVOKED'],
+          keys.map((k) => [k.id, k.name, k.scope, `${k.keyPrefix}...`, k.createdAt.toISOString(), stamp(k.lastUsedAt), stamp(k.revokedAt)]),
         );
         return 0;
       }

@@ -46,5 +46,7 @@ import { ToolConfusionsController } from './tool-confusions.controller';
     DescriptionCostQueries,
     DashboardAssets,
   ],
+  // for the MCP server at /mcp, the other reader at the edge
+  exports: [StatsService, ErrorGroupQueries, EventQueries, ToolVersionQueries],
 })
 export class DashboardModule {}

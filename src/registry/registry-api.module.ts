@@ -22,5 +22,7 @@ import { ToolsController } from './tools.controller';
     GuardPolicyRepository,
     GuardService,
   ],
+  // the MCP server's tool_details answers the live description as GET /v1/tools/:name/description does
+  exports: [DescriptionService],
 })
 export class RegistryApiModule {}

@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { FastifyRequest } from 'fastify';
 import { ApiError } from '../infra/http/api-error';
+import { routeFlagsOf } from '../infra/http/route-flags';
 import { AuthenticatedProject } from './project.repository';
 import { ProjectService } from './project.service';
 import { RateLimiter } from './rate-limiter';
@@ -31,6 +32,13 @@ export class ApiKeyGuard implements CanActivate {
         headers: { 'retry-after': String(limit.retryAfterSeconds), 'x-ratelimit-limit': String(limit.limit), 'x-ratelimit-remaining': '0' },
       });
     }
+    if (project.scope === 'read' && !isReadRequest(request)) {
+      throw new ApiError(
+        403,
+        'read_only_key',
+        'This API key is read-only (scope read): it cannot change anything; use a key with scope write',
+      );
+    }
     request.project = project;
     return true;
   }
@@ -51,6 +59,12 @@ export class ApiKeyGuard implements CanActivate {
     if (!project) throw new ApiError(401, 'unauthorized', 'Unknown or revoked API key');
     return project;
   }
+}
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function isReadRequest(request: FastifyRequest): boolean {
+  return READ_METHODS.has(request.method) || routeFlagsOf(request).admitsReadOnlyKeys === true;
 }
 
 /** A key sent without its scheme is the usual slip: say exactly that rather than "missing". */

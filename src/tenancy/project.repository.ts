@@ -16,15 +16,21 @@ export interface ApiKeySummary {
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  scope: string;
 }
 
 /** A key's last use is written at most this often: verified keys are cached, so this is rarely reached anyway. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
+/** What a key may do: `write` everything; `read` only reads (GET routes, the read tools of /mcp). */
+export const API_KEY_SCOPES = ['read', 'write'] as const;
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+
 export interface AuthenticatedProject {
   projectId: string;
   projectName: string;
   apiKeyId: string;
+  scope: ApiKeyScope;
 }
 
 @Injectable()
@@ -34,10 +40,11 @@ export class ProjectRepository {
   async findProjectByKeyHash(keyHash: string): Promise<AuthenticatedProject | null> {
     const key = await this.prisma.apiKey.findUnique({
       where: { keyHash },
-      select: { id: true, revokedAt: true, project: { select: { id: true, name: true } } },
+      select: { id: true, revokedAt: true, scope: true, project: { select: { id: true, name: true } } },
     });
     if (!key || key.revokedAt) return null;
-    return { projectId: key.project.id, projectName: key.project.name, apiKeyId: key.id };
+    // the column's check constraint allows only the two scopes
+    return { projectId: key.project.id, projectName: key.project.name, apiKeyId: key.id, scope: key.scope as ApiKeyScope };
   }
 
   /** Every active key's hash, for the in-memory index that refuses wrong keys without a query. */
@@ -59,8 +66,8 @@ export class ProjectRepository {
    * run on several replicas at once, and Prisma's upsert reads then inserts, so two replicas could both insert and one
    * died on the unique key (seen in the four-process test).
    */
-  async upsertApiKey(projectId: string, keyHash: string, keyPrefix: string, name: string): Promise<void> {
-    await this.prisma.apiKey.createMany({ data: [{ projectId, keyHash, keyPrefix, name }], skipDuplicates: true });
+  async upsertApiKey(projectId: string, keyHash: string, keyPrefix: string, name: string, scope: ApiKeyScope = 'write'): Promise<void> {
+    await this.prisma.apiKey.createMany({ data: [{ projectId, keyHash, keyPrefix, name, scope }], skipDuplicates: true });
   }
 
   async revokeApiKey(keyHash: string): Promise<boolean> {
@@ -107,4 +114,4 @@ export class ProjectRepository {
   }
 }
 
-const API_KEY_SUMMARY = { id: true, name: true, keyPrefix: true, createdAt: true, lastUsedAt: true, revokedAt: true } as const;
+const API_KEY_SUMMARY = { id: true, name: true, keyPrefix: true, createdAt: true, lastUsedAt: true, revokedAt: true, scope: true } as const;

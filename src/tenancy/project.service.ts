@@ -3,7 +3,7 @@ import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { ActiveKeyIndex } from './active-key-index';
 import { ApiKeyChangesChannel } from './api-key-changes.channel';
-import { ApiKeySummary, AuthenticatedProject, ProjectRepository, ProjectSummary } from './project.repository';
+import { ApiKeyScope, ApiKeySummary, AuthenticatedProject, ProjectRepository, ProjectSummary } from './project.repository';
 import { apiKeyPrefix, generateApiKey, hashApiKey } from './api-key';
 
 const MAX_CACHED_KEYS = 10_000;
@@ -127,10 +127,11 @@ export class ProjectService {
     return { projectId: id, apiKey };
   }
 
-  async createKeyForProject(name: string, keyName: string): Promise<string> {
+  /** Another key for the project; a `read` key only reads (docs/mcp-server.md). */
+  async createKeyForProject(name: string, keyName: string, scope: ApiKeyScope = 'write'): Promise<string> {
     const project = await this.projects.findProjectByName(name);
     if (!project) throw new Error(`project "${name}" does not exist`);
-    return this.createApiKey(project.id, keyName);
+    return this.createApiKey(project.id, keyName, scope);
   }
 
   async revokeApiKey(key: string): Promise<boolean> {
@@ -181,10 +182,10 @@ export class ProjectService {
   }
 
   /** The key is announced before it is returned, so every replica's index holds it before any client can send it. */
-  private async createApiKey(projectId: string, keyName: string): Promise<string> {
+  private async createApiKey(projectId: string, keyName: string, scope: ApiKeyScope = 'write'): Promise<string> {
     const key = generateApiKey();
     const keyHash = hashApiKey(key);
-    await this.projects.upsertApiKey(projectId, keyHash, apiKeyPrefix(key), keyName);
+    await this.projects.upsertApiKey(projectId, keyHash, apiKeyPrefix(key), keyName, scope);
     this.unknown.delete(keyHash);
     await this.keyChanges?.publish({ kind: 'created', keyHash });
     return key;

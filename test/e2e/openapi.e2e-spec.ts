@@ -8,8 +8,8 @@ import { sendEvents } from '../support/send-events';
 import { eventually, startTestApp, TestApp, TestResponse } from '../support/test-app';
 
 // Served by the app but not part of the API: the document itself, its UI, the web dashboard's static files, the root's
-// redirect to it and the favicon.
-const NOT_API = [/^\/docs(\/|$)/, /^\/openapi\.(json|yaml)$/, /^\/dashboard(\/|$)/, /^\/$/, /^\/favicon\.ico$/];
+// redirect to it, the favicon, and the MCP server (JSON-RPC on one URL, documented in docs/mcp-server.md).
+const NOT_API = [/^\/docs(\/|$)/, /^\/openapi\.(json|yaml)$/, /^\/dashboard(\/|$)/, /^\/$/, /^\/favicon\.ico$/, /^\/mcp$/];
 
 const TOOL = 'prime_factorization';
 const PRIME_TOOL = {

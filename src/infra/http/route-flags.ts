@@ -20,6 +20,11 @@ export interface RouteFlags {
    * drops the batch): every 4xx it answers is logged at warn with its status, code, reason and project.
    */
   logsRefusals?: boolean;
+  /**
+   * A read-only key (scope `read`) may send this route's POSTs: the route refuses their writes itself (/mcp, whose
+   * write tools answer a tool error to such a key). Every other POST, PUT, PATCH or DELETE refuses a read key with 403.
+   */
+  admitsReadOnlyKeys?: boolean;
 }
 
 const FLAGS = 'toolcoachFlags';
