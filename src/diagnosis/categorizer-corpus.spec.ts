@@ -195,7 +195,15 @@ function scoreFixtures(title: string, fixtures: readonly Fixture[], isHeldOut: b
       ),
     );
   }
-  return { results, size: fixtures.length, categoryAccuracy, subtypeAccuracy, categoryMacroF1, extractionAccuracy, report: lines.join('\n') };
+  return {
+    results,
+    size: fixtures.length,
+    categoryAccuracy,
+    subtypeAccuracy,
+    categoryMacroF1,
+    extractionAccuracy,
+    report: lines.join('\n'),
+  };
 }
 
 const isRight = ({ fixture, actual }: Result): boolean => fixture.expected.category === actual.category;
