@@ -11,6 +11,8 @@ import type { Diagnosis, DiagnosisInput } from './diagnosis.types';
 interface Fixture {
   id: string;
   source: string;
+  /** One library, runtime, serializer, framework or provider client (test/fixtures/categorizer/gen/family.mjs). */
+  family: string;
   tool: string;
   arguments: unknown;
   error: { type: string | null; message: string };
@@ -56,6 +58,8 @@ interface Tally {
 interface LabelPair {
   expected: string;
   actual: string;
+  /** How much the pair counts; 1 unless a family's pairs share one family's weight. */
+  weight?: number;
 }
 
 function tallyBy(pairs: readonly LabelPair[]): Map<string, Tally> {
@@ -65,12 +69,12 @@ function tallyBy(pairs: readonly LabelPair[]): Map<string, Tally> {
     tallies.set(label, existing);
     return existing;
   };
-  for (const { expected, actual } of pairs) {
+  for (const { expected, actual, weight = 1 } of pairs) {
     if (expected === actual) {
-      tallyOf(expected).truePositives++;
+      tallyOf(expected).truePositives += weight;
     } else {
-      tallyOf(expected).falseNegatives++;
-      tallyOf(actual).falsePositives++;
+      tallyOf(expected).falseNegatives += weight;
+      tallyOf(actual).falsePositives += weight;
     }
   }
   return tallies;
@@ -117,7 +121,13 @@ function formatConfusion(pairs: readonly LabelPair[]): string {
   return lines.join('\n');
 }
 
+interface Result {
+  fixture: Fixture;
+  actual: Diagnosis;
+}
+
 interface Score {
+  results: Result[];
   size: number;
   categoryAccuracy: number;
   subtypeAccuracy: number;
@@ -128,7 +138,7 @@ interface Score {
 
 /** Scores one set of fixtures; a held-out set prints its totals only, so no rule is ever written from its misses. */
 function scoreFixtures(title: string, fixtures: readonly Fixture[], isHeldOut: boolean): Score {
-  const results = fixtures.map((fixture) => ({ fixture, actual: diagnose(toInput(fixture)) }));
+  const results: Result[] = fixtures.map((fixture) => ({ fixture, actual: diagnose(toInput(fixture)) }));
   const categoryPairs = results.map(({ fixture, actual }) => ({ expected: fixture.expected.category, actual: actual.category }));
   const subtypePairs = results.map(({ fixture, actual }) => ({
     expected: `${fixture.expected.category}/${fixture.expected.subtype ?? '-'}`,
@@ -185,7 +195,60 @@ function scoreFixtures(title: string, fixtures: readonly Fixture[], isHeldOut: b
       ),
     );
   }
-  return { size: fixtures.length, categoryAccuracy, subtypeAccuracy, categoryMacroF1, extractionAccuracy, report: lines.join('\n') };
+  return {
+    results,
+    size: fixtures.length,
+    categoryAccuracy,
+    subtypeAccuracy,
+    categoryMacroF1,
+    extractionAccuracy,
+    report: lines.join('\n'),
+  };
+}
+
+const isRight = ({ fixture, actual }: Result): boolean => fixture.expected.category === actual.category;
+const isRightWithSubtype = (result: Result): boolean => isRight(result) && result.fixture.expected.subtype === result.actual.subtype;
+
+interface FamilyScore {
+  families: number;
+  familiesWithEight: number;
+  categoryMacroF1: number;
+  subtypeAccuracy: number;
+  report: string;
+}
+
+/**
+ * Scores each source family apart, the way a wording never seen is met. The rules are not trained, so leaving one
+ * family out changes nothing: a family's leave-one-out score is its score. Totals weigh every family alike (each
+ * fixture counts 1/size of its family), so the big validator families do not hide a small family's misses. Only
+ * totals per family are printed: the held-out split's misses stay unread.
+ */
+function scoreByFamily(results: readonly Result[]): FamilyScore {
+  const byFamily = new Map<string, Result[]>();
+  for (const result of results) byFamily.set(result.fixture.family, [...(byFamily.get(result.fixture.family) ?? []), result]);
+  const weightOf = (result: Result): number => 1 / (byFamily.get(result.fixture.family)?.length ?? 1);
+  const categoryPairs = results.map((result) => ({
+    expected: result.fixture.expected.category,
+    actual: result.actual.category,
+    weight: weightOf(result),
+  }));
+  const categoryMacroF1 = macroF1(tallyBy(categoryPairs));
+  const subtypeAccuracy =
+    [...byFamily.values()].reduce((sum, members) => sum + members.filter(isRightWithSubtype).length / members.length, 0) /
+    Math.max(1, byFamily.size);
+  const lines = [`${'family'.padEnd(36)} fixtures  category  subtype`];
+  for (const [family, members] of [...byFamily.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    const share = (count: number): string => (count / members.length).toFixed(3).padStart(8);
+    lines.push(
+      `${family.padEnd(36)} ${String(members.length).padStart(8)}  ${share(members.filter(isRight).length)} ${share(members.filter(isRightWithSubtype).length)}`,
+    );
+  }
+  const familiesWithEight = [...byFamily.values()].filter((members) => members.length >= 8).length;
+  lines.push(
+    `leave-one-family-out (rules alone): ${byFamily.size} families (${familiesWithEight} with >= 8 fixtures), ` +
+      `family-weighted category macro-F1 ${categoryMacroF1.toFixed(3)}, mean subtype accuracy per family ${subtypeAccuracy.toFixed(3)}`,
+  );
+  return { families: byFamily.size, familiesWithEight, categoryMacroF1, subtypeAccuracy, report: lines.join('\n') };
 }
 
 describe('diagnose on the fixture corpus of real library messages', () => {
@@ -194,8 +257,26 @@ describe('diagnose on the fixture corpus of real library messages', () => {
   const generated = scoreFixtures('generated parts (tuning)', loadGeneratedParts(false), false);
   const heldOut = scoreFixtures('generated parts (held out)', loadGeneratedParts(true), true);
 
+  const allResults = [...main.results, ...generated.results, ...heldOut.results];
+  const byFamily = scoreByFamily(allResults);
+
   beforeAll(() => {
-    console.log([main.report, generated.report, heldOut.report].join('\n\n'));
+    console.log([main.report, generated.report, heldOut.report, `=== by family (all sets)\n${byFamily.report}`].join('\n\n'));
+  });
+
+  it('names the source family of every fixture', () => {
+    const unnamed = allResults.filter(({ fixture }) => !/^[a-z]{2,12}:[\w.-]{1,60}$/.test(fixture.family ?? ''));
+    expect(unnamed.map(({ fixture }) => fixture.id)).toEqual([]);
+  });
+
+  it('covers at least 40 families of at least 8 fixtures each', () => {
+    expect(byFamily.familiesWithEight).toBeGreaterThanOrEqual(40);
+  });
+
+  // Floors a little under today's (0.980 family-weighted macro-F1, 0.982 mean subtype accuracy per family).
+  it('scores every family alike at macro-F1 >= 0.96 and mean subtype accuracy >= 0.96 (rules alone)', () => {
+    expect(byFamily.categoryMacroF1).toBeGreaterThanOrEqual(0.96);
+    expect(byFamily.subtypeAccuracy).toBeGreaterThanOrEqual(0.96);
   });
 
   it('has a corpus covering every category', () => {
@@ -223,8 +304,8 @@ describe('diagnose on the fixture corpus of real library messages', () => {
     expect(heldOut.size).toBeGreaterThanOrEqual(0.25 * (heldOut.size + generated.size));
   });
 
-  // Floors a little under today's scores (tuning 1.000 macro-F1 / 0.992 subtype, held out 0.982 / 0.972), to catch
-  // regressions, not to tune to.
+  // Floors a little under today's scores (tuning 0.996 macro-F1 / 0.978 subtype, held out 0.984 / 0.967, with the
+  // families of issue 38 added), to catch regressions, not to tune to.
   it('scores the generated parts at category macro-F1 >= 0.98 (tuning) and >= 0.96 (held out)', () => {
     expect(generated.categoryMacroF1).toBeGreaterThanOrEqual(0.98);
     expect(heldOut.categoryMacroF1).toBeGreaterThanOrEqual(0.96);

@@ -60,12 +60,12 @@ function buildFinding(rule: MessageRule, match: RegExpExecArray | [], clause: Cl
   const groups = ('groups' in match ? match.groups : undefined) ?? {};
   const named = NAME_GROUPS.map((group) => groups[group]).find((value) => value !== undefined) ?? null;
   const statedValue = asNumber(groups.value ?? groups.value2) ?? statedValueIn(clause.text);
-  const received = (groups.received ?? groups.received2 ?? '').toLowerCase();
+  const received = (groups.received ?? groups.received2 ?? groups.received3 ?? '').toLowerCase();
 
   let subtype: Subtype | null = rule.subtype === BY_VALUE ? rangeDirection(clause.text, statedValue) : rule.subtype;
   const category = rule.category;
   // "expected number, received undefined" and Python's "not 'NoneType'" describe an absent value.
-  if (subtype === 'type_mismatch' && (/^(?:undefined|none|nonetype|null)$/.test(received) || /'NoneType'/.test(clause.text))) {
+  if (subtype === 'type_mismatch' && (/^(?:undefined|none|nonetype|null|nil)$/.test(received) || /'NoneType'/.test(clause.text))) {
     subtype = 'missing_argument';
   }
 
@@ -156,6 +156,11 @@ function pathNamedIn(text: string): string | null {
     /\(Parameter '([^'\n]{1,128})'\)/,
     /\bParameter name: ([\w.]{1,128})/,
     /\bPath: \$\.([\w.[\]]{1,200})/,
+    /- at `\$\.([\w.[\]]{1,200})`/,
+    /@ \$\.([\w.[\]]{1,200})/,
+    /^\{'([\w.]{1,64})': \[/,
+    /^Array\[([\w.]{1,64})\]:/,
+    /^At path: ([\w.]{1,128}) --/,
     /\bThe (?:value of )?"([\w.]{1,128})"(?: argument| property| parameter)?\b/,
     /\b(?:parameter|argument|field|property|param|arg|key|option)\s+['"`]([^'"`\n]{1,64})['"`]/i,
     /^['"`]?([A-Za-z_][\w.]{0,63})['"`]? (?:must|should|cannot|can't|may not|is required|is too|is out of|is not allowed|is invalid|exceeds)\b/,
@@ -190,7 +195,8 @@ export function rangeDirection(text: string, value: number | null): Subtype {
   const indexBound = /\bfor length (\d{1,20})/.exec(text);
   if (indexBound && value !== null) return value < 0 ? 'below_minimum' : 'above_maximum';
   const between =
-    /\bbetween (-?\d[\d.]{0,20}) and (-?\d[\d.]{0,20})/i.exec(text) ??
+    /\bbetween `?(-?\d[\d.]{0,20})`? and `?(-?\d[\d.]{0,20})/i.exec(text) ??
+    /\bgreater than (?:or equal to )?(-?\d[\d.]{0,20}) and less than (?:or equal to )?(-?\d[\d.]{0,20})/i.exec(text) ??
     /\[(-?\d[\d.]{0,20}),\s?(-?\d[\d.]{0,20})\]/.exec(text) ??
     /(-?\d{1,20})\s?\.\.\.?\s?(-?\d{1,20})/.exec(text) ??
     />=?\s?(-?\d[\d.]{0,20})\s?(?:&&|and)\s?<=?\s?(-?\d[\d.]{0,20})/.exec(text) ??

@@ -70,6 +70,9 @@ function unwrapOnce(text: string, typeNames: Set<string>): Unwrapped | null {
   return null;
 }
 
+/** Messages read from a packed list; a validator reports one or a few per argument. */
+const MAX_PACKED_MESSAGES = 50;
+
 /**
  * JSON-RPC errors keep their code in the text; a failure packed as {"status": "Failed", "message": ...} (Letta),
  * {"error": "..."} or {"detail": "..."} is read as its text. Objects of issues (FastAPI's detail list) are left to
@@ -82,6 +85,10 @@ function unwrapJsonError(value: Record<string, unknown>): Unwrapped | null {
   }
   const isFailureReport = typeof value.status === 'string' && /^(?:failed|failure|error)$/i.test(value.status);
   if (isFailureReport && typeof value.message === 'string') return { text: value.message };
+  // NestJS's ValidationPipe answers {"message": ["n must be an integer number", ...], "error": "Bad Request"}.
+  if (Array.isArray(value.message) && value.message.length > 0 && value.message.every((line) => typeof line === 'string')) {
+    return { text: value.message.slice(0, MAX_PACKED_MESSAGES).join('\n') };
+  }
   if (typeof value.error === 'string') return { text: value.error };
   if (typeof value.detail === 'string') return { text: value.detail };
   return null;
