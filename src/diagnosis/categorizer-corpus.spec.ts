@@ -136,7 +136,12 @@ interface Score {
  * Scores one set of fixtures; a held-out set prints its totals only, so no rule is ever written from its misses.
  * `modelOf`: the fallback model each fixture is diagnosed with (by default the shipped one).
  */
-function scoreFixtures(title: string, fixtures: readonly Fixture[], isHeldOut: boolean, modelOf?: (fixture: Fixture) => FallbackModel | null): Score {
+function scoreFixtures(
+  title: string,
+  fixtures: readonly Fixture[],
+  isHeldOut: boolean,
+  modelOf?: (fixture: Fixture) => FallbackModel | null,
+): Score {
   const results = fixtures.map((fixture) => ({ fixture, actual: diagnose(toInput(fixture), modelOf?.(fixture)) }));
   const categoryPairs = results.map(({ fixture, actual }) => ({ expected: fixture.expected.category, actual: actual.category }));
   const subtypePairs = results.map(({ fixture, actual }) => ({
@@ -200,7 +205,15 @@ function scoreFixtures(title: string, fixtures: readonly Fixture[], isHeldOut: b
       return [label, predicted === 0 ? undefined : tally.truePositives / predicted];
     }),
   );
-  return { size: fixtures.length, categoryAccuracy, subtypeAccuracy, categoryMacroF1, extractionAccuracy, precision, report: lines.join('\n') };
+  return {
+    size: fixtures.length,
+    categoryAccuracy,
+    subtypeAccuracy,
+    categoryMacroF1,
+    extractionAccuracy,
+    precision,
+    report: lines.join('\n'),
+  };
 }
 
 interface FamilyScores {
@@ -213,7 +226,12 @@ interface FamilyScores {
  * Leave-one-family-out: every family of the generated parts (tuning and held-out fixtures) diagnosed by the rules and
  * the fallback model trained on the other families' tuning fixtures. Totals only: a family is unseen data.
  */
-function scoreByFamily(tuning: readonly Fixture[], heldOut: readonly Fixture[], withoutFamily: Map<string, FallbackModel>, shipped: FallbackModel): FamilyScores {
+function scoreByFamily(
+  tuning: readonly Fixture[],
+  heldOut: readonly Fixture[],
+  withoutFamily: Map<string, FallbackModel>,
+  shipped: FallbackModel,
+): FamilyScores {
   const all = [...tuning, ...heldOut];
   const modelOf = (fixture: Fixture): FallbackModel => withoutFamily.get(familyOf(fixture)) ?? shipped;
   const families = [...new Set(all.map(familyOf))].sort();
@@ -258,7 +276,7 @@ describe('diagnose on the fixture corpus of real library messages', () => {
     expect(serializeWeights(trained.weights) === committed).toBe(true);
   });
 
-  it('lowers no category\'s precision on the held-out split with the fallback model, and leaves the hand corpus unchanged', () => {
+  it("lowers no category's precision on the held-out split with the fallback model, and leaves the hand corpus unchanged", () => {
     for (const [category, precision] of rulesOnly.precision) {
       if (category !== 'unknown' && precision !== undefined) expect(heldOut.precision.get(category) ?? 0).toBeGreaterThanOrEqual(precision);
     }

@@ -20,7 +20,11 @@ export interface FallbackDecision {
 export const SHIPPED_FALLBACK_MODEL: FallbackModel = loadFallbackModel(shippedWeights as unknown as FallbackWeights);
 
 /** The model's category and subtype for a call, or null when it is not confident enough or proposes `unknown`. */
-export function decideByModel(input: DiagnosisInput, model: FallbackModel, threshold = FALLBACK_CONFIDENCE_THRESHOLD): FallbackDecision | null {
+export function decideByModel(
+  input: DiagnosisInput,
+  model: FallbackModel,
+  threshold = FALLBACK_CONFIDENCE_THRESHOLD,
+): FallbackDecision | null {
   const proposal = model.propose({
     message: input?.error?.message,
     type: input?.error?.type,

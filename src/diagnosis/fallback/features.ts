@@ -38,7 +38,10 @@ export function extractFeatures(input: FeatureInput): string[] {
 /** "System.ArgumentOutOfRangeException" -> system, argument, out, of, range, exception; "ZodError" -> zod, error. */
 function typeNameWords(type: unknown): string[] {
   if (typeof type !== 'string' || type === '') return ['none'];
-  const spaced = type.slice(0, 200).replace(/([a-z\d])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2');
+  const spaced = type
+    .slice(0, 200)
+    .replace(/([a-z\d])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2');
   return spaced.toLowerCase().match(/[a-z]{2,30}/g) ?? ['none'];
 }
 

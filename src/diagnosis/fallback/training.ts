@@ -9,14 +9,14 @@ import { type FallbackWeights, softmax } from './linear-model';
 // (scripts/train-diagnosis-model.js writes it; weights.spec.ts checks it).
 
 export const TRAINING = {
-  epochs: 10,
+  epochs: 6,
   /** Step of epoch e: learningRate / (1 + e). */
   learningRate: 0.5,
   /** A feature seen in fewer training fixtures is not learned (a single fixture's id or tool name is noise). */
-  minFeatureCount: 2,
+  minFeatureCount: 3,
   decimals: 2,
   /** Weights smaller than this (after rounding) are dropped. */
-  minWeight: 0.05,
+  minWeight: 0.1,
   /** Temperatures tried when calibrating, in steps of 0.25. */
   maxTemperature: 8,
 } as const;
