@@ -23,7 +23,12 @@ const PARTS = {
   },
   server: {
     // tsconfig.build.json compiles src/**/*.ts without the unit specs
-    inputs: () => ['tsconfig.json', 'tsconfig.build.json', ...filesUnder('src', isSource)],
+    // the fallback model's weights are imported JSON, compiled into dist like a source file
+    inputs: () => [
+      'tsconfig.json',
+      'tsconfig.build.json',
+      ...filesUnder('src', (file) => isSource(file) || /\/weights\.v\d+\.json$/.test(file)),
+    ],
     outputs: ['dist/src/main.js', 'dist/src/cli.js'],
     stamp: 'dist/.inputs-sha256',
     commands: [tsc('tsconfig.build.json')],

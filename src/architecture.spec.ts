@@ -25,6 +25,7 @@ const FOLDERS: Record<string, string> = {
   'src/config': 'shared: the validated environment, the only reader of process.env',
   'src/dashboard': 'reader at the edge: read-only queries and the web page',
   'src/diagnosis': 'pure core: categorizer, fingerprints, schema evidence',
+  'src/diagnosis/fallback': 'the learned fallback model for what no rule explains: features, weights, training',
   'src/generated': 'generated: the Prisma client',
   'src/infra': 'shared infrastructure, below every feature',
   'src/infra/event-loop': 'time slices that long checks yield in, so waiting requests go first',

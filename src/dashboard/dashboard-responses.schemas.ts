@@ -1,4 +1,4 @@
-import { CATEGORIES, RESULT_FAILURE_RULES, SUBTYPES } from '../diagnosis';
+import { CATEGORIES, EVIDENCE_SOURCES, RESULT_FAILURE_RULES, SUBTYPES } from '../diagnosis';
 import {
   ANY_JSON,
   COUNTS,
@@ -209,8 +209,11 @@ export const STORED_EVENT_RESPONSE = closedObject({
   fingerprint: NULLABLE_STRING,
   errorGroupId: { ...NULLABLE_STRING, format: 'uuid' },
   evidence: {
-    ...nullableEnum(['schema', 'message', 'none', 'result']),
-    description: 'which piece of evidence decided the category; result: a reported success whose result says it failed (resultRule)',
+    ...nullableEnum([...EVIDENCE_SOURCES, 'result']),
+    description:
+      'which piece of evidence decided the category; schema_too_expensive: the schema could not check the arguments within ' +
+      'its budget, so the message decided; model: no rule explained the failure and the learned fallback model decided ' +
+      '(docs/categorization.md); result: a reported success whose result says it failed (resultRule)',
   },
   wrongArgument: NULLABLE_STRING,
   intendedArgument: NULLABLE_STRING,

@@ -14,9 +14,12 @@ import {
   undeclaredNames,
 } from './schema-evidence';
 import { ownValue } from './own-value';
+import { SHIPPED_FALLBACK_MODEL, decideByModel } from './fallback/fallback';
+import type { FallbackModel } from './fallback/linear-model';
 
 // Evidence precedence (shared/taxonomy.md): the arguments checked against the registered schema decide first;
-// when they pass, the error message decides; with neither, the call is `unknown`.
+// when they pass, the error message decides; with neither, the learned fallback model may decide when it is confident
+// enough (fallback/fallback.ts), and otherwise the call is `unknown`.
 
 const UNKNOWN: Diagnosis = Object.freeze({
   category: 'unknown',
@@ -29,16 +32,17 @@ const UNKNOWN: Diagnosis = Object.freeze({
   arrayForScalar: false,
 });
 
-export function diagnose(input: DiagnosisInput): Diagnosis {
+/** `fallback`: the model consulted for what the rules leave unknown (the shipped one; null: rules only). */
+export function diagnose(input: DiagnosisInput, fallback: FallbackModel | null = SHIPPED_FALLBACK_MODEL): Diagnosis {
   try {
-    return diagnoseOrThrow(input);
+    return diagnoseOrThrow(input, fallback);
   } catch {
     // Input is arbitrary user telemetry; a diagnosis we cannot make must never fail the batch it belongs to.
     return { ...UNKNOWN };
   }
 }
 
-function diagnoseOrThrow(input: DiagnosisInput): Diagnosis {
+function diagnoseOrThrow(input: DiagnosisInput, fallback: FallbackModel | null): Diagnosis {
   const args = parseArguments(input?.arguments);
   const schema = isUsableSchema(input?.schema) ? input.schema : null;
   // A schema too expensive to check leaves the decision to the message, and the stored evidence says why.
@@ -51,7 +55,7 @@ function diagnoseOrThrow(input: DiagnosisInput): Diagnosis {
   }
 
   const evidence = findMessageEvidence(input?.error);
-  if (!evidence) return { ...UNKNOWN, evidence: messageEvidence === 'message' ? 'none' : messageEvidence };
+  if (!evidence) return decideUnexplained(input, fallback, args, schema, messageEvidence === 'message' ? 'none' : messageEvidence);
   const effectiveArgs =
     args.kind === 'absent' && evidence.printedArguments !== undefined ? parseArguments(evidence.printedArguments) : args;
   const messageText = toMessageText(input?.error?.message);
@@ -62,6 +66,20 @@ function diagnoseOrThrow(input: DiagnosisInput): Diagnosis {
     messageText,
   );
   return complete(finding, messageEvidence, effectiveArgs, schema);
+}
+
+/** What neither the schema nor a rule explains: the fallback model's reading when it is confident enough, else unknown. */
+function decideUnexplained(
+  input: DiagnosisInput,
+  fallback: FallbackModel | null,
+  args: ParsedArguments,
+  schema: ArgumentSchema | null,
+  evidence: EvidenceSource,
+): Diagnosis {
+  const decision = fallback ? decideByModel(input, fallback) : null;
+  if (!decision) return { ...UNKNOWN, evidence };
+  const finding: Finding = { category: decision.category, subtype: decision.subtype, argumentPath: null };
+  return { ...complete(finding, 'model', args, schema), modelConfidence: Math.round(decision.confidence * 1000) / 1000 };
 }
 
 function isUsableSchema(schema: ArgumentSchema | null | undefined): schema is ArgumentSchema {

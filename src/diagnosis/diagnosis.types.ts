@@ -18,9 +18,11 @@ export type Subtype = (typeof SUBTYPES)[number];
 
 /**
  * Which piece of evidence decided the category. `schema_too_expensive`: the registered schema could not check the
- * arguments within its budget, so the message decided (or nothing did).
+ * arguments within its budget, so the message decided (or nothing did). `model`: no rule explained the failure and the
+ * learned fallback model (fallback/fallback.ts) decided, at a confidence of at least its threshold.
  */
-export type EvidenceSource = 'schema' | 'message' | 'none' | 'schema_too_expensive';
+export const EVIDENCE_SOURCES = ['schema', 'message', 'none', 'schema_too_expensive', 'model'] as const;
+export type EvidenceSource = (typeof EVIDENCE_SOURCES)[number];
 
 export interface ToolError {
   type?: string | null;
@@ -79,4 +81,6 @@ export interface Diagnosis {
   offendingValue: number | null;
   /** True when an array was passed where the schema (or the error) wants a scalar. */
   arrayForScalar: boolean;
+  /** With evidence `model`: the model's calibrated confidence (0..1, three decimals) in its category and subtype. */
+  modelConfidence?: number;
 }
