@@ -16,6 +16,8 @@ export interface StoredRecommendation {
   appliedVersion: number | null;
   appliedAt: Date | null;
   effect: Record<string, unknown> | null;
+  /** When a person approved it under review mode; null: not approved. */
+  approvedAt: Date | null;
 }
 
 export interface ProjectPolicyValues {
@@ -24,7 +26,18 @@ export interface ProjectPolicyValues {
   minShare: number;
   autoApplyKinds: string[];
   autoRetire: boolean;
+  /** Review mode: what the nightly would apply waits for a person's approval first. */
+  reviewMode: boolean;
 }
+
+const POLICY_SELECT = {
+  autoApply: true,
+  minOccurrences: true,
+  minShare: true,
+  autoApplyKinds: true,
+  autoRetire: true,
+  reviewMode: true,
+} as const;
 
 /** Recommendations, their status and measured effect, and the project's policy for applying them. */
 @Injectable()
@@ -54,6 +67,12 @@ export class RecommendationRepository {
   async findRecommendation(projectId: string, id: string): Promise<StoredRecommendation | null> {
     const row = await this.prisma.recommendation.findFirst({ where: { projectId, id } });
     return row ? toStored(row) : null;
+  }
+
+  async findRecommendationsByIds(projectId: string, ids: readonly string[]): Promise<StoredRecommendation[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.prisma.recommendation.findMany({ where: { projectId, id: { in: [...ids] } } });
+    return rows.map(toStored);
   }
 
   async findAppliedRecommendations(projectId: string): Promise<StoredRecommendation[]> {
@@ -93,6 +112,15 @@ export class RecommendationRepository {
     });
   }
 
+  /** Records a person's approval of a proposed recommendation; false when it is no longer proposed. */
+  async markApproved(projectId: string, id: string, at: Date): Promise<boolean> {
+    const { count } = await this.prisma.recommendation.updateMany({
+      where: { projectId, id, status: 'proposed', approvedAt: null },
+      data: { approvedAt: at, updatedAt: at },
+    });
+    return count === 1;
+  }
+
   async recordEffect(projectId: string, id: string, effect: Record<string, unknown>): Promise<void> {
     await this.prisma.recommendation.update({
       where: { projectId_id: { projectId, id } },
@@ -103,7 +131,7 @@ export class RecommendationRepository {
   async findPolicy(projectId: string): Promise<ProjectPolicyValues | null> {
     return this.prisma.projectPolicy.findUnique({
       where: { projectId },
-      select: { autoApply: true, minOccurrences: true, minShare: true, autoApplyKinds: true, autoRetire: true },
+      select: POLICY_SELECT,
     });
   }
 
@@ -116,7 +144,7 @@ export class RecommendationRepository {
       where: { projectId },
       create: { projectId, ...defaults, ...patch },
       update: { ...patch, updatedAt: new Date() },
-      select: { autoApply: true, minOccurrences: true, minShare: true, autoApplyKinds: true, autoRetire: true },
+      select: POLICY_SELECT,
     });
   }
 }
@@ -134,6 +162,7 @@ function toStored(row: {
   appliedVersion: number | null;
   appliedAt: Date | null;
   effect: unknown;
+  approvedAt: Date | null;
 }): StoredRecommendation {
   return {
     id: row.id,
@@ -148,5 +177,6 @@ function toStored(row: {
     appliedVersion: row.appliedVersion,
     appliedAt: row.appliedAt,
     effect: (row.effect as Record<string, unknown> | null) ?? null,
+    approvedAt: row.approvedAt,
   };
 }

@@ -285,7 +285,14 @@ describe('nightly analytics and the feedback loop', () => {
     const bad = await t.request('PUT', '/v1/policy', { body: { autoApply: 'yes' } });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.map((d: { path: string }) => d.path)).toContain('/autoApply');
-    const policy = { autoApply: false, minOccurrences: 10, minShare: 0.2, autoApplyKinds: ['learned_limit'], autoRetire: false };
+    const policy = {
+      autoApply: false,
+      minOccurrences: 10,
+      minShare: 0.2,
+      autoApplyKinds: ['learned_limit'],
+      autoRetire: false,
+      reviewMode: false,
+    };
     expect((await t.request('PUT', '/v1/policy', { body: policy })).body).toEqual(policy);
     expect((await t.request('GET', '/v1/policy')).body).toEqual(policy);
   });

@@ -1,6 +1,13 @@
 import { startTestApp, TestApp } from '../support/test-app';
 
-const VALID_POLICY = { autoApply: false, minOccurrences: 10, minShare: 0.2, autoApplyKinds: ['learned_limit'], autoRetire: false };
+const VALID_POLICY = {
+  autoApply: false,
+  minOccurrences: 10,
+  minShare: 0.2,
+  autoApplyKinds: ['learned_limit'],
+  autoRetire: false,
+  reviewMode: false,
+};
 
 /** PUT /v1/policy over HTTP: a body with a bad or unknown field is refused as a whole, naming each bad field. */
 describe('PUT /v1/policy', () => {
@@ -27,6 +34,7 @@ describe('PUT /v1/policy', () => {
     { field: 'minShare', given: 'a number in a string', value: '0.2', message: 'must be number' },
     { field: 'autoApplyKinds', given: 'one kind not in an array', value: 'learned_limit', message: 'must be array' },
     { field: 'autoRetire', given: 'null', value: null, message: 'must be boolean' },
+    { field: 'reviewMode', given: 'the number 1', value: 1, message: 'must be boolean' },
   ])('rejects $field given $given with 400 invalid_policy naming /$field', async ({ field, value, message }) => {
     const response = await putPolicy({ ...VALID_POLICY, [field]: value });
     expect(response.status).toBe(400);
