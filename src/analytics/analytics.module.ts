@@ -19,6 +19,8 @@ import { RecommendationApplier } from './recommendation-applier';
 import { RecommendationRepository } from './recommendation.repository';
 import { RecommendationsController } from './recommendations.controller';
 import { RecommendationsService } from './recommendations.service';
+import { SourceFixController } from './source-fix.controller';
+import { SourceFixService } from './source-fix.service';
 
 @Module({
   imports: [RegistryModule, RolloutCoreModule],
@@ -37,13 +39,14 @@ import { RecommendationsService } from './recommendations.service';
     AdvisoryLocks,
     RecommendationApplier,
     RecommendationsService,
+    SourceFixService,
   ],
-  exports: [NightlyService, NightlyRunsService, RecommendationsService],
+  exports: [NightlyService, NightlyRunsService, RecommendationsService, SourceFixService],
 })
 export class AnalyticsCoreModule {}
 
 /** api role: queue the job on demand, read runs, review recommendations and the policy. */
-@Module({ imports: [AnalyticsCoreModule], controllers: [JobsController, RecommendationsController] })
+@Module({ imports: [AnalyticsCoreModule], controllers: [JobsController, RecommendationsController, SourceFixController] })
 export class AnalyticsApiModule {}
 
 /** worker role: enqueues the nightly job when the recurring nightly-schedule job says so (NIGHTLY_CRON), and runs it. */

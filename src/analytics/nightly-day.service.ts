@@ -7,6 +7,7 @@ import { DailyStatsRepository } from './daily-stats.repository';
 import { EffectMeasurementService } from './effect-measurement.service';
 import { RecommendationRepository } from './recommendation.repository';
 import { RecommendationFindingsService } from './recommendation-findings.service';
+import { SourceFixService } from './source-fix.service';
 
 const DAY_MS = 86_400_000;
 
@@ -33,6 +34,7 @@ export class NightlyDayService {
     private readonly canaries: CanaryNightService,
     private readonly effects: EffectMeasurementService,
     private readonly autoApply: AutoApplyService,
+    private readonly sourceFixes: SourceFixService,
   ) {}
 
   async computeDay(projectId: string, day: Date): Promise<NightlyCounts> {
@@ -46,7 +48,11 @@ export class NightlyDayService {
     // before new warnings start canaries: a warning promoted tonight is measured tonight, and retiring one changes a
     // description no canary is testing yet
     const { measured, retired } = await this.effects.measureEffects(projectId, day, policy, canaries.runningTools);
-    const applied = await this.autoApply.applyEligible(projectId, recommendations, policy, canaries.runningTools, asOf);
+    // after the measurement, so a warning the tool's own definition now carries keeps its measured effect in the history
+    const ids = recommendations.map((recommendation) => recommendation.id);
+    const fixedUpstream = await this.sourceFixes.retireFixedUpstream(projectId, ids, asOf);
+    const stillOpen = fixedUpstream === 0 ? recommendations : await this.recommendations.findRecommendationsByIds(projectId, ids);
+    const applied = await this.autoApply.applyEligible(projectId, stillOpen, policy, canaries.runningTools, asOf);
     const decided = (action: string) => canaries.decided.filter((each) => each.action === action).length;
     return {
       tools: stats.length,
@@ -55,6 +61,7 @@ export class NightlyDayService {
       effectsMeasured: measured,
       retired,
       resolved,
+      fixedUpstream,
       canariesPromoted: decided('promote'),
       canariesRolledBack: decided('roll_back'),
     };
