@@ -233,7 +233,14 @@ describe('OpenAPI document', () => {
   });
 
   it('answers the analytics routes as documented: a nightly run, its recommendation applied and dismissed by hand', async () => {
-    const policy = { autoApply: false, minOccurrences: 5, minShare: 0.05, autoApplyKinds: ['wrong_argument_name'], autoRetire: true };
+    const policy = {
+      autoApply: false,
+      minOccurrences: 5,
+      minShare: 0.05,
+      autoApplyKinds: ['wrong_argument_name'],
+      autoRetire: true,
+      reviewMode: false,
+    };
     expect((await exercise('PUT /v1/policy', { body: policy })).body).toEqual(policy);
     await exercise('GET /v1/policy');
     const queued = await exercise('POST /v1/jobs/nightly', { query: `date=${day}` });
@@ -248,6 +255,11 @@ describe('OpenAPI document', () => {
     // the learned one; the tools' own definitions also give schema_quality proposals (test/e2e/cold-start)
     const recommendation = proposed.body.items.find((r: { kind: string }) => r.kind === 'wrong_argument_name');
     expect(recommendation).toMatchObject({ tool: TOOL, kind: 'wrong_argument_name' });
+    await exercise('GET /v1/recommendations/{id}/source-fix', { params: { id: recommendation.id }, query: 'format=anthropic' });
+    await exercise('GET /v1/tools/{name}/source-fix', { params: { name: TOOL }, query: 'format=zod' });
+    // review mode: the nightly would apply it now, so it waits for an approval, which applies it
+    expect((await t.request('PUT', '/v1/policy', { body: { autoApply: true, reviewMode: true } })).status).toBe(200);
+    expect((await exercise('POST /v1/recommendations/{id}/approve', { params: { id: recommendation.id } })).body.status).toBe('applied');
     expect((await exercise('POST /v1/recommendations/{id}/apply', { params: { id: recommendation.id } })).body.status).toBe('applied');
     expect((await exercise('POST /v1/recommendations/{id}/dismiss', { params: { id: recommendation.id } })).body.status).toBe('dismissed');
   });
