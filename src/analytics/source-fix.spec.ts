@@ -1,4 +1,12 @@
-import { applyJsonPatch, FixFinding, foldSentences, isFixCarried, RegisteredDefinition, sourceFixOf } from './source-fix';
+import {
+  applyJsonPatch,
+  FixFinding,
+  foldSentences,
+  isFixCarried,
+  JsonPatchOperation,
+  RegisteredDefinition,
+  sourceFixOf,
+} from './source-fix';
 import { toolSnippet } from './tool-snippet';
 
 const FACTORIAL: RegisteredDefinition = {
@@ -27,7 +35,7 @@ const limit = (bound: 'upper' | 'lower', value: number, isInclusive: boolean) =>
   });
 
 describe('sourceFixOf', () => {
-  it.each([
+  it.each<[string, FixFinding, JsonPatchOperation]>([
     ['the last working value as maximum', limit('upper', 20, false), { op: 'add', path: '/properties/n/maximum', value: 20 }],
     ['one below the failing integer as maximum', limit('upper', 21, true), { op: 'add', path: '/properties/n/maximum', value: 20 }],
     ['a replaced minimum on the lower side', limit('lower', 2, false), { op: 'replace', path: '/properties/n/minimum', value: 2 }],
