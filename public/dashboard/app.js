@@ -244,6 +244,8 @@
         return 'a person: it is not applicable as a warning';
       case 'restates_applied':
         return 'the applied warning about the same mistakes to go: it says the same';
+      case 'awaiting_approval':
+        return "a person's approval (review mode)";
       default:
         return 'the next nightly run';
     }
@@ -498,20 +500,38 @@
     );
   }
 
+  function recommendationRow(r) {
+    const isAwaitingApproval = r.status === 'proposed' && r.waitingFor && r.waitingFor.reason === 'awaiting_approval';
+    const actions = isAwaitingApproval
+      ? '<button class="primary" data-action="approve">Approve</button>'
+      : r.status === 'proposed' && !r.evidence.proposalOnly
+        ? '<button class="primary" data-action="apply">Apply</button>'
+        : '';
+    return `<tr data-recommendation="${esc(r.id)}"><td><a href="#/tools/${encodeURIComponent(r.tool)}">${esc(r.tool)}</a></td><td>${esc(r.text)}<br><span class="muted">${esc(r.kind)}${r.evidence.proposalOnly ? ` (not applicable as a warning: ${esc(r.evidence.proposalOnly)})` : ''}</span></td><td class="num">${(r.confidence * 100).toFixed(0)}%</td><td><span class="pill ${esc(r.status)}" data-field="status">${esc(r.status)}</span></td><td>${r.status === 'applied' ? effectHtml(r.effect) : r.status === 'proposed' && r.waitingFor ? `<span class="muted" data-testid="waiting-for">waits for ${esc(waitingText(r.waitingFor))}</span>` : ''}</td><td class="actions">${actions}${r.status !== 'dismissed' ? '<button data-action="dismiss">Dismiss</button>' : ''}</td></tr>`;
+  }
+
+  const RECOMMENDATIONS_HEAD =
+    '<thead><tr><th>tool</th><th>recommendation</th><th class="num">confidence</th><th>status</th><th>effect</th><th></th></tr></thead>';
+
   async function renderRecommendations() {
     const seq = routeSeq;
-    const list = await api('/v1/recommendations?limit=200');
+    // review mode: what waits for a person's approval is listed first, from the proposed ones
+    const [list, proposed] = await Promise.all([
+      api('/v1/recommendations?limit=200'),
+      api('/v1/recommendations?status=proposed&limit=200'),
+    ]);
+    const awaiting = proposed.items.filter((r) => r.waitingFor && r.waitingFor.reason === 'awaiting_approval');
+    const rest = list.items.filter((r) => !awaiting.some((a) => a.id === r.id));
     show(
       seq,
-      `<h2>Recommendations</h2><div class="panel">${
+      `<h2>Recommendations</h2>${
+        awaiting.length === 0
+          ? ''
+          : `<div class="panel"><h3>Waits for your review</h3><p class="hint">Review mode is on: each of these is applied (as a canary while the rollout policy is on) once approved.</p><table data-testid="awaiting-review">${RECOMMENDATIONS_HEAD}<tbody>${awaiting.map(recommendationRow).join('')}</tbody></table></div>`
+      }<div class="panel">${
         list.items.length === 0
           ? '<p class="hint">Nothing learned yet: the nightly job writes recommendations.</p>'
-          : `<table data-testid="recommendations"><thead><tr><th>tool</th><th>recommendation</th><th class="num">confidence</th><th>status</th><th>effect</th><th></th></tr></thead><tbody>${list.items
-              .map(
-                (r) =>
-                  `<tr data-recommendation="${esc(r.id)}"><td><a href="#/tools/${encodeURIComponent(r.tool)}">${esc(r.tool)}</a></td><td>${esc(r.text)}<br><span class="muted">${esc(r.kind)}${r.evidence.proposalOnly ? ` (not applicable as a warning: ${esc(r.evidence.proposalOnly)})` : ''}</span></td><td class="num">${(r.confidence * 100).toFixed(0)}%</td><td><span class="pill ${esc(r.status)}" data-field="status">${esc(r.status)}</span></td><td>${r.status === 'applied' ? effectHtml(r.effect) : r.status === 'proposed' && r.waitingFor ? `<span class="muted" data-testid="waiting-for">waits for ${esc(waitingText(r.waitingFor))}</span>` : ''}</td><td class="actions">${r.status === 'proposed' && !r.evidence.proposalOnly ? '<button class="primary" data-action="apply">Apply</button>' : ''}${r.status !== 'dismissed' ? '<button data-action="dismiss">Dismiss</button>' : ''}</td></tr>`,
-              )
-              .join('')}</tbody></table>`
+          : `<table data-testid="recommendations">${RECOMMENDATIONS_HEAD}<tbody>${rest.map(recommendationRow).join('')}</tbody></table>`
       }</div>`,
     );
     view.querySelectorAll('button[data-action]').forEach((button) =>

@@ -24,6 +24,8 @@ import { ToolConfusionService } from './tool-confusion.service';
 import { RepeatedCallsService } from './repeated-calls.service';
 import { SessionRollupRepository } from './session-rollup.repository';
 import { WarningCostService } from './warning-cost.service';
+import { SourceFixController } from './source-fix.controller';
+import { SourceFixService } from './source-fix.service';
 
 @Module({
   imports: [RegistryModule, RolloutCoreModule],
@@ -47,13 +49,14 @@ import { WarningCostService } from './warning-cost.service';
     SessionRollupRepository,
     RepeatedCallsService,
     WarningCostService,
+    SourceFixService,
   ],
-  exports: [NightlyService, NightlyRunsService, RecommendationsService],
+  exports: [NightlyService, NightlyRunsService, RecommendationsService, SourceFixService],
 })
 export class AnalyticsCoreModule {}
 
 /** api role: queue the job on demand, read runs, review recommendations and the policy. */
-@Module({ imports: [AnalyticsCoreModule], controllers: [JobsController, RecommendationsController] })
+@Module({ imports: [AnalyticsCoreModule], controllers: [JobsController, RecommendationsController, SourceFixController] })
 export class AnalyticsApiModule {}
 
 /** worker role: enqueues the nightly job when the recurring nightly-schedule job says so (NIGHTLY_CRON), and runs it. */

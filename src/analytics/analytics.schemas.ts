@@ -10,7 +10,7 @@ const RECOMMENDATION_STATUSES = ['proposed', 'applied', 'dismissed'] as const;
 export const POLICY_SCHEMA = {
   type: 'object',
   additionalProperties: false,
-  required: ['autoApply', 'minOccurrences', 'minShare', 'autoApplyKinds', 'autoRetire', 'warningTokenCap'],
+  required: ['autoApply', 'minOccurrences', 'minShare', 'autoApplyKinds', 'autoRetire', 'warningTokenCap', 'reviewMode'],
   properties: {
     autoApply: { type: 'boolean' },
     minOccurrences: { type: 'integer', minimum: 1, maximum: 1000000 },
@@ -25,6 +25,10 @@ export const POLICY_SCHEMA = {
         "the most o200k_base tokens the nightly's warnings may add to one tool's description (default 120); the nightly " +
         'keeps the warnings with the best measured effect per token under it and retires or does not apply the rest',
     },
+    reviewMode: {
+      type: 'boolean',
+      description: 'review mode: every recommendation the nightly would apply waits for POST /v1/recommendations/{id}/approve',
+    },
   },
 } as const;
 
@@ -37,6 +41,7 @@ export const WAITING_REASONS = [
   'auto_apply_off',
   'kind_not_auto_applied',
   'below_thresholds',
+  'awaiting_approval',
   'restates_applied',
   'canary',
   'nightly',
@@ -51,7 +56,8 @@ const WAITING_FOR = {
     'what a proposed recommendation waits for before the nightly applies it (null unless proposed), the first that holds: ' +
     'proposal_only (a change for a person to make outside the description: `detail`), review (its text quotes odd event ' +
     'data: `reviewReason`; apply it by hand), auto_apply_off, kind_not_auto_applied (`kind`), below_thresholds (`count` of ' +
-    '`minOccurrences`, `share` of `minShare`), restates_applied (a schema_quality line about the mistakes applied ' +
+    '`minOccurrences`, `share` of `minShare`), awaiting_approval (review mode: approve it with POST ' +
+    '/v1/recommendations/{id}/approve), restates_applied (a schema_quality line about the mistakes applied ' +
     'recommendation `recommendationId` already warns about: not added while that one is applied), canary (its tool ' +
     'runs canary `canaryId` since `since`: decided first), ' +
     'nightly (nothing holds it: the next nightly run applies it, as a canary while the rollout policy is on)',
@@ -96,6 +102,7 @@ export const RECOMMENDATION_RESPONSE = {
     'appliedVersion',
     'appliedAt',
     'effect',
+    'approvedAt',
     'waitingFor',
   ],
   properties: {
@@ -119,6 +126,7 @@ export const RECOMMENDATION_RESPONSE = {
         'calls, mistakes, rate, ci95, and what the SDK guard did: reachedToolCount, preventedCount, correctedCount',
       properties: { verdict: { type: 'string', enum: ['helped', 'no_effect', 'worse', 'not_enough_data'] } },
     },
+    approvedAt: { ...NULLABLE_DATE_TIME, description: 'when a person approved it under review mode' },
     waitingFor: WAITING_FOR,
   },
 } as const;

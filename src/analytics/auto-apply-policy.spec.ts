@@ -8,6 +8,7 @@ const POLICY: ProjectPolicyValues = {
   autoApplyKinds: ['wrong_argument_name', 'schema_quality'],
   autoRetire: true,
   warningTokenCap: 120,
+  reviewMode: false,
 };
 
 const recommendation = (kind: string, evidence: Record<string, unknown>): StoredRecommendation => ({
@@ -23,6 +24,7 @@ const recommendation = (kind: string, evidence: Record<string, unknown>): Stored
   appliedVersion: null,
   appliedAt: null,
   effect: null,
+  approvedAt: null,
 });
 
 describe('autoApplyHold', () => {
@@ -59,7 +61,26 @@ describe('autoApplyHold', () => {
       { reason: 'below_thresholds', count: 0, minOccurrences: 5, share: 0.01, minShare: 0.05 },
     ],
     ['nothing for a schema_quality addition without occurrences', 'schema_quality', {}, POLICY, null],
+    [
+      'awaiting_approval in review mode when nothing else holds it',
+      'wrong_argument_name',
+      { count: 5, share: 0.05 },
+      { ...POLICY, reviewMode: true },
+      { reason: 'awaiting_approval' },
+    ],
+    [
+      'below_thresholds before awaiting_approval: review mode asks only about what would be applied',
+      'wrong_argument_name',
+      { count: 4, share: 1 },
+      { ...POLICY, reviewMode: true },
+      { reason: 'below_thresholds', count: 4, minOccurrences: 5, share: 1, minShare: 0.05 },
+    ],
   ])('holds %s', (_case, kind, evidence, policy, hold) => {
     expect(autoApplyHold(recommendation(kind, evidence), policy)).toEqual(hold);
+  });
+
+  it('holds nothing in review mode once a person approved it', () => {
+    const approved = { ...recommendation('wrong_argument_name', { count: 5, share: 0.05 }), approvedAt: new Date('2026-11-28T00:00:00Z') };
+    expect(autoApplyHold(approved, { ...POLICY, reviewMode: true })).toBeNull();
   });
 });

@@ -15,6 +15,7 @@ export const DEFAULT_POLICY: ProjectPolicyValues = {
   autoApplyKinds: RECOMMENDATION_KINDS.filter((kind) => kind !== 'review_description' && kind !== 'loop'),
   autoRetire: true,
   warningTokenCap: DEFAULT_WARNING_TOKEN_CAP,
+  reviewMode: false,
 };
 
 /** What keeps the nightly from applying a proposed recommendation by itself; the first that applies, in this order. */
@@ -25,11 +26,14 @@ export type AutoApplyHold =
   | { reason: 'review'; reviewReason: string }
   | { reason: 'auto_apply_off' }
   | { reason: 'kind_not_auto_applied'; kind: string }
-  | { reason: 'below_thresholds'; count: number; minOccurrences: number; share: number; minShare: number };
+  | { reason: 'below_thresholds'; count: number; minOccurrences: number; share: number; minShare: number }
+  /** review mode: everything else lets the nightly apply it, and a person has not approved it yet */
+  | { reason: 'awaiting_approval' };
 
 /**
  * A schema_quality addition has no occurrences (it comes from the definition, not from mistakes), so minOccurrences
- * and minShare do not apply to it: the policy's autoApply and autoApplyKinds decide alone.
+ * and minShare do not apply to it: the policy's autoApply and autoApplyKinds decide alone. Review mode holds last, only
+ * what the nightly would otherwise apply: an approval is asked for exactly those, and lets one go the normal way.
  */
 export function autoApplyHold(recommendation: StoredRecommendation, policy: ProjectPolicyValues): AutoApplyHold | null {
   const proposalOnly = proposalOnlyReason(recommendation);
@@ -37,10 +41,14 @@ export function autoApplyHold(recommendation: StoredRecommendation, policy: Proj
   if (requiresReview(recommendation)) return { reason: 'review', reviewReason: String(recommendation.evidence.requiresReview) };
   if (!policy.autoApply) return { reason: 'auto_apply_off' };
   if (!policy.autoApplyKinds.includes(recommendation.kind)) return { reason: 'kind_not_auto_applied', kind: recommendation.kind };
-  if (recommendation.kind === 'schema_quality') return null;
-  const evidence = recommendation.evidence as { count?: number; share?: number };
-  const count = evidence.count ?? 0;
-  const share = evidence.share ?? 0;
-  if (count >= policy.minOccurrences && share >= policy.minShare) return null;
-  return { reason: 'below_thresholds', count, minOccurrences: policy.minOccurrences, share, minShare: policy.minShare };
+  if (recommendation.kind !== 'schema_quality') {
+    const evidence = recommendation.evidence as { count?: number; share?: number };
+    const count = evidence.count ?? 0;
+    const share = evidence.share ?? 0;
+    if (count < policy.minOccurrences || share < policy.minShare) {
+      return { reason: 'below_thresholds', count, minOccurrences: policy.minOccurrences, share, minShare: policy.minShare };
+    }
+  }
+  if (policy.reviewMode && recommendation.approvedAt === null) return { reason: 'awaiting_approval' };
+  return null;
 }

@@ -34,6 +34,7 @@ function recommendation(kind: string, count: number, match: MistakeMatch | null,
     appliedVersion: null,
     appliedAt: null,
     effect: null,
+    approvedAt: null,
   };
 }
 

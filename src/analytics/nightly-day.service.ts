@@ -9,6 +9,7 @@ import { RecommendationRepository } from './recommendation.repository';
 import { RecommendationFindingsService } from './recommendation-findings.service';
 import { RepeatedCallsService } from './repeated-calls.service';
 import { WarningCostService } from './warning-cost.service';
+import { SourceFixService } from './source-fix.service';
 
 const DAY_MS = 86_400_000;
 
@@ -37,6 +38,7 @@ export class NightlyDayService {
     private readonly autoApply: AutoApplyService,
     private readonly repeats: RepeatedCallsService,
     private readonly warningCost: WarningCostService,
+    private readonly sourceFixes: SourceFixService,
   ) {}
 
   async computeDay(projectId: string, day: Date): Promise<NightlyCounts> {
@@ -54,7 +56,11 @@ export class NightlyDayService {
     const { measured, retired } = await this.effects.measureEffects(projectId, day, policy, canaries.runningTools);
     // before new warnings: a lowered cap frees its tokens for nothing new tonight, and what is kept is what was measured
     const cappedOut = await this.warningCost.enforceCap(projectId, day, policy, canaries.runningTools);
-    const applied = await this.autoApply.applyEligible(projectId, recommendations, policy, canaries.runningTools, asOf);
+    // after the measurement, so a warning the tool's own definition now carries keeps its measured effect in the history
+    const ids = recommendations.map((recommendation) => recommendation.id);
+    const fixedUpstream = await this.sourceFixes.retireFixedUpstream(projectId, ids, asOf);
+    const stillOpen = fixedUpstream === 0 ? recommendations : await this.recommendations.findRecommendationsByIds(projectId, ids);
+    const applied = await this.autoApply.applyEligible(projectId, stillOpen, policy, canaries.runningTools, asOf);
     const decided = (action: string) => canaries.decided.filter((each) => each.action === action).length;
     return {
       tools: stats.length,
@@ -64,6 +70,7 @@ export class NightlyDayService {
       retired,
       cappedOut,
       resolved,
+      fixedUpstream,
       canariesPromoted: decided('promote'),
       canariesRolledBack: decided('roll_back'),
     };

@@ -16,6 +16,8 @@ export interface StoredRecommendation {
   appliedVersion: number | null;
   appliedAt: Date | null;
   effect: Record<string, unknown> | null;
+  /** When a person approved it under review mode; null: not approved. */
+  approvedAt: Date | null;
 }
 
 export interface ProjectPolicyValues {
@@ -26,6 +28,8 @@ export interface ProjectPolicyValues {
   autoRetire: boolean;
   /** The most o200k_base tokens the nightly's warnings may add to one tool (docs/description-cost.md). */
   warningTokenCap: number;
+  /** Review mode: what the nightly would apply waits for a person's approval first. */
+  reviewMode: boolean;
 }
 
 const POLICY_SELECT = {
@@ -35,6 +39,7 @@ const POLICY_SELECT = {
   autoApplyKinds: true,
   autoRetire: true,
   warningTokenCap: true,
+  reviewMode: true,
 } as const;
 
 /** Recommendations, their status and measured effect, and the project's policy for applying them. */
@@ -65,6 +70,12 @@ export class RecommendationRepository {
   async findRecommendation(projectId: string, id: string): Promise<StoredRecommendation | null> {
     const row = await this.prisma.recommendation.findFirst({ where: { projectId, id } });
     return row ? toStored(row) : null;
+  }
+
+  async findRecommendationsByIds(projectId: string, ids: readonly string[]): Promise<StoredRecommendation[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.prisma.recommendation.findMany({ where: { projectId, id: { in: [...ids] } } });
+    return rows.map(toStored);
   }
 
   async findAppliedRecommendations(projectId: string): Promise<StoredRecommendation[]> {
@@ -102,6 +113,15 @@ export class RecommendationRepository {
       where: { projectId_id: { projectId, id } },
       data: { status: 'dismissed', updatedAt: at, ...(effect ? { effect: effect as Prisma.InputJsonValue } : {}) },
     });
+  }
+
+  /** Records a person's approval of a proposed recommendation; false when it is no longer proposed. */
+  async markApproved(projectId: string, id: string, at: Date): Promise<boolean> {
+    const { count } = await this.prisma.recommendation.updateMany({
+      where: { projectId, id, status: 'proposed', approvedAt: null },
+      data: { approvedAt: at, updatedAt: at },
+    });
+    return count === 1;
   }
 
   async recordEffect(projectId: string, id: string, effect: Record<string, unknown>): Promise<void> {
@@ -145,6 +165,7 @@ function toStored(row: {
   appliedVersion: number | null;
   appliedAt: Date | null;
   effect: unknown;
+  approvedAt: Date | null;
 }): StoredRecommendation {
   return {
     id: row.id,
@@ -159,5 +180,6 @@ function toStored(row: {
     appliedVersion: row.appliedVersion,
     appliedAt: row.appliedAt,
     effect: (row.effect as Record<string, unknown> | null) ?? null,
+    approvedAt: row.approvedAt,
   };
 }

@@ -58,6 +58,18 @@ export class RecommendationsController {
     return this.recommendations.apply(project.projectId, id);
   }
 
+  @Post('recommendations/:id/approve')
+  @HttpCode(200)
+  @ApiRoute({
+    summary:
+      'Approve a recommendation that waits for review (review mode): it is applied the way the nightly applies it, as a canary ' +
+      'while the rollout policy is on (or at the next nightly while its tool has a canary running); 409 not_awaiting_approval otherwise',
+    response: RECOMMENDATION_RESPONSE,
+  })
+  approve(@CurrentProject() project: AuthenticatedProject, @Param('id') id: string) {
+    return this.recommendations.approve(project.projectId, id);
+  }
+
   @Post('recommendations/:id/dismiss')
   @HttpCode(200)
   @ApiRoute({ summary: 'Dismiss a recommendation (an applied warning is retired)', response: RECOMMENDATION_RESPONSE })

@@ -5,6 +5,7 @@ import { RegistryService } from '../registry/registry.service';
 import type { RunningCanary } from '../registry/registry.types';
 import { RolloutService } from '../rollout/rollout.service';
 import { AutoApplyHold, autoApplyHold, DEFAULT_POLICY } from './auto-apply-policy';
+import { AutoApplyService } from './auto-apply.service';
 import { restatedWarning } from './canary-bundles';
 import { ProjectPolicyValues, RecommendationRepository, StoredRecommendation } from './recommendation.repository';
 import { proposalOnlyReason, RecommendationApplier } from './recommendation-applier';
@@ -19,7 +20,7 @@ export type WaitingFor =
 
 export type RecommendationView = StoredRecommendation & { waitingFor: WaitingFor | null };
 
-/** What humans do with recommendations: read them, apply or dismiss one, set the auto-apply policy. */
+/** What humans do with recommendations: read them, approve, apply or dismiss one, set the auto-apply policy. */
 @Injectable()
 export class RecommendationsService {
   constructor(
@@ -27,6 +28,7 @@ export class RecommendationsService {
     private readonly applier: RecommendationApplier,
     private readonly registry: RegistryService,
     private readonly rollout: RolloutService,
+    private readonly autoApply: AutoApplyService,
   ) {}
 
   async list(projectId: string, filter: { status?: string; tool?: string; after?: string; limit: number }): Promise<RecommendationView[]> {
@@ -44,6 +46,34 @@ export class RecommendationsService {
     const isApplied = await this.applier.apply(projectId, recommendation, new Date());
     if (!isApplied)
       throw new ApiError(409, 'conflict', 'The registry refused the warning (its tool is not registered, or it was dismissed there)');
+    return this.view(projectId, await this.find(projectId, id));
+  }
+
+  /**
+   * A person's approval under review mode (the REST route, the dashboard's button, the MCP tool: all call this). It is
+   * recorded, then the recommendation goes the way the nightly applies it (a canary while the rollout policy is on) at
+   * once; while its tool's canary is being decided, or a bundle holds it, the next nightly does. Approving again
+   * answers the same; a recommendation that does not wait for approval is refused with its hold.
+   */
+  async approve(projectId: string, id: string, now: Date = new Date()): Promise<RecommendationView> {
+    const recommendation = await this.find(projectId, id);
+    const policy = await this.getPolicy(projectId);
+    if (recommendation.approvedAt === null) {
+      const hold = recommendation.status === 'proposed' ? autoApplyHold(recommendation, policy) : null;
+      if (hold?.reason !== 'awaiting_approval') {
+        const why =
+          recommendation.status !== 'proposed' ? `it is ${recommendation.status}` : `it waits for ${hold?.reason ?? 'the nightly'}`;
+        throw new ApiError(409, 'not_awaiting_approval', `This recommendation does not wait for an approval: ${why}`, {
+          body: { waitingFor: (await this.view(projectId, recommendation)).waitingFor },
+        });
+      }
+      await this.recommendations.markApproved(projectId, id, now);
+    }
+    const approved = await this.find(projectId, id);
+    if (approved.status === 'proposed') {
+      const running = new Set((await this.rollout.findRunningCanaries(projectId)).map((canary) => canary.tool));
+      await this.autoApply.applyEligible(projectId, [approved], policy, running, now);
+    }
     return this.view(projectId, await this.find(projectId, id));
   }
 

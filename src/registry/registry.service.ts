@@ -10,7 +10,7 @@ import { AutoWarning, AutoWarningResult, CanaryStart, ToolChangesService } from 
 import { judgeProjectTools } from './quality/tool-quality';
 import type { ToolQualityReport } from './quality/tool-quality.types';
 import { ToolRepository } from './tools/tool.repository';
-import { ToolSchemaRepository } from './tools/tool-schema.repository';
+import { RegisteredDefinitionRow, ToolSchemaRepository } from './tools/tool-schema.repository';
 
 const MAX_CACHED_SCHEMAS = 2000;
 /** Tools judged per project by judgeActiveTools (the nightly), by name: the work stays bounded. */
@@ -76,6 +76,12 @@ export class RegistryService {
     if (toolNames.length === 0) return new Map();
     const rows = await this.schemas.findActiveToolDescriptions(projectId, toolNames);
     return new Map(rows.map((row) => [row.name, row.description]));
+  }
+
+  /** The active tools among `toolNames` as registered (their own description, schema and version), by name, in one query. */
+  async findRegisteredDefinitions(projectId: string, toolNames: readonly string[]): Promise<Map<string, RegisteredDefinitionRow>> {
+    const rows = await this.schemas.findActiveDefinitionsByName(projectId, toolNames);
+    return new Map(rows.map((row) => [row.name, row]));
   }
 
   /** The names of every active tool of the project (what a model could have meant by a name that is not one). */

@@ -292,6 +292,7 @@ describe('nightly analytics and the feedback loop', () => {
       autoApplyKinds: ['learned_limit'],
       autoRetire: false,
       warningTokenCap: 90,
+      reviewMode: false,
     };
     expect((await t.request('PUT', '/v1/policy', { body: policy })).body).toEqual(policy);
     expect((await t.request('GET', '/v1/policy')).body).toEqual(policy);

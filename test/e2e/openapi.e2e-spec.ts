@@ -240,6 +240,7 @@ describe('OpenAPI document', () => {
       autoApplyKinds: ['wrong_argument_name'],
       autoRetire: true,
       warningTokenCap: 120,
+      reviewMode: false,
     };
     expect((await exercise('PUT /v1/policy', { body: policy })).body).toEqual(policy);
     await exercise('GET /v1/policy');
@@ -255,6 +256,11 @@ describe('OpenAPI document', () => {
     // the learned one; the tools' own definitions also give schema_quality proposals (test/e2e/cold-start)
     const recommendation = proposed.body.items.find((r: { kind: string }) => r.kind === 'wrong_argument_name');
     expect(recommendation).toMatchObject({ tool: TOOL, kind: 'wrong_argument_name' });
+    await exercise('GET /v1/recommendations/{id}/source-fix', { params: { id: recommendation.id }, query: 'format=anthropic' });
+    await exercise('GET /v1/tools/{name}/source-fix', { params: { name: TOOL }, query: 'format=zod' });
+    // review mode: the nightly would apply it now, so it waits for an approval, which applies it
+    expect((await t.request('PUT', '/v1/policy', { body: { autoApply: true, reviewMode: true } })).status).toBe(200);
+    expect((await exercise('POST /v1/recommendations/{id}/approve', { params: { id: recommendation.id } })).body.status).toBe('applied');
     expect((await exercise('POST /v1/recommendations/{id}/apply', { params: { id: recommendation.id } })).body.status).toBe('applied');
     expect((await exercise('POST /v1/recommendations/{id}/dismiss', { params: { id: recommendation.id } })).body.status).toBe('dismissed');
   });

@@ -7,6 +7,7 @@ const VALID_POLICY = {
   autoApplyKinds: ['learned_limit'],
   autoRetire: false,
   warningTokenCap: 120,
+  reviewMode: false,
 };
 
 /** PUT /v1/policy over HTTP: a body with a bad or unknown field is refused as a whole, naming each bad field. */
@@ -35,6 +36,7 @@ describe('PUT /v1/policy', () => {
     { field: 'autoApplyKinds', given: 'one kind not in an array', value: 'learned_limit', message: 'must be array' },
     { field: 'autoRetire', given: 'null', value: null, message: 'must be boolean' },
     { field: 'warningTokenCap', given: 'a negative number', value: -1, message: 'must be >= 0' },
+    { field: 'reviewMode', given: 'the number 1', value: 1, message: 'must be boolean' },
   ])('rejects $field given $given with 400 invalid_policy naming /$field', async ({ field, value, message }) => {
     const response = await putPolicy({ ...VALID_POLICY, [field]: value });
     expect(response.status).toBe(400);

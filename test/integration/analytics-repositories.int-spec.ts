@@ -330,6 +330,7 @@ describe('analytics repositories', () => {
         appliedVersion: null,
         appliedAt: null,
         effect: null,
+        approvedAt: null,
       });
       expect(await recommendations.findRecommendation(projectId, created.id)).toEqual(created);
 
@@ -360,6 +361,23 @@ describe('analytics repositories', () => {
       expect(await list({ status: 'applied' })).toEqual([prime.id]);
       expect(await list({ status: 'proposed', tool: 'factorial' })).toEqual(ids.filter((id) => id !== prime.id));
       expect(await list({ tool: 'get_weather' })).toEqual([]);
+    });
+
+    it("records a person's approval once, of a proposed recommendation of its own project only", async () => {
+      const projectId = await aProject();
+      const other = await aProject();
+      const [proposed, applied] = await recommendations.upsertRecommendations(projectId, [
+        aDraft(),
+        aDraft({ evidenceKey: 'learned_limit:/k' }),
+      ]);
+      await recommendations.markApplied(projectId, applied.id, randomUUID(), 2, new Date());
+      const at = new Date('2026-11-28T06:00:00.000Z');
+      expect(await recommendations.markApproved(other, proposed.id, at)).toBe(false);
+      expect(await recommendations.markApproved(projectId, applied.id, at)).toBe(false);
+      expect(await recommendations.markApproved(projectId, proposed.id, at)).toBe(true);
+      expect(await recommendations.markApproved(projectId, proposed.id, new Date())).toBe(false);
+      expect(await recommendations.findRecommendation(projectId, proposed.id)).toMatchObject({ status: 'proposed', approvedAt: at });
+      expect(await recommendations.findRecommendation(projectId, applied.id)).toMatchObject({ approvedAt: null });
     });
 
     it('records an applied warning and its measured effect, and a dismissal takes it out of the applied ones', async () => {
@@ -407,6 +425,7 @@ describe('analytics repositories', () => {
         autoApplyKinds: ['learned_limit', 'wrong_argument_name'],
         autoRetire: false,
         warningTokenCap: 80,
+        reviewMode: true,
       };
       const second: ProjectPolicyValues = {
         autoApply: true,
@@ -415,6 +434,7 @@ describe('analytics repositories', () => {
         autoApplyKinds: [],
         autoRetire: true,
         warningTokenCap: 120,
+        reviewMode: false,
       };
       // a project without a row takes the defaults for the fields the patch lacks
       expect(await recommendations.updatePolicy(projectId, { minOccurrences: 10 }, { ...first, minOccurrences: 1 })).toEqual(first);

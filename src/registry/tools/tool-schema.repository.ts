@@ -13,6 +13,10 @@ export interface ToolDefinitionRow {
   parameters: Record<string, unknown>;
 }
 
+export interface RegisteredDefinitionRow extends ToolDefinitionRow {
+  version: number;
+}
+
 @Injectable()
 export class ToolSchemaRepository {
   constructor(private readonly prisma: PrismaService) {}
@@ -28,6 +32,16 @@ export class ToolSchemaRepository {
       version: row.version,
       parameters: isObject(row.parameters) ? row.parameters : null,
     }));
+  }
+
+  /** The active tools among `names` as registered: their own descriptions (without warnings), schemas and versions. */
+  async findActiveDefinitionsByName(projectId: string, names: readonly string[]): Promise<RegisteredDefinitionRow[]> {
+    if (names.length === 0) return [];
+    const rows = await this.prisma.tool.findMany({
+      where: { projectId, name: { in: [...names] }, archivedAt: null },
+      select: { name: true, version: true, description: true, parameters: true },
+    });
+    return rows.map((row) => ({ ...row, parameters: isObject(row.parameters) ? row.parameters : {} }));
   }
 
   /** The active tools' own descriptions (without warnings) and schemas, by name, at most `limit`. */
