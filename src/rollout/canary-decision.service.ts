@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { breakDownEffect, ValueCounts } from '../statistics/effect-breakdown';
+import type { ValueCounts } from '../statistics/effect-breakdown';
 import type { DailyVersionCount } from '../statistics/effect-statistics';
 import { CanaryChangesService } from '../registry/serving/canary-changes.service';
 import type { RunningCanary } from '../registry/registry.types';
 import { CanaryCountsRepository } from './canary-counts.repository';
 import { judgeCanary, WarningCounts } from './canary-judgement';
-import { sumCanarySides } from './canary-sides';
+import { breakDownCanary, sumCanarySides } from './canary-sides';
 import { RolloutNotifier } from './rollout-notifier';
 
 const DAY_MS = 86_400_000;
@@ -125,13 +125,4 @@ export class CanaryDecisionService {
     }
     return counted;
   }
-}
-
-/** The canary version against the previous one per model and per framework, on the days and versions the decision counts. */
-function breakDownCanary(canary: RunningCanary, counts: ValueCounts[] | null) {
-  if (!counts) return null;
-  return breakDownEffect(counts, (value) => {
-    const sides = sumCanarySides(value, canary);
-    return { withWarning: sides.canary, withoutWarning: sides.previous };
-  });
 }
