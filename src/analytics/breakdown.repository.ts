@@ -96,7 +96,8 @@ export class BreakdownRepository {
       if (!counts) byValue.set(key, (counts = { dimension: dimension as BreakdownDimension, value, calls: [], mistakes: [] }));
       return counts;
     };
-    for (const row of calls) countsOf(row.dimension, row.value).calls.push({ day: row.day, version: row.descriptionVersion, count: row.count });
+    for (const row of calls)
+      countsOf(row.dimension, row.value).calls.push({ day: row.day, version: row.descriptionVersion, count: row.count });
     for (const row of mistakes) {
       countsOf(row.dimension, row.value).mistakes.push({ day: row.day, version: row.descriptionVersion, count: row._sum.count ?? 0 });
     }

@@ -37,7 +37,12 @@ export class EffectMeasurementService {
    * The recommendation's own mistakes per model and per framework, per version and day up to `until` (from `from`);
    * null for calls to a misnamed tool, whose events name no version of the tool to split them by.
    */
-  async countMatchedBreakdown(projectId: string, recommendation: StoredRecommendation, until: Date, from?: Date): Promise<ValueCounts[] | null> {
+  async countMatchedBreakdown(
+    projectId: string,
+    recommendation: StoredRecommendation,
+    until: Date,
+    from?: Date,
+  ): Promise<ValueCounts[] | null> {
     const match = (recommendation.evidence as { match?: MistakeMatch }).match;
     if (!match || match.calledTool) return null;
     return this.breakdowns.countBreakdownByVersion(projectId, recommendation.tool, match, until, from);

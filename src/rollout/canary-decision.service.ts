@@ -108,7 +108,8 @@ export class CanaryDecisionService {
     let errors: VersionCounts | null = null;
     const countErrors = async () => (errors ??= (await this.counts.countErrorsOfCanaries(projectId, [canary], until)).get(canary.id)!);
     let errorBreakdown: ValueCounts[] | null | undefined;
-    const countErrorValues = async () => (errorBreakdown === undefined ? (errorBreakdown = await countErrorBreakdown(canary)) : errorBreakdown);
+    const countErrorValues = async () =>
+      errorBreakdown === undefined ? (errorBreakdown = await countErrorBreakdown(canary)) : errorBreakdown;
     const counted: WarningCounts[] = [];
     for (const warningId of warningIds) {
       const matched = await countMatched(canary, warningId);

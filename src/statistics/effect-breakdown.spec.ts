@@ -32,7 +32,11 @@ const byVersion = (value: ValueCounts) => {
 describe('breakDownEffect', () => {
   it('judges each model on its own calls: helped for one, worse for another, and says the dimension is divided', () => {
     const breakdown = breakDownEffect(
-      [valueOf('model', 'model-a', [100, 40], [100, 5]), valueOf('model', 'model-b', [100, 5], [100, 40]), valueOf('framework', 'langchain', [200, 45], [200, 45])],
+      [
+        valueOf('model', 'model-a', [100, 40], [100, 5]),
+        valueOf('model', 'model-b', [100, 5], [100, 40]),
+        valueOf('framework', 'langchain', [200, 45], [200, 45]),
+      ],
       byVersion,
     );
     expect(breakdown.model.map((each) => [each.value, each.verdict])).toEqual([
@@ -45,7 +49,10 @@ describe('breakDownEffect', () => {
   });
 
   it('leaves out values under 30 calls on either side and counts them as omitted', () => {
-    const breakdown = breakDownEffect([valueOf('model', 'big', [30, 10], [30, 1]), valueOf('model', 'small', [29, 10], [500, 1])], byVersion);
+    const breakdown = breakDownEffect(
+      [valueOf('model', 'big', [30, 10], [30, 1]), valueOf('model', 'small', [29, 10], [500, 1])],
+      byVersion,
+    );
     expect(breakdown.minCallsPerSide).toBe(30);
     expect(breakdown.model.map((each) => each.value)).toEqual(['big']);
     expect(breakdown.omitted).toEqual({ model: 1, framework: 0 });
@@ -64,7 +71,10 @@ describe('breakDownEffect', () => {
     const validate = new Ajv({ allErrors: true, strict: true }).compile(EFFECT_BREAKDOWN_SCHEMA);
     const empty = breakDownEffect([], byVersion);
     expect(empty).toEqual({ minCallsPerSide: 30, model: [], framework: [], omitted: { model: 0, framework: 0 }, isDivided: false });
-    const full = breakDownEffect([valueOf('model', 'model-a', [100, 40], [100, 5]), valueOf('framework', 'ai-sdk', [50, 0], [50, 0])], byVersion);
+    const full = breakDownEffect(
+      [valueOf('model', 'model-a', [100, 40], [100, 5]), valueOf('framework', 'ai-sdk', [50, 0], [50, 0])],
+      byVersion,
+    );
     for (const breakdown of [empty, full, null]) expect([validate(breakdown), validate.errors]).toEqual([true, null]);
     expect(validate({ ...full, model: [{ ...full.model[0], verdict: 'great' }] })).toBe(false);
   });

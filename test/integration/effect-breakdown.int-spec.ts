@@ -34,7 +34,8 @@ const OVERFLOW = { categories: ['overflow'], subtypes: [''], argumentPaths: ['/n
  */
 type ScriptedModel = (description: string, call: number) => number;
 /** Heeds the warning: without it every other call overflows, with it one call in 20. */
-const heedsWarnings: ScriptedModel = (description, call) => (description.includes(WARNING) ? (call % 20 === 0 ? 25 : 5) : call % 2 === 0 ? 25 : 5);
+const heedsWarnings: ScriptedModel = (description, call) =>
+  description.includes(WARNING) ? (call % 20 === 0 ? 25 : 5) : call % 2 === 0 ? 25 : 5;
 /** Ignores descriptions: every other call overflows, warning or not. */
 const ignoresWarnings: ScriptedModel = (_description, call) => (call % 2 === 0 ? 25 : 5);
 
