@@ -17,37 +17,39 @@ export class BreakdownRepository {
   /**
    * Replaces the day's rows: per tool, version, dimension and value (the MAX_BREAKDOWN_VALUES values with the most
    * calls of each tool; events that named none are left out) the calls, and the diagnosed mistakes by category,
-   * subtype and argument path. One statement over the day's events through the (project_id, occurred_at) index.
+   * subtype and argument path. One statement over the day's events (docs/rollout-statistics.md has its cost).
    */
   async replaceDayBreakdown(projectId: string, day: Date): Promise<void> {
     const next = new Date(day.getTime() + DAY_MS);
     await this.prisma.$transaction([
       this.prisma.dailyBreakdownRollup.deleteMany({ where: { projectId, day } }),
       this.prisma.$executeRaw`
-        WITH day_events AS (
-          SELECT tool, coalesce(description_version, 0) AS version, model, framework,
-                 category, coalesce(subtype, '') AS subtype, coalesce(argument_path, '') AS argument_path
+        -- one aggregate over the day's events first: ranking and joining the raw rows sorted them twice on disk
+        WITH day_counts AS (
+          SELECT tool, coalesce(description_version, 0) AS version, model, framework, category,
+                 coalesce(subtype, '') AS subtype, coalesce(argument_path, '') AS argument_path, count(*) AS n
           FROM events
           WHERE project_id = ${projectId}::uuid AND occurred_at >= ${day} AND occurred_at < ${next}
+          GROUP BY 1, 2, 3, 4, 5, 6, 7
         ), valued AS (
-          SELECT tool, version, 'model' AS dimension, model AS value, category, subtype, argument_path
-          FROM day_events WHERE model <> ''
+          SELECT tool, version, 'model' AS dimension, model AS value, category, subtype, argument_path, n
+          FROM day_counts WHERE model <> ''
           UNION ALL
-          SELECT tool, version, 'framework', framework, category, subtype, argument_path
-          FROM day_events WHERE framework <> ''
+          SELECT tool, version, 'framework', framework, category, subtype, argument_path, n
+          FROM day_counts WHERE framework <> ''
         ), kept AS (
           SELECT tool, dimension, value FROM (
             SELECT tool, dimension, value,
-                   row_number() OVER (PARTITION BY tool, dimension ORDER BY count(*) DESC, value) AS place
+                   row_number() OVER (PARTITION BY tool, dimension ORDER BY sum(n) DESC, value) AS place
             FROM valued GROUP BY tool, dimension, value
           ) ranked
           WHERE place <= ${MAX_BREAKDOWN_VALUES}
         ), counted AS (
-          SELECT v.tool, v.version, v.dimension, v.value, '' AS category, '' AS subtype, '' AS argument_path, count(*) AS count
+          SELECT v.tool, v.version, v.dimension, v.value, '' AS category, '' AS subtype, '' AS argument_path, sum(v.n) AS count
           FROM valued v JOIN kept USING (tool, dimension, value)
           GROUP BY 1, 2, 3, 4
           UNION ALL
-          SELECT v.tool, v.version, v.dimension, v.value, v.category, v.subtype, v.argument_path, count(*)
+          SELECT v.tool, v.version, v.dimension, v.value, v.category, v.subtype, v.argument_path, sum(v.n)
           FROM valued v JOIN kept USING (tool, dimension, value)
           WHERE v.category IS NOT NULL
           GROUP BY 1, 2, 3, 4, 5, 6, 7

@@ -74,16 +74,20 @@ describe('effect breakdown by model and framework', () => {
   });
   afterAll(() => medium?.close());
 
-  /** `calls` calls of `model` (through `framework`) on description `version`, stored as the worker stores them. */
-  async function runModel(projectId: string, model: string, framework: string, script: ScriptedModel, version: number, calls: number) {
-    const events = Array.from({ length: calls }, (_, call) => {
+  /** `calls` calls of `model` (through `framework`) on description `version`, as events. */
+  function runModel(model: string, framework: string, script: ScriptedModel, version: number, calls: number) {
+    return Array.from({ length: calls }, (_, call) => {
       const n = script(DESCRIPTIONS[version], call);
       const occurredAt = new Date(DAY.getTime() + 3_600_000 + call * 1000).toISOString();
       const fields = { tool: 'factorial', arguments: { n }, occurredAt, model, framework, descriptionVersion: version };
       return n > 20 ? anErrorEvent(`Factorial calculation overflow for n = ${n}`, fields) : anEvent(fields);
     });
+  }
+
+  /** Stores the events as the worker does: diagnosed by toRow, written with their aggregates in one batch. */
+  async function store(projectId: string, events: Array<Record<string, unknown>>) {
     const rows = events.map((event) => toRow(projectId, event as unknown as AcceptedEvent, new Date(), undefined));
-    expect(await categorize.writeBatch(projectId, rows, aggregateBatch)).toBe(calls);
+    expect(await categorize.writeBatch(projectId, rows, aggregateBatch)).toBe(events.length);
   }
 
   const aDraft = (): RecommendationDraft => ({
@@ -106,11 +110,14 @@ describe('effect breakdown by model and framework', () => {
 
   /** Two scripted models (and a third with too few calls) on both versions; the warning applied as version 2. */
   async function measuredBreakdown(projectId: string): Promise<{ verdict: string; breakdown: EffectBreakdown }> {
-    for (const version of [1, 2]) {
-      await runModel(projectId, 'model-that-heeds', 'langchain', heedsWarnings, version, 60);
-      await runModel(projectId, 'model-that-ignores', 'openai-agents', ignoresWarnings, version, 60);
-      await runModel(projectId, 'rare-model', 'openai-agents', ignoresWarnings, version, 4);
-    }
+    await store(
+      projectId,
+      [1, 2].flatMap((version) => [
+        ...runModel('model-that-heeds', 'langchain', heedsWarnings, version, 60),
+        ...runModel('model-that-ignores', 'openai-agents', ignoresWarnings, version, 60),
+        ...runModel('rare-model', 'openai-agents', ignoresWarnings, version, 4),
+      ]),
+    );
     await breakdowns.replaceDayBreakdown(projectId, DAY);
     const [recommendation] = await recommendations.upsertRecommendations(projectId, [aDraft()]);
     await recommendations.markApplied(projectId, recommendation.id, randomUUID(), 2, DAY);
@@ -145,7 +152,7 @@ describe('effect breakdown by model and framework', () => {
   it("keeps each project's breakdown its own, and replaces a re-computed day instead of adding to it", async () => {
     const projectId = await medium.aProject();
     const other = await medium.aProject();
-    await runModel(other, 'model-that-heeds', 'langchain', heedsWarnings, 1, 40);
+    await store(other, runModel('model-that-heeds', 'langchain', heedsWarnings, 1, 40));
     await measuredBreakdown(projectId);
     await breakdowns.replaceDayBreakdown(projectId, DAY);
     const counts = await breakdowns.countBreakdownByVersion(projectId, 'factorial', OVERFLOW, new Date(DAY.getTime() + DAY_MS));
@@ -165,7 +172,10 @@ describe('effect breakdown by model and framework', () => {
 
   it('keeps the 10 values with the most calls of a tool and day, leaving the rest out', async () => {
     const projectId = await medium.aProject();
-    for (let i = 0; i < 12; i += 1) await runModel(projectId, `model-${String(i).padStart(2, '0')}`, 'mastra', ignoresWarnings, 1, 12 - i);
+    await store(
+      projectId,
+      Array.from({ length: 12 }, (_, i) => runModel(`model-${String(i).padStart(2, '0')}`, 'mastra', ignoresWarnings, 1, 12 - i)).flat(),
+    );
     await breakdowns.replaceDayBreakdown(projectId, DAY);
     const counts = await breakdowns.countBreakdownByVersion(projectId, 'factorial', null, new Date(DAY.getTime() + DAY_MS));
     const models = counts.filter((each) => each.dimension === 'model').map((each) => each.value);
