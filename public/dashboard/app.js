@@ -261,7 +261,24 @@
       w.preventedCount || w.correctedCount
         ? ` <span class="muted" data-testid="effect-guard">of which the guard prevented ${num(w.preventedCount)}; it corrected ${num(w.correctedCount)} calls</span>`
         : '';
-    return `<span class="pill ${esc(effect.verdict)}" data-testid="effect-verdict">${esc(effect.verdict)}</span> mistake rate ${rate(w)} with the warning (${num(w.calls)} calls) vs ${rate(wo)} without (${num(wo.calls)} calls)${guard}`;
+    return `<span class="pill ${esc(effect.verdict)}" data-testid="effect-verdict">${esc(effect.verdict)}</span> mistake rate ${rate(w)} with the warning (${num(w.calls)} calls) vs ${rate(wo)} without (${num(wo.calls)} calls)${guard}${breakdownHtml(effect.breakdown)}`;
+  }
+
+  // The same comparison per model and per framework (docs/rollout-statistics.md): one line per value with enough calls
+  // on each side, beside the overall verdict; a divided one (helped for one value, worse for another) says so.
+  function breakdownHtml(breakdown) {
+    if (!breakdown) return '';
+    const rate = (side) => (side.calls ? ((side.mistakes / side.calls) * 100).toFixed(1) + '%' : '–');
+    const lines = ['model', 'framework'].flatMap((dimension) =>
+      (breakdown[dimension] || []).map(
+        (v) =>
+          `<div data-testid="effect-breakdown-value" data-dimension="${dimension}" data-value="${esc(v.value)}">${dimension} <code>${esc(v.value)}</code>: <span class="pill ${esc(v.verdict)}">${esc(v.verdict)}</span> ${rate(v.withWarning)} with (${num(v.withWarning.calls)} calls) vs ${rate(v.withoutWarning)} without (${num(v.withoutWarning.calls)} calls)</div>`,
+      ),
+    );
+    const omitted = breakdown.omitted.model + breakdown.omitted.framework;
+    const note = `<div class="muted">${omitted ? `${num(omitted)} more with fewer than ${num(breakdown.minCallsPerSide)} calls on a side` : `values with at least ${num(breakdown.minCallsPerSide)} calls on each side`}</div>`;
+    const divided = breakdown.isDivided ? '<div data-testid="effect-divided"><strong>helps some and hurts others</strong></div>' : '';
+    return lines.length || omitted ? `<div class="breakdown" data-testid="effect-breakdown">${divided}${lines.join('')}${note}</div>` : '';
   }
 
   // The tool's canaries (docs/rollout.md): a running one with its design, which version everyone is served until the
@@ -276,7 +293,8 @@
         const numbers = warnings.length
           ? warnings
               .map(
-                (w) => `<div data-testid="canary-warning">${side(w.canary)} with it, ${side(w.previous)} without: ${esc(w.reason)}</div>`,
+                (w) =>
+                  `<div data-testid="canary-warning">${side(w.canary)} with it, ${side(w.previous)} without: ${esc(w.reason)}${breakdownHtml(w.breakdown)}</div>`,
               )
               .join('')
           : c.sides

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AdvisoryLocks } from '../infra/locks/advisory-lock';
 import { RegistryModule } from '../registry/registry.module';
 import { RolloutCoreModule } from '../rollout/rollout.module';
+import { BreakdownRepository } from './breakdown.repository';
 import { DailyStatsRepository } from './daily-stats.repository';
 import { JobRunRepository } from './job-run.repository';
 import { MistakeEvidenceRepository } from './mistake-evidence.repository';
@@ -31,6 +32,7 @@ import { SourceFixService } from './source-fix.service';
   imports: [RegistryModule, RolloutCoreModule],
   providers: [
     DailyStatsRepository,
+    BreakdownRepository,
     MistakeEvidenceRepository,
     RecommendationRepository,
     JobRunRepository,

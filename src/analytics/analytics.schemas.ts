@@ -1,5 +1,6 @@
 import { COUNTS, DATE_TIME, NULLABLE_DATE_TIME, NULLABLE_INTEGER, NULLABLE_STRING, pageOf } from '../infra/http/openapi/response.schemas';
 import { partialBodyOf } from '../infra/http/openapi/partial-body';
+import { EFFECT_BREAKDOWN_SCHEMA } from '../statistics/effect-breakdown.schemas';
 import { RECOMMENDATION_KINDS } from './recommendation-drafts';
 
 // Request and response schemas of the analytics routes: the policy schema describes what both policy routes answer,
@@ -123,8 +124,12 @@ export const RECOMMENDATION_RESPONSE = {
       required: ['verdict'],
       description:
         "the applied warning's measured effect: {verdict, method, withWarning, withoutWarning, relativeChange, ...}; each side: " +
-        'calls, mistakes, rate, ci95, and what the SDK guard did: reachedToolCount, preventedCount, correctedCount',
-      properties: { verdict: { type: 'string', enum: ['helped', 'no_effect', 'worse', 'not_enough_data'] } },
+        'calls, mistakes, rate, ci95, and what the SDK guard did: reachedToolCount, preventedCount, correctedCount; ' +
+        'breakdown: the same per model and per framework',
+      properties: {
+        verdict: { type: 'string', enum: ['helped', 'no_effect', 'worse', 'not_enough_data'] },
+        breakdown: EFFECT_BREAKDOWN_SCHEMA,
+      },
     },
     approvedAt: { ...NULLABLE_DATE_TIME, description: 'when a person approved it under review mode' },
     waitingFor: WAITING_FOR,

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CanaryDecisionService, CanaryNight } from '../rollout/canary-decision.service';
+import { firstCountedDay } from '../rollout/canary-sides';
+import { BreakdownRepository } from './breakdown.repository';
 import { EffectMeasurementService } from './effect-measurement.service';
 import { RecommendationRepository } from './recommendation.repository';
 
@@ -12,6 +14,7 @@ export class CanaryNightService {
     private readonly recommendations: RecommendationRepository,
     private readonly canaryDecisions: CanaryDecisionService,
     private readonly effects: EffectMeasurementService,
+    private readonly breakdowns: BreakdownRepository,
   ) {}
 
   /**
@@ -22,10 +25,18 @@ export class CanaryNightService {
     const until = new Date(day.getTime() + DAY_MS);
     const applied = await this.recommendations.findAppliedRecommendations(projectId);
     const recommendationOf = (warningId: string | null) => applied.find((each) => warningId !== null && each.warningId === warningId);
-    const night = await this.canaryDecisions.decideCanaries(projectId, day, async (_running, warningId) => {
-      const recommendation = recommendationOf(warningId);
-      return recommendation ? this.effects.countMatchedMistakes(projectId, recommendation, until) : null;
-    });
+    const night = await this.canaryDecisions.decideCanaries(
+      projectId,
+      day,
+      async (running, warningId) => {
+        const recommendation = recommendationOf(warningId);
+        const counts = recommendation ? await this.effects.countMatchedMistakes(projectId, recommendation, until) : null;
+        if (!recommendation || !counts) return null;
+        const from = firstCountedDay(running.startedAt);
+        return { ...counts, breakdown: await this.effects.countMatchedBreakdown(projectId, recommendation, until, from) };
+      },
+      (running) => this.breakdowns.countBreakdownByVersion(projectId, running.tool, null, until, firstCountedDay(running.startedAt)),
+    );
     for (const { action, rolledBackWarningIds, decision } of night.decided) {
       if (action !== 'roll_back') continue;
       for (const warningId of rolledBackWarningIds) {

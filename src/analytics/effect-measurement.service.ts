@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { WarningTest } from '../registry/serving/canary.repository';
 import { RegistryService } from '../registry/registry.service';
-import { estimateEffect, splitByWarning, splitGuardOutcomes } from '../statistics/effect-statistics';
+import { breakDownEffect, ValueCounts } from '../statistics/effect-breakdown';
+import { estimateEffect, splitByWarning, splitGuardOutcomes, WarningExposure } from '../statistics/effect-statistics';
+import { BreakdownRepository } from './breakdown.repository';
 import { DailyStatsRepository } from './daily-stats.repository';
 import { ProjectPolicyValues, RecommendationRepository, StoredRecommendation } from './recommendation.repository';
 import type { MistakeMatch } from './recommendation-drafts';
@@ -23,6 +25,7 @@ export class EffectMeasurementService {
     private readonly registry: RegistryService,
     private readonly confusions: ToolConfusionRepository,
     private readonly sessions: SessionRollupRepository,
+    private readonly breakdowns: BreakdownRepository,
   ) {}
 
   /** The calls and the recommendation's own mistakes per version and day up to `until`; null without a match. */
@@ -35,6 +38,28 @@ export class EffectMeasurementService {
     return match.calledTool
       ? this.dailyStats.countMisnamedCallsByVersion(projectId, recommendation.tool, match.calledTool, until)
       : this.dailyStats.countMistakesByVersion(projectId, recommendation.tool, match, until);
+  }
+
+  /**
+   * The recommendation's own mistakes per model and per framework, per version and day up to `until` (from `from`);
+   * null for calls to a misnamed tool, whose events name no version of the tool to split them by, and for confusions
+   * and repeated calls, whose mistakes are no category of the day's rows.
+   */
+  async countMatchedBreakdown(
+    projectId: string,
+    recommendation: StoredRecommendation,
+    until: Date,
+    from?: Date,
+  ): Promise<ValueCounts[] | null> {
+    const match = (recommendation.evidence as { match?: MistakeMatch }).match;
+    if (!match || match.calledTool || match.confusedWith || match.isRepeatedCall) return null;
+    return this.breakdowns.countBreakdownByVersion(projectId, recommendation.tool, match, until, from);
+  }
+
+  /** The effect per model and per framework, split like the overall one; null where there is no breakdown. */
+  private async breakDown(projectId: string, recommendation: StoredRecommendation, until: Date, exposure: WarningExposure) {
+    const counts = await this.countMatchedBreakdown(projectId, recommendation, until);
+    return counts ? breakDownEffect(counts, (value) => splitByWarning(value.calls, value.mistakes, exposure)) : null;
   }
 
   /** What the SDK guard prevented and corrected of the recommendation's tool; none for a misnamed tool or a confusion. */
@@ -79,6 +104,8 @@ export class EffectMeasurementService {
         withWarning: { ...estimate.withWarning, ...guard.withWarning },
         withoutWarning: { ...estimate.withoutWarning, ...guard.withoutWarning },
         method: split.method,
+        // beside the overall verdict, never instead of it: a warning may help one model and hurt another
+        breakdown: await this.breakDown(projectId, recommendation, until, exposure),
         // how the warning was tested before it reached everyone: its canary's design and the warnings tested with it
         // (each about another mistake), or `none` (applied to everyone at once: rollout off, or before canaries)
         testedBy: testedByOf(recommendation.warningId ? tests.get(recommendation.warningId) : undefined),

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DEFAULT_POLICY } from './auto-apply-policy';
 import { AutoApplyService } from './auto-apply.service';
+import { BreakdownRepository } from './breakdown.repository';
 import { CanaryNightService } from './canary-night.service';
 import { computeDailyToolStat } from './daily-stats';
 import { DailyStatsRepository } from './daily-stats.repository';
@@ -23,8 +24,9 @@ export interface NightlyCounts {
 }
 
 /**
- * One project's day, in the order the steps depend on each other: the day's tool stats, the findings and
- * recommendations, the running canaries' decisions, the measured effect of applied warnings, then new warnings.
+ * One project's day, in the order the steps depend on each other: the day's tool stats and counts per model and
+ * framework, the findings and recommendations, the running canaries' decisions, the measured effect of applied
+ * warnings, then new warnings.
  * Re-computing a day replaces what that day produced.
  */
 @Injectable()
@@ -39,6 +41,7 @@ export class NightlyDayService {
     private readonly repeats: RepeatedCallsService,
     private readonly warningCost: WarningCostService,
     private readonly sourceFixes: SourceFixService,
+    private readonly breakdowns: BreakdownRepository,
   ) {}
 
   async computeDay(projectId: string, day: Date): Promise<NightlyCounts> {
@@ -46,6 +49,8 @@ export class NightlyDayService {
     await this.dailyStats.replaceDailyToolStats(projectId, day, stats);
     // the repeated_call findings read the day's session rollups
     await this.repeats.rollUpSessions(projectId, day);
+    // the day's counts per model and framework, before the canaries and the effects that break down on them
+    await this.breakdowns.replaceDayBreakdown(projectId, day);
     const { recommendations, resolved } = await this.findings.recordFindings(projectId, day, stats);
     const policy = (await this.recommendations.findPolicy(projectId)) ?? DEFAULT_POLICY;
     // the end of the computed day: a backfill applies warnings as of then, not as of today

@@ -20,6 +20,7 @@ const ROLLUP_TABLES = [
   { table: 'daily_misnamed_calls', dateColumn: 'day', isDate: true },
   { table: 'daily_tool_confusions', dateColumn: 'day', isDate: true },
   { table: 'daily_session_rollups', dateColumn: 'day', isDate: true },
+  { table: 'daily_breakdown_rollups', dateColumn: 'day', isDate: true },
   // a group unseen for the whole period: its count, samples and status go with it
   { table: 'error_groups', dateColumn: 'last_seen', isDate: false },
 ] as const;

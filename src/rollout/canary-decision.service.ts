@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import type { ValueCounts } from '../statistics/effect-breakdown';
 import type { DailyVersionCount } from '../statistics/effect-statistics';
 import { CanaryChangesService } from '../registry/serving/canary-changes.service';
 import type { RunningCanary } from '../registry/registry.types';
 import { CanaryCountsRepository } from './canary-counts.repository';
 import { judgeCanary, WarningCounts } from './canary-judgement';
-import { sumCanarySides } from './canary-sides';
+import { breakDownCanary, sumCanarySides } from './canary-sides';
 import { RolloutNotifier } from './rollout-notifier';
 
 const DAY_MS = 86_400_000;
@@ -12,7 +13,12 @@ const DAY_MS = 86_400_000;
 export interface VersionCounts {
   calls: DailyVersionCount[];
   mistakes: DailyVersionCount[];
+  /** The same counts per model and per framework, for the breakdown reported beside the decision; null without. */
+  breakdown?: ValueCounts[] | null;
 }
+
+/** Every diagnosed mistake of the canary's tool per model and per framework, version and day (for a warning without a match). */
+export type ErrorBreakdownCounter = (canary: RunningCanary) => Promise<ValueCounts[] | null>;
 
 /**
  * The calls and one of the canary's warnings' own mistakes per version and day up to the end of the judged day, when a
@@ -48,13 +54,19 @@ export class CanaryDecisionService {
     private readonly notifier: RolloutNotifier,
   ) {}
 
-  async decideCanaries(projectId: string, day: Date, countMatched: MatchedMistakeCounter): Promise<CanaryNight> {
+  async decideCanaries(
+    projectId: string,
+    day: Date,
+    countMatched: MatchedMistakeCounter,
+    countErrorBreakdown: ErrorBreakdownCounter = async () => null,
+  ): Promise<CanaryNight> {
     const until = new Date(day.getTime() + DAY_MS);
     // a backfilled day is decided as of its end, like the warnings the nightly applies
     const at = new Date(Math.min(Date.now(), until.getTime()));
     const night: CanaryNight = { decided: [], runningTools: new Set() };
     for (const canary of await this.canaries.findRunningCanaries(projectId)) {
-      const decided = canary.startedAt < until ? await this.lookAt(projectId, canary, day, until, at, countMatched) : null;
+      const counters = { countMatched, countErrorBreakdown };
+      const decided = canary.startedAt < until ? await this.lookAt(projectId, canary, day, until, at, counters) : null;
       if (decided) night.decided.push(decided);
       else night.runningTools.add(canary.tool);
     }
@@ -68,9 +80,9 @@ export class CanaryDecisionService {
     day: Date,
     until: Date,
     at: Date,
-    countMatched: MatchedMistakeCounter,
+    counters: { countMatched: MatchedMistakeCounter; countErrorBreakdown: ErrorBreakdownCounter },
   ): Promise<DecidedCanary | null> {
-    const look = judgeCanary(canary, await this.countWarnings(projectId, canary, until, countMatched), day);
+    const look = judgeCanary(canary, await this.countWarnings(projectId, canary, until, counters), day);
     if (look.action === 'wait') {
       await this.canaries.recordCanaryLook(projectId, canary, { design: look.design, state: look.state });
       return null;
@@ -90,11 +102,14 @@ export class CanaryDecisionService {
     projectId: string,
     canary: RunningCanary,
     until: Date,
-    countMatched: MatchedMistakeCounter,
+    { countMatched, countErrorBreakdown }: { countMatched: MatchedMistakeCounter; countErrorBreakdown: ErrorBreakdownCounter },
   ): Promise<WarningCounts[]> {
     const warningIds = canary.warningIds.length > 0 ? canary.warningIds : canary.warningId ? [canary.warningId] : [];
     let errors: VersionCounts | null = null;
     const countErrors = async () => (errors ??= (await this.counts.countErrorsOfCanaries(projectId, [canary], until)).get(canary.id)!);
+    let errorBreakdown: ValueCounts[] | null | undefined;
+    const countErrorValues = async () =>
+      errorBreakdown === undefined ? (errorBreakdown = await countErrorBreakdown(canary)) : errorBreakdown;
     const counted: WarningCounts[] = [];
     for (const warningId of warningIds) {
       const matched = await countMatched(canary, warningId);
@@ -102,9 +117,13 @@ export class CanaryDecisionService {
         warningId,
         counted: matched ? 'matched_mistakes' : 'errors',
         sides: sumCanarySides(matched ?? (await countErrors()), canary),
+        breakdown: breakDownCanary(canary, matched ? (matched.breakdown ?? null) : await countErrorValues()),
       });
     }
-    if (counted.length === 0) counted.push({ warningId: null, counted: 'errors', sides: sumCanarySides(await countErrors(), canary) });
+    if (counted.length === 0) {
+      const breakdown = breakDownCanary(canary, await countErrorValues());
+      counted.push({ warningId: null, counted: 'errors', sides: sumCanarySides(await countErrors(), canary), breakdown });
+    }
     return counted;
   }
 }

@@ -78,6 +78,23 @@ describe('judgeCanary', () => {
     expect((look.state.warnings as Array<{ action: string }>).map((each) => each.action)).toEqual(['promote', 'wait']);
   });
 
+  it("reports each warning's breakdown by model and framework beside the decision, which the breakdown does not change", () => {
+    const breakdown = {
+      minCallsPerSide: 30,
+      model: [],
+      framework: [],
+      omitted: { model: 2, framework: 0 },
+      isDivided: true,
+    };
+    const counts = [warning('w-name', sides([100, 0], [100, 30])), warning('w-type', sides([100, 4], [100, 6]))];
+    const withBreakdown = judgeCanary(canaryOf(), [{ ...counts[0], breakdown }, counts[1]], DAY);
+    const without = judgeCanary(canaryOf(), counts, DAY);
+    expect(withBreakdown.action).toBe(without.action);
+    expect(withBreakdown.decision.breakdown).toEqual(breakdown);
+    expect(without.decision.breakdown).toBeNull();
+    expect((withBreakdown.decision.warnings as Array<{ breakdown: unknown }>).map((each) => each.breakdown)).toEqual([breakdown, null]);
+  });
+
   it('promotes when every warning is decided, with the headline and the record of the first warning', () => {
     const look = judgeCanary(
       canaryOf(),

@@ -1,3 +1,4 @@
+import type { EffectBreakdown } from '../statistics/effect-breakdown';
 import { estimateEffect } from '../statistics/effect-statistics';
 import type { CanaryDesign, RunningCanary } from '../registry/registry.types';
 import { servedPhaseOf } from '../registry/serving/canary-assignment';
@@ -13,6 +14,8 @@ export interface WarningCounts {
   warningId: string | null;
   counted: 'matched_mistakes' | 'errors';
   sides: CanarySides;
+  /** The same comparison per model and per framework, reported beside the decision (never deciding it); null without. */
+  breakdown?: EffectBreakdown | null;
 }
 
 export interface CanaryLook {
@@ -53,6 +56,7 @@ export function judgeCanary(canary: RunningCanary, warnings: readonly WarningCou
     previous: { version: canary.previousVersion, ...each.sides.previous },
     harmPValue: each.verdict.harmPValue,
     benefitPValue: each.verdict.benefitPValue,
+    breakdown: each.breakdown ?? null,
   }));
   const nextPhase = design === 'alternating' ? nextPhaseOf(canary, design, headline) : 'split';
   const state = {
@@ -118,6 +122,7 @@ function decisionRecord(
     design: outcome.design,
     look: outcome.look,
     ...sideNumbers(canary, first.sides),
+    breakdown: first.breakdown ?? null,
     warnings: outcome.perWarning,
     decidedFor: outcome.day.toISOString().slice(0, 10),
   };

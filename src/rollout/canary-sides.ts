@@ -1,3 +1,4 @@
+import { breakDownEffect, EffectBreakdown, ValueCounts } from '../statistics/effect-breakdown';
 import type { DailyVersionCount, Proportion } from '../statistics/effect-statistics';
 
 // The two sides a canary is judged on: calls that reported the canary version and calls that reported the previous
@@ -27,4 +28,19 @@ export function sumCanarySides(
     canary: { calls: total(counts.calls, canary.canaryVersion), mistakes: total(counts.mistakes, canary.canaryVersion) },
     previous: { calls: total(counts.calls, canary.previousVersion), mistakes: total(counts.mistakes, canary.previousVersion) },
   };
+}
+
+/**
+ * The canary version against the previous one per model and per framework, on the days and versions the decision
+ * counts; null without counts.
+ */
+export function breakDownCanary(
+  canary: { canaryVersion: number; previousVersion: number; startedAt: Date },
+  counts: readonly ValueCounts[] | null,
+): EffectBreakdown | null {
+  if (!counts) return null;
+  return breakDownEffect(counts, (value) => {
+    const sides = sumCanarySides(value, canary);
+    return { withWarning: sides.canary, withoutWarning: sides.previous };
+  });
 }

@@ -1,4 +1,5 @@
 import { partialBodyOf } from '../infra/http/openapi/partial-body';
+import { EFFECT_BREAKDOWN_SCHEMA } from '../statistics/effect-breakdown.schemas';
 import { DATE_TIME, NULLABLE_DATE_TIME, pageOf } from '../infra/http/openapi/response.schemas';
 
 // Request and response schemas of the rollout routes: the policy schema describes what both policy routes answer, its
@@ -104,6 +105,7 @@ export const CANARY_DECISION = {
     relativeChange: { type: 'number', nullable: true, description: '(canary rate - previous rate) / previous rate' },
     pValue: { type: 'number', nullable: true },
     verdict: { enum: ['helped', 'no_effect', 'worse', 'not_enough_data'] },
+    breakdown: EFFECT_BREAKDOWN_SCHEMA,
     design: { enum: ['alternating', 'split'] },
     look: {
       type: 'integer',
@@ -112,7 +114,9 @@ export const CANARY_DECISION = {
     },
     warnings: {
       type: 'array',
-      description: 'each warning the canary tested, judged on its own mistake by the sequential rule (docs/rollout.md)',
+      description:
+        'each warning the canary tested, judged on its own mistake by the sequential rule (docs/rollout.md), with its breakdown ' +
+        'by model and framework',
       items: { type: 'object' },
     },
     decidedFor: {
