@@ -7,10 +7,7 @@ import { canaryView, recommendationView } from './mcp-views';
 
 const WRITE_KEY_NOTE = ' Needs an API key with scope write; a read key gets a tool error and nothing changes.';
 
-/**
- * The tools that change something, each the service method behind the REST route of the same action. A new action
- * (say, approving a recommendation) is one more entry here.
- */
+/** The tools that change something, each the service method behind the REST route of the same action. */
 @Injectable()
 export class McpWriteTools {
   constructor(
@@ -31,6 +28,18 @@ export class McpWriteTools {
         inputSchema: ID_INPUT('recommendation'),
         outputSchema: RECOMMENDATION_CHANGE_OUTPUT,
         run: async (caller, { id }) => ({ recommendation: recommendationView(await this.recommendations.apply(caller.projectId, id)) }),
+      },
+      {
+        name: 'approve_recommendation',
+        access: 'write',
+        description:
+          'Approves a recommendation that waits for review (the project is in review mode: docs/review-mode.md): it then goes ' +
+          'the normal way at once, as a canary when the rollout policy says so, else applied. Approving one twice answers the ' +
+          'same; one that does not wait for an approval is refused (not_awaiting_approval) with what it waits for.' +
+          WRITE_KEY_NOTE,
+        inputSchema: ID_INPUT('recommendation'),
+        outputSchema: RECOMMENDATION_CHANGE_OUTPUT,
+        run: async (caller, { id }) => ({ recommendation: recommendationView(await this.recommendations.approve(caller.projectId, id)) }),
       },
       {
         name: 'dismiss_recommendation',

@@ -129,6 +129,7 @@ describe('MCP server at /mcp', () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([
       'apply_recommendation',
+      'approve_recommendation',
       'dismiss_recommendation',
       'failing_tools',
       'promote_canary',
@@ -140,7 +141,7 @@ describe('MCP server at /mcp', () => {
     for (const tool of tools) {
       expect({ name: tool.name, described: (tool.description ?? '').length > 80 }).toEqual({ name: tool.name, described: true });
       expect(tool.outputSchema).toMatchObject({ type: 'object' });
-      expect(tool.annotations?.readOnlyHint).toBe(!/^(apply|dismiss|promote|stop)_/.test(tool.name));
+      expect(tool.annotations?.readOnlyHint).toBe(!/^(apply|approve|dismiss|promote|stop)_/.test(tool.name));
     }
     const { resources } = await client.listResources();
     const taxonomy = resources.find((resource) => resource.uri === 'toolcoach://docs/categorization.md')!;
@@ -201,6 +202,32 @@ describe('MCP server at /mcp', () => {
     expect(details.versions.map((v: Answer) => v.version)).toEqual([2, 1]);
     expect(details.versions[1]).toMatchObject({ calls: 60, errors: 20 });
     expect(details.warnings[0]).toMatchObject({ status: 'active', text: recommendation.text });
+  });
+
+  it('approves with a write key only what waits for review, and the approved one goes the way the nightly takes', async () => {
+    const writer = await connect(t.apiKey);
+    const waiting = async () =>
+      (await t.request('GET', `/v1/recommendations?tool=${TOOL}&status=proposed&limit=200`)).body.items as Answer[];
+    const [notWaiting] = (await waiting()).filter((item) => !item.evidence.proposalOnly);
+    expect(notWaiting).toBeDefined();
+    expect(errorText(await call(writer, 'approve_recommendation', { id: notWaiting.id }))).toMatch(/not_awaiting_approval/);
+
+    // auto-apply in review mode, with thresholds every learned warning of the seeded day passes: what the nightly would
+    // apply waits
+    expect(
+      (await t.request('PUT', '/v1/policy', { body: { autoApply: true, reviewMode: true, minOccurrences: 1, minShare: 0 } })).status,
+    ).toBe(200);
+    const proposed = await waiting();
+    const held = proposed.find((item) => item.waitingFor?.reason === 'awaiting_approval');
+    expect({ held: held !== undefined, waitingFor: proposed.map((item) => item.waitingFor?.reason) }).toMatchObject({ held: true });
+    const reader = await connect(readKey);
+    expect(errorText(await call(reader, 'approve_recommendation', { id: held!.id }))).toMatch(/read-only \(scope read\)/);
+    const approved = answerOf(await call(writer, 'approve_recommendation', { id: held!.id }));
+    // approved: it goes the way the nightly would take it (applied, a canary, or after the warning it restates)
+    expect(approved.recommendation.id).toBe(held!.id);
+    expect(approved.recommendation.waitingFor?.reason).not.toBe('awaiting_approval');
+    const rest = (await t.request('GET', `/v1/recommendations?tool=${TOOL}&limit=200`)).body.items as Answer[];
+    expect(rest.find((item) => item.id === held!.id)?.approvedAt).toEqual(expect.any(String));
   });
 
   it("shows another project's key none of it: no failing tool, no recommendation, no tool, and no apply", async () => {
