@@ -18,6 +18,8 @@ import { compileUserSchema, SCHEMA_COMPILE_BUDGET_MS, SCHEMA_COMPILE_STARVED_RET
  * MAX_REPORTED_SCHEMA_ERRORS are kept.
  */
 export const ARGUMENT_VALIDATION_BUDGET_MS = 25;
+/** Attempts cut off after less than half the budget in this thread's CPU time, run again (time-budget.ts). */
+const STARVED_VALIDATION_RETRIES = 2;
 export const EXPENSIVE_SCHEMA_COOLDOWN_MS = 60_000;
 export const MAX_REPORTED_SCHEMA_ERRORS = 100;
 // Work (schema weight at one place x size of the arguments) small enough to run without the watchdog, which costs
@@ -196,7 +198,9 @@ function validateWithin(
       const errors = run();
       return checked(errors, performance.now() - startedAt);
     }
-    const budgeted = runWithinBudget(run, budgetMs);
+    // a cut-off puts the schema in its cool-down, every call of the tool then read by its message alone: an attempt
+    // starved by a busy machine (not expensive) runs again, as the schema compile's do
+    const budgeted = runWithinBudget(run, budgetMs, { starvedRetries: STARVED_VALIDATION_RETRIES });
     if (!budgeted.timedOut) return checked(budgeted.value, budgeted.elapsedMs);
     discardInterruptedPattern();
     return { status: 'too_expensive' };

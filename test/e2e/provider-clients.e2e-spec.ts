@@ -21,6 +21,9 @@ import { eventually, startTestApp, TestApp } from '../support/test-app';
 // is stored once with its category, the tools are registered, and after the nightly the warning it applied is in the
 // `tools` of the next conversation's request as the stand-in received it.
 
+// each test runs Python or Node examples in processes of their own: on a busy 2-core box, importing the provider
+// clients alone takes seconds
+jest.setTimeout(120_000);
 const CONVERSATIONS = 6;
 const REPO_DIR = join(__dirname, '..', '..');
 const SDK_PYTHON_DIR = join(REPO_DIR, 'sdk-python');

@@ -8,6 +8,8 @@ import type { RecommendationDraft } from '../../src/analytics/recommendation-dra
 import { RecommendationRepository, StoredRecommendation } from '../../src/analytics/recommendation.repository';
 import { RepeatedCallsService } from '../../src/analytics/repeated-calls.service';
 import { SessionRollupRepository } from '../../src/analytics/session-rollup.repository';
+import { ToolConfusionRepository } from '../../src/analytics/tool-confusion.repository';
+import { BreakdownRepository } from '../../src/analytics/breakdown.repository';
 import { WarningCostService, warningTokens } from '../../src/analytics/warning-cost.service';
 import { aggregateBatch } from '../../src/categorize/batch-aggregates';
 import { CategorizeRepository } from '../../src/categorize/categorize.repository';
@@ -70,6 +72,8 @@ describe('description cost and repeated calls', () => {
       RecommendationRepository,
       RecommendationApplier,
       SessionRollupRepository,
+      ToolConfusionRepository,
+      BreakdownRepository,
       RepeatedCallsService,
       EffectMeasurementService,
       WarningCostService,

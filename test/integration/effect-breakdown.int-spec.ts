@@ -5,6 +5,8 @@ import { DailyStatsRepository } from '../../src/analytics/daily-stats.repository
 import { EffectMeasurementService } from '../../src/analytics/effect-measurement.service';
 import { RecommendationDraft } from '../../src/analytics/recommendation-drafts';
 import { RecommendationRepository } from '../../src/analytics/recommendation.repository';
+import { SessionRollupRepository } from '../../src/analytics/session-rollup.repository';
+import { ToolConfusionRepository } from '../../src/analytics/tool-confusion.repository';
 import { aggregateBatch } from '../../src/categorize/batch-aggregates';
 import { CategorizeRepository } from '../../src/categorize/categorize.repository';
 import { toRow } from '../../src/categorize/categorize.service';
@@ -55,6 +57,8 @@ describe('effect breakdown by model and framework', () => {
       CategorizeRepository,
       DailyStatsRepository,
       BreakdownRepository,
+      SessionRollupRepository,
+      ToolConfusionRepository,
       RecommendationRepository,
       EffectMeasurementService,
       RegistryService,
