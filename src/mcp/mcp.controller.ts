@@ -27,7 +27,8 @@ export class McpController {
   @WithRouteFlags({ admitsReadOnlyKeys: true })
   async post(@Req() request: AuthenticatedRequest, @Res() reply: FastifyReply): Promise<void> {
     const { projectId, scope } = request.project;
-    // the SDK writes the answer on the raw response itself
+    // the SDK writes the answer on the raw response itself, past Fastify's hooks: the key's answer is private here
+    reply.raw.setHeader('cache-control', 'private, no-store');
     reply.hijack();
     await this.mcp.handle({ projectId, scope }, request.raw, reply.raw, request.body);
   }

@@ -155,27 +155,51 @@ describe('hasUndeclaredArguments', () => {
     expect(check({ a: 'b' }, unusable)).toMatchObject({ valid: true, checked: false, reason: expect.stringMatching(/^schema unusable/) });
   });
 
-  it('validates once for the errors and the diagnosis, and gives the suggestion only what is left of the budget', () => {
-    const budgets: Array<number | undefined> = [];
-    // the call's clock, so that the first check takes exactly 15 of the call's 25 ms however busy the machine is
-    let clockMs = 1_000;
-    const clock = jest.spyOn(performance, 'now').mockImplementation(() => clockMs);
-    const counting: ArgumentSchema = {
-      json: primeFactors.json,
-      validate: (args, budgetMs) => {
-        budgets.push(budgetMs);
-        const check = primeFactors.validate(args, budgetMs);
-        if (budgets.length === 1) clockMs += 15;
-        return check;
-      },
-    };
+  /** The call's clocks, wall and CPU, moved by hand: the steps take exactly what a test says however busy the machine. */
+  function withClocks<T>(run: (advance: (wallMs: number, cpuMs: number) => void) => T): T {
+    let wallMs = 1_000;
+    let cpuUs = 5_000_000;
+    const wall = jest.spyOn(performance, 'now').mockImplementation(() => wallMs);
+    const cpu = jest
+      .spyOn(process, 'cpuUsage')
+      .mockImplementation((previous?: NodeJS.CpuUsage) =>
+        previous ? { user: cpuUs - previous.user - previous.system, system: 0 } : { user: cpuUs, system: 0 },
+      );
     try {
-      expect(check({ numbers: [12] }, counting).suggestion).toEqual({ number: 12 });
+      return run((byWallMs, byCpuMs) => {
+        wallMs += byWallMs;
+        cpuUs += byCpuMs * 1000;
+      });
     } finally {
-      clock.mockRestore();
+      wall.mockRestore();
+      cpu.mockRestore();
     }
-    expect(budgets).toEqual([undefined, 10]);
-  });
+  }
+
+  it.each([
+    ['spent 15 ms computing', 15, 15, 10],
+    // 40 ms of wall time with 2 ms of CPU: a busy machine starved the call, which has spent 2 ms of its own
+    ['was starved for 40 ms while it spent 2 ms of CPU', 40, 2, 23],
+  ])(
+    'validates once for the errors and the diagnosis, and gives the suggestion what is left of the budget when the first check %s',
+    (_, wallMs, cpuMs, leftMs) => {
+      const budgets: Array<number | undefined> = [];
+      const suggestion = withClocks((advance) => {
+        const counting: ArgumentSchema = {
+          json: primeFactors.json,
+          validate: (args, budgetMs) => {
+            budgets.push(budgetMs);
+            const check = primeFactors.validate(args, budgetMs);
+            if (budgets.length === 1) advance(wallMs, cpuMs);
+            return check;
+          },
+        };
+        return check({ numbers: [12] }, counting).suggestion;
+      });
+      expect(suggestion).toEqual({ number: 12 });
+      expect(budgets).toEqual([undefined, leftMs]);
+    },
+  );
 
   it('pauses after the schema check and between names looked up, counting only its own time against the budget', () => {
     let clockMs = 1_000;

@@ -108,18 +108,33 @@ export function* checkArgumentsInSteps(input: ArgumentCheckInput): Generator<voi
   return { valid: false, errors: [...schemaErrors, ...learned], suggestion: kept, checked, reason, ...incomplete };
 }
 
-/** The call's budget, ARGUMENT_VALIDATION_BUDGET_MS of its own work: a pause (other work running) moves the deadline. */
+/**
+ * The call's budget, ARGUMENT_VALIDATION_BUDGET_MS of its own work: a pause (other work running) moves the deadline.
+ * Its own work is its wall time, unless the process spent less than half the budget in CPU meanwhile: then a machine
+ * too busy to run it starved the call (as time-budget.ts's starved attempts), and what it spent is its CPU time, so a
+ * busy host does not take every suggestion away.
+ */
 class CallBudget {
-  private deadlineMs = performance.now() + ARGUMENT_VALIDATION_BUDGET_MS;
+  private readonly startedAtMs = performance.now();
+  private readonly cpuAtStart = process.cpuUsage();
+  private pausedMs = 0;
+  private pausedCpuUs = 0;
 
   remainingMs(): number {
-    return this.deadlineMs - performance.now();
+    const wallMs = performance.now() - this.startedAtMs - this.pausedMs;
+    const { user, system } = process.cpuUsage(this.cpuAtStart);
+    const cpuMs = (user + system - this.pausedCpuUs) / 1000;
+    const spentMs = cpuMs < ARGUMENT_VALIDATION_BUDGET_MS / 2 ? Math.min(wallMs, cpuMs) : wallMs;
+    return ARGUMENT_VALIDATION_BUDGET_MS - spentMs;
   }
 
   *pause(): Generator<void, void, void> {
     const pausedAt = performance.now();
+    const cpuAtPause = process.cpuUsage();
     yield;
-    this.deadlineMs += performance.now() - pausedAt;
+    this.pausedMs += performance.now() - pausedAt;
+    const { user, system } = process.cpuUsage(cpuAtPause);
+    this.pausedCpuUs += user + system;
   }
 }
 
