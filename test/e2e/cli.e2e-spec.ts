@@ -26,6 +26,9 @@ function parseTable(stdout: string): Record<string, string>[] {
   return rows.map((row) => Object.fromEntries(header.map((title, i) => [title, row[i] ?? ''])));
 }
 
+// every step runs the CLI in a process of its own (Node, Nest's context, Prisma): seconds each on a busy 2-core box
+jest.setTimeout(120_000);
+
 describe('CLI: projects and keys', () => {
   let t: TestApp;
   beforeAll(async () => {
