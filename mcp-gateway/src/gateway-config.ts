@@ -64,7 +64,8 @@ options: --url <toolcoach url>        where toolcoach listens (default http://lo
          -h, --help                   this text
 environment: TOOLCOACH_URL, TOOLCOACH_API_KEY, TOOLCOACH_AGENT, TOOLCOACH_POLL_INTERVAL_MS, TOOLCOACH_CHECK_ARGUMENTS=1,
              TOOLCOACH_CACHE_DIR, TOOLCOACH_UPSTREAMS=<file.json>, TOOLCOACH_PREFIX_NAMES=1, TOOLCOACH_UPSTREAM_ENV=NAME,NAME,
-             PORT (as --port); a flag wins over its variable
+             TOOLCOACH_STARTUP_TIMEOUT_MS (how long registering waits, default 2000), PORT (as --port); a flag wins
+             over its variable
 upstreams file: {"mcpServers": {"<name>": {"command": "...", "args": [...], "env": {...}} | {"url": "http://..."}, ...}}
 upstream environment: a command upstream gets HOME, LOGNAME, PATH, SHELL, TERM and USER, plus the variables named by
   --env / TOOLCOACH_UPSTREAM_ENV (a bare NAME passes the gateway's value) and its "env" in the upstreams file; nothing

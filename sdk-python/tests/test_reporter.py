@@ -10,7 +10,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.dirname(__file__))
 
 from fake_api import FakeApi  # noqa: E402
-from toolcoach.reporter import Reporter, parse_retry_after  # noqa: E402
+from toolcoach.reporter import Reporter, configured_startup_timeout_s, parse_retry_after  # noqa: E402
 
 SDK_ROOT = os.path.join(os.path.dirname(__file__), "..")
 
@@ -197,6 +197,29 @@ class ReporterTest(unittest.TestCase):
         completed = subprocess.run([sys.executable, "-c", script], timeout=20, capture_output=True, text=True)
         self.assertEqual(completed.returncode, 0, completed.stderr)
         self.assertEqual([e["result"] for e in self.api.events()], [0, 1, 2])
+
+
+class StartupTimeoutTest(unittest.TestCase):
+    def setUp(self):
+        self.saved = os.environ.pop("TOOLCOACH_STARTUP_TIMEOUT_MS", None)
+
+    def tearDown(self):
+        os.environ.pop("TOOLCOACH_STARTUP_TIMEOUT_MS", None)
+        if self.saved is not None:
+            os.environ["TOOLCOACH_STARTUP_TIMEOUT_MS"] = self.saved
+
+    def test_the_argument_then_the_variable_then_two_seconds(self):
+        self.assertEqual(configured_startup_timeout_s(), 2.0)
+        os.environ["TOOLCOACH_STARTUP_TIMEOUT_MS"] = " 9000 "
+        self.assertEqual(configured_startup_timeout_s(), 9.0)
+        self.assertEqual(configured_startup_timeout_s(0.5), 0.5)
+
+    def test_a_variable_that_is_not_whole_milliseconds_is_ignored_with_a_warning(self):
+        for text in ("0", "-5", "1.5", "soon", "600001", "99999999999"):
+            os.environ["TOOLCOACH_STARTUP_TIMEOUT_MS"] = text
+            with self.assertLogs("toolcoach", level="WARNING") as logs:
+                self.assertEqual(configured_startup_timeout_s(), 2.0)
+            self.assertIn("TOOLCOACH_STARTUP_TIMEOUT_MS", logs.output[0])
 
 
 if __name__ == "__main__":

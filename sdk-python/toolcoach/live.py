@@ -18,7 +18,7 @@ from .guard import MODES, ArgumentGuard
 from .guarded_tool import guard_key, guard_langchain_tool, set_guard
 from .langchain import DESCRIPTION_VERSION_KEY, record_handled_errors, remember_served_version
 from .refresh import DEFAULT_REFRESH_INTERVAL_S, refresher
-from .reporter import configured_api_key, configured_base_url
+from .reporter import configured_api_key, configured_base_url, configured_startup_timeout_s
 
 logger = logging.getLogger("toolcoach")
 
@@ -39,7 +39,7 @@ def fetch_descriptions(
     *,
     base_url: Optional[str] = None,
     api_key: Optional[str] = None,
-    timeout_s: float = 2.0,
+    timeout_s: Optional[float] = None,
     session: Optional[str] = None,
     agent: Optional[str] = None,
 ) -> Optional[Dict[str, Dict[str, Any]]]:
@@ -47,6 +47,7 @@ def fetch_descriptions(
     cannot be read, so callers keep what they have. ``session`` / ``agent``: the sticky id of guarded rollout, as in
     ``load_tools``."""
     base, key = configured_base_url(base_url), configured_api_key(api_key)
+    timeout_s = configured_startup_timeout_s(timeout_s)
     try:
         return _read_tools(base, key, time.monotonic() + timeout_s, sticky_headers(session, agent))
     except Exception as error:  # unreachable, timed out, refused key, odd answer: the agent starts anyway
@@ -59,7 +60,7 @@ def load_tools(
     *,
     base_url: Optional[str] = None,
     api_key: Optional[str] = None,
-    timeout_s: float = 2.0,
+    timeout_s: Optional[float] = None,
     session: Optional[str] = None,
     agent: Optional[str] = None,
     guard: Union[bool, str] = False,
@@ -85,8 +86,9 @@ def load_tools(
     time: ``session`` is sent as ``X-Toolcoach-Session``; without it ``agent`` as ``X-Toolcoach-Agent``; with neither,
     the tools get the version everyone had before the canary.
 
-    Fallback: when registration or reading fails within ``timeout_s`` in all (toolcoach down, slow, key refused, a
-    schema refused), a warning is logged once and every tool keeps its own description.
+    Fallback: when registration or reading fails within ``timeout_s`` in all (default ``TOOLCOACH_STARTUP_TIMEOUT_MS``,
+    else 2 seconds; toolcoach down, slow, key refused, a schema refused), a warning is logged once and every tool keeps
+    its own description.
 
     Live refresh: every ``refresh_interval_s`` (default 60; 0 or None: never) the tools ask the registry again, with
     the ETag of its last answer (``If-None-Match``), and a new version (a warning promoted, the turn of a canary that
@@ -106,6 +108,7 @@ def load_tools(
     """
     tool_list = list(tools)
     base, key = configured_base_url(base_url), configured_api_key(api_key)
+    timeout_s = configured_startup_timeout_s(timeout_s)
     try:
         for tool in tool_list:
             record_handled_errors(tool)

@@ -51,6 +51,24 @@ def configured_api_key(api_key: Optional[str] = None) -> str:
     return api_key or os.environ.get(API_KEY_VARIABLE, "")
 
 
+STARTUP_TIMEOUT_VARIABLE = "TOOLCOACH_STARTUP_TIMEOUT_MS"
+DEFAULT_STARTUP_TIMEOUT_S = 2.0
+
+
+def configured_startup_timeout_s(timeout_s: Optional[float] = None) -> float:
+    """``timeout_s``, else ``TOOLCOACH_STARTUP_TIMEOUT_MS`` (whole milliseconds, 1 to 600000; anything else is ignored
+    with a warning), else 2 seconds: how long start-up calls wait for the server before falling back."""
+    if timeout_s is not None:
+        return timeout_s
+    text = os.environ.get(STARTUP_TIMEOUT_VARIABLE, "").strip()
+    if not text:
+        return DEFAULT_STARTUP_TIMEOUT_S
+    if text.isdigit() and len(text) <= 7 and 1 <= int(text) <= 600_000:
+        return int(text) / 1000.0
+    logger.warning("toolcoach: %s=%r is not a whole number of milliseconds from 1 to 600000; using 2000", STARTUP_TIMEOUT_VARIABLE, text[:40])
+    return DEFAULT_STARTUP_TIMEOUT_S
+
+
 class Reporter:
     """Buffers events and sends them in batches from a background thread. Thread-safe; never raises."""
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GuardOutcome, ToolcoachOptions } from './toolcoach';
-import { resolveConnection } from './connection-settings';
+import { resolveConnection, resolveStartupTimeout } from './connection-settings';
 import { defaultCacheDir } from './description-cache';
 import { OnceLogger } from './logger';
 import { isSecretKeyByDefault } from './redaction';
@@ -62,7 +62,9 @@ export class ClientCore {
       );
     }
     this.fetch = options.fetch ?? globalThis.fetch;
-    this.startupTimeoutMs = options.startupTimeoutMs ?? 2000;
+    const startupTimeout = resolveStartupTimeout(options.startupTimeoutMs);
+    if (startupTimeout.problem) this.log.warn('startup-timeout', startupTimeout.problem);
+    this.startupTimeoutMs = startupTimeout.timeoutMs;
     this.cacheDir = options.cacheDir === undefined ? defaultCacheDir() : options.cacheDir;
     this.refreshIntervalMs =
       options.refreshIntervalMs === false ? 0 : Math.max(0, options.refreshIntervalMs ?? DEFAULT_REFRESH_INTERVAL_MS);

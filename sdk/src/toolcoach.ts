@@ -40,7 +40,10 @@ export interface ToolcoachOptions extends Pick<
    * token, secret, API key or authorization. `false` turns redaction off.
    */
   redact?: SecretKeyMatcher | false;
-  /** How long `loadTools` and `validate` wait for the server before falling back. Default 2000 ms. */
+  /**
+   * How long `loadTools` and `validate` wait for the server before falling back. Default: TOOLCOACH_STARTUP_TIMEOUT_MS,
+   * else 2000 ms.
+   */
   startupTimeoutMs?: number;
   /**
    * Where `loadTools` keeps the last descriptions it got, for starts while the server is down, one file per side

@@ -1,5 +1,5 @@
 import { Toolcoach } from '../src';
-import { DEFAULT_BASE_URL, resolveConnection } from '../src/connection-settings';
+import { DEFAULT_BASE_URL, DEFAULT_STARTUP_TIMEOUT_MS, resolveConnection, resolveStartupTimeout } from '../src/connection-settings';
 import { ScriptedServer } from './scripted-server';
 
 describe('resolveConnection', () => {
@@ -22,6 +22,22 @@ describe('resolveConnection', () => {
     ['the local server when nothing is said', {}, {}, [DEFAULT_BASE_URL, undefined]],
   ])('%s', (_name, options, env, [baseUrl, apiKey]) => {
     expect(resolveConnection(options, env)).toEqual({ baseUrl, apiKey });
+  });
+});
+
+describe('resolveStartupTimeout', () => {
+  it.each([
+    ['the option wins over the environment', 500, { TOOLCOACH_STARTUP_TIMEOUT_MS: '9000' }, 500],
+    ['TOOLCOACH_STARTUP_TIMEOUT_MS when the code says nothing', undefined, { TOOLCOACH_STARTUP_TIMEOUT_MS: ' 9000 ' }, 9000],
+    ['2000 ms when nothing is said', undefined, {}, DEFAULT_STARTUP_TIMEOUT_MS],
+  ])('%s', (_name, option, env, timeoutMs) => {
+    expect(resolveStartupTimeout(option, env)).toEqual({ timeoutMs });
+  });
+
+  it.each(['0', '-5', '1.5', 'soon', '600001', '99999999999'])('ignores TOOLCOACH_STARTUP_TIMEOUT_MS=%j and says why', (text) => {
+    const resolved = resolveStartupTimeout(undefined, { TOOLCOACH_STARTUP_TIMEOUT_MS: text });
+    expect(resolved.timeoutMs).toBe(DEFAULT_STARTUP_TIMEOUT_MS);
+    expect(resolved.problem).toContain('TOOLCOACH_STARTUP_TIMEOUT_MS');
   });
 });
 

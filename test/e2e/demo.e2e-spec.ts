@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startTestApp, TestApp } from '../support/test-app';
+import { TEST_STARTUP_TIMEOUT_ENV } from '../support/startup-timeout';
 
 // `npm run demo` as a person runs it (node scripts/demo.js, the built SDK, real LangChain.js), against the real backend
 // on an empty project, so the demo's promise (both phases and a measured effect) is checked and never silently rots.
@@ -19,7 +20,7 @@ afterAll(async () => {
 });
 
 function runDemo() {
-  const env = { ...process.env, TOOLCOACH_URL: app.baseUrl, TOOLCOACH_API_KEY: app.apiKey };
+  const env = { ...process.env, TOOLCOACH_URL: app.baseUrl, TOOLCOACH_API_KEY: app.apiKey, ...TEST_STARTUP_TIMEOUT_ENV };
   return run(process.execPath, [DEMO], { env, timeout: 150_000 });
 }
 

@@ -11,6 +11,7 @@ import { ScriptedCall, scriptedModel } from '../../sdk/test/scripted-language-mo
 import { ScriptedLlamaIndexLLM } from '../../sdk/test/scripted-llamaindex-llm';
 import { awayFromDayChange, runNightly } from '../support/job-runs';
 import { eventually, startTestApp, TestApp, untilWorkerIdle } from '../support/test-app';
+import { TEST_STARTUP_TIMEOUT_ENV } from '../support/startup-timeout';
 
 // Issue 36: Mastra and LlamaIndex.TS agents (the real packages, scripted models) run the documented examples
 // (examples/mastra/agent.ts, examples/llamaindex/agent.ts) against the app on its default configuration: every tool
@@ -104,7 +105,7 @@ const FRAMEWORKS: Framework[] = [
  * against this test: that conversation runs in a process of its own (sdk/test/llamaindex-unknown-tool.js).
  */
 async function runUnknownToolConversation(project: Project): Promise<void> {
-  const env = { ...process.env, TOOLCOACH_URL: t.baseUrl, TOOLCOACH_API_KEY: project.apiKey };
+  const env = { ...process.env, TOOLCOACH_URL: t.baseUrl, TOOLCOACH_API_KEY: project.apiKey, ...TEST_STARTUP_TIMEOUT_ENV };
   const script = join(__dirname, '..', '..', 'sdk', 'test', 'llamaindex-unknown-tool.js');
   const { stdout } = await run(process.execPath, [script], { env });
   expect(JSON.parse(stdout)).toMatchObject({ rejection: 'Error: Tools not found: factorial_of', isSettled: false });

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
+import { TEST_STARTUP_TIMEOUT_ENV } from '../support/startup-timeout';
 
 // The MCP gateway (mcp-gateway/, built by `npm run pretest`) combining two upstreams for one stdio client: our math
 // server over stdio and a second one over Streamable HTTP, with and without name prefixing.
@@ -49,6 +50,7 @@ async function connectCombined(apiKey: string, extraArgs: string[]) {
       ...(process.env as Record<string, string>),
       TOOLCOACH_URL: t.baseUrl,
       TOOLCOACH_API_KEY: apiKey,
+      ...TEST_STARTUP_TIMEOUT_ENV,
       TOOLCOACH_POLL_INTERVAL_MS: '200',
       TOOLCOACH_CACHE_DIR: 'none',
     },

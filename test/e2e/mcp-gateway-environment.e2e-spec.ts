@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
+import { TEST_STARTUP_TIMEOUT_ENV } from '../support/startup-timeout';
 
 // A real third-party MCP server whose `get-env` tool answers its whole environment
 // (@modelcontextprotocol/server-everything) behind the gateway (mcp-gateway/, built by `npm run pretest`): the
@@ -32,6 +33,7 @@ function gatewayEnv(apiKey: string, extra: Record<string, string> = {}): Record<
     ...(process.env as Record<string, string>),
     TOOLCOACH_URL: t.baseUrl,
     TOOLCOACH_API_KEY: apiKey,
+    ...TEST_STARTUP_TIMEOUT_ENV,
     TOOLCOACH_AGENT: 'env-e2e',
     TOOLCOACH_CACHE_DIR: 'none',
     TOOLCOACH_POLL_INTERVAL_MS: '60000',

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { awayFromDayChange, runNightly } from '../support/job-runs';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
+import { TEST_STARTUP_TIMEOUT_ENV } from '../support/startup-timeout';
 
 // The MCP gateway (mcp-gateway/, built by `npm run pretest`) between the official SDK's Client and a real upstream
 // MCP server (test/support/mcp-math-server.js), over stdio and over Streamable HTTP, against the real backend.
@@ -50,6 +51,7 @@ function gatewayEnv(settings: GatewaySettings): Record<string, string> {
     ...(process.env as Record<string, string>),
     TOOLCOACH_URL: settings.url,
     TOOLCOACH_API_KEY: settings.apiKey,
+    ...TEST_STARTUP_TIMEOUT_ENV,
     TOOLCOACH_AGENT: 'mcp-e2e',
     TOOLCOACH_POLL_INTERVAL_MS: '200',
     TOOLCOACH_CACHE_DIR: settings.cacheDir ?? 'none',
@@ -472,6 +474,7 @@ describe('the client configuration of docs/integrations/mcp.md (examples/mcp/cli
         ...math.env,
         TOOLCOACH_URL: t.baseUrl,
         TOOLCOACH_API_KEY: project.apiKey,
+        ...TEST_STARTUP_TIMEOUT_ENV,
         TOOLCOACH_CACHE_DIR: 'none',
       },
       stderr: 'pipe',

@@ -14,6 +14,7 @@ import { awayFromDayChange, runNightly } from '../support/job-runs';
 import { PROVIDER_CLIENT_PROBE, PYTHON_TEST_PACKAGES, PYTHON_TEST_VENV, pythonVenv } from '../support/python-venv';
 import { reportSkip } from '../support/skip-report';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
+import { TEST_STARTUP_TIMEOUT_ENV } from '../support/startup-timeout';
 
 // Issue 36: the OpenAI and Anthropic clients themselves. The documented examples (examples/providers/, TypeScript and Python, shown in
 // docs/integrations/openai-anthropic.md) run their agent loops with the real `openai` and `@anthropic-ai/sdk` clients
@@ -201,6 +202,7 @@ describe.each(PROVIDERS)('the $name example against the running app', (provider)
     example.start({
       TOOLCOACH_URL: t.baseUrl,
       TOOLCOACH_API_KEY: apiKey,
+      ...TEST_STARTUP_TIMEOUT_ENV,
       OPENAI_API_KEY: 'sk-stand-in',
       OPENAI_BASE_URL: standIn.openaiBaseUrl,
       ANTHROPIC_API_KEY: 'sk-ant-stand-in',

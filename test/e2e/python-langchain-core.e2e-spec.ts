@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { LANGCHAIN_CORE_PROBE, PYTHON_TEST_PACKAGES, PYTHON_TEST_VENV, pythonVenv } from '../support/python-venv';
 import { reportSkip } from '../support/skip-report';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
+import { TEST_STARTUP_TIMEOUT_ENV } from '../support/startup-timeout';
 
 const SDK_DIR = join(__dirname, '..', '..', 'sdk-python');
 const PYTHON_EXAMPLE = join(__dirname, '..', '..', 'examples', 'langchain-python', 'agent.py');
@@ -32,7 +33,7 @@ describeWithVenv('Python SDK with real langchain_core 1.6.5 against the running 
     run = await runPython(
       (venv as { python: string }).python,
       ['-m', 'unittest', '-v', 'tests.test_langchain_core', 'tests.test_langchain.HandlerTest', 'tests.test_guard'],
-      { TOOLCOACH_URL: t.baseUrl, TOOLCOACH_API_KEY: t.apiKey, PYTHONDONTWRITEBYTECODE: '1' },
+      { TOOLCOACH_URL: t.baseUrl, TOOLCOACH_API_KEY: t.apiKey, PYTHONDONTWRITEBYTECODE: '1', ...TEST_STARTUP_TIMEOUT_ENV },
     );
   }, 240_000);
   afterAll(() => t?.close());
@@ -141,6 +142,7 @@ describeWithVenv('Python SDK with real langchain_core 1.6.5 against the running 
     const example = await runPython((venv as { python: string }).python, [PYTHON_EXAMPLE], {
       TOOLCOACH_URL: t.baseUrl,
       TOOLCOACH_API_KEY: project.apiKey,
+      ...TEST_STARTUP_TIMEOUT_ENV,
       PYTHONPATH: SDK_DIR, // the package as the checkout holds it; an agent's project installs it
       PYTHONDONTWRITEBYTECODE: '1',
     });

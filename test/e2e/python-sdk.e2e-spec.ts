@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { reportSkip } from '../support/skip-report';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
+import { TEST_STARTUP_TIMEOUT_ENV } from '../support/startup-timeout';
 
 const SDK_DIR = join(__dirname, '..', '..', 'sdk-python');
 const hasPython = spawnSync('python3', ['--version']).status === 0;
@@ -27,6 +28,7 @@ describeWithPython('Python SDK (sdk-python) against the running app', () => {
     run = await runPython(['-m', 'unittest', 'discover', '-s', 'tests', '-v'], {
       TOOLCOACH_URL: t.baseUrl,
       TOOLCOACH_API_KEY: t.apiKey,
+      ...TEST_STARTUP_TIMEOUT_ENV,
       PYTHONDONTWRITEBYTECODE: '1',
     });
   }, 120_000);
