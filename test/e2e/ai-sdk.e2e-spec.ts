@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { runAgent } from '../../examples/ai-sdk/agent';
 import { ScriptedStep, scriptedModel } from '../../sdk/test/scripted-ai-model';
-import { awayFromDayChange, runNightly } from '../support/job-runs';
+import { beforeAllAwayFromDayChange, runNightly } from '../support/job-runs';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
 
 // Issue 36: a real AI SDK (`ai` 6) ToolLoopAgent, scripted by the AI SDK's own MockLanguageModelV3, run through the
@@ -19,9 +19,8 @@ let app: TestApp;
 let home: string;
 const savedEnv = { HOME: process.env.HOME, TOOLCOACH_URL: process.env.TOOLCOACH_URL, TOOLCOACH_API_KEY: process.env.TOOLCOACH_API_KEY };
 
-beforeAll(async () => {
+beforeAllAwayFromDayChange(async () => {
   // every call is stamped at the real time and the nightly is for today: never start in a day's last two minutes
-  await awayFromDayChange();
   app = await startTestApp();
   // the example's client reads the server from the environment, and caches descriptions under ~/.cache
   home = mkdtempSync(join(tmpdir(), 'toolcoach-ai-sdk-e2e-'));

@@ -9,7 +9,7 @@ import { runAgent as runLlamaIndexAgent } from '../../examples/llamaindex/agent'
 import { runAgent as runMastraAgent } from '../../examples/mastra/agent';
 import { ScriptedCall, scriptedModel } from '../../sdk/test/scripted-language-model';
 import { ScriptedLlamaIndexLLM } from '../../sdk/test/scripted-llamaindex-llm';
-import { awayFromDayChange, runNightly } from '../support/job-runs';
+import { beforeAllAwayFromDayChange, runNightly } from '../support/job-runs';
 import { eventually, startTestApp, TestApp, untilWorkerIdle } from '../support/test-app';
 import { TEST_STARTUP_TIMEOUT_ENV } from '../support/startup-timeout';
 
@@ -58,9 +58,8 @@ interface Project {
 }
 
 let t: TestApp;
-beforeAll(async () => {
+beforeAllAwayFromDayChange(async () => {
   // the calls are stamped at the real time and the nightly runs for today: never start in a day's last two minutes
-  await awayFromDayChange();
   t = await startTestApp();
 });
 afterAll(async () => {

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { AddressInfo, connect as connectTcp, createServer as createTcpServer, Server as TcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { awayFromDayChange, runNightly } from '../support/job-runs';
+import { beforeAllAwayFromDayChange, runNightly } from '../support/job-runs';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
 import { TEST_STARTUP_TIMEOUT_ENV } from '../support/startup-timeout';
 
@@ -191,10 +191,9 @@ describe.each([
   let connection: Connection;
   const api = (method: string, path: string) => t.request(method, path, { key: project.apiKey });
 
-  beforeAll(async () => {
+  beforeAllAwayFromDayChange(async () => {
     // the calls are stamped by the gateway at the real time and both nightlies are for today: never start a mode in the
     // last two minutes of a UTC day (a mode takes about 15 s), nor in its first seconds
-    await awayFromDayChange();
     project = await t.createProject(`mcp-${_mode.replace(/\W/g, '')}-${Date.now()}`);
     // the project's policies as a new one has them: each learned warning starts as an alternating canary, which the
     // gateway (one side as a whole) is served between the first nightly and the next

@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runAgent } from '../../examples/openai-agents/agent';
-import { awayFromDayChange, runNightly } from '../support/job-runs';
+import { beforeAllAwayFromDayChange, runNightly } from '../support/job-runs';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
 
 // Issue 36: a real OpenAI Agents SDK (`@openai/agents` 0.20) agent, run through the documented example
@@ -34,9 +34,8 @@ const savedEnv = {
 const openAiRequests: string[] = [];
 const realFetch = globalThis.fetch;
 
-beforeAll(async () => {
+beforeAllAwayFromDayChange(async () => {
   // every call is stamped at the real time and the nightly is for today: never start in a day's last two minutes
-  await awayFromDayChange();
   app = await startTestApp();
   // the example's client reads the server from the environment, and caches descriptions under ~/.cache
   home = mkdtempSync(join(tmpdir(), 'toolcoach-openai-agents-e2e-'));

@@ -10,7 +10,7 @@ import {
   Reply,
   ScriptedCall,
 } from '../../sdk/test/provider-stand-in';
-import { awayFromDayChange, runNightly } from '../support/job-runs';
+import { beforeAllAwayFromDayChange, runNightly } from '../support/job-runs';
 import { PROVIDER_CLIENT_PROBE, PYTHON_TEST_PACKAGES, PYTHON_TEST_VENV, pythonVenv } from '../support/python-venv';
 import { reportSkip } from '../support/skip-report';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
@@ -180,9 +180,8 @@ const PROVIDERS = venv.ok ? [...TYPESCRIPT, ...PYTHON] : TYPESCRIPT;
 
 let t: TestApp;
 let standIn: ProviderStandIn;
-beforeAll(async () => {
+beforeAllAwayFromDayChange(async () => {
   // calls are stamped at the real time and the nightly runs for today
-  await awayFromDayChange();
   t = await startTestApp();
   standIn = await ProviderStandIn.start();
 });

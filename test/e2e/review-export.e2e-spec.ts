@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { awayFromDayChange, runNightly } from '../support/job-runs';
+import { beforeAllAwayFromDayChange, runNightly } from '../support/job-runs';
 import { sendEvents } from '../support/send-events';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -63,8 +63,7 @@ function applyPatch(document: Json, patch: Operation[]): Json {
 
 let t: TestApp;
 
-beforeAll(async () => {
-  await awayFromDayChange();
+beforeAllAwayFromDayChange(async () => {
   t = await startTestApp();
 });
 afterAll(async () => {

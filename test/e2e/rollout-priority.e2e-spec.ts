@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { awayFromDayChange, runNightly } from '../support/job-runs';
+import { beforeAllAwayFromDayChange, runNightly } from '../support/job-runs';
 import { sendEvents } from '../support/send-events';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -32,9 +32,8 @@ interface Canary {
 
 let t: TestApp;
 
-beforeAll(async () => {
+beforeAllAwayFromDayChange(async () => {
   // every call is stamped at the real time and every nightly is for today: never start in a day's last two minutes
-  await awayFromDayChange();
   t = await startTestApp();
 });
 afterAll(async () => {

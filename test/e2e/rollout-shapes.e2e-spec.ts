@@ -1,7 +1,7 @@
 import { Toolcoach } from '@toolcoach/sdk';
 import { ToolcoachCallbackHandler } from '@toolcoach/sdk/langchain';
 import { createAgent } from 'langchain';
-import { awayFromDayChange, runNightly } from '../support/job-runs';
+import { beforeAllAwayFromDayChange, runNightly } from '../support/job-runs';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
 
 // Issue 34: the loop closes on the default policies for every deployment shape the SDK serves. A real LangChain.js
@@ -64,9 +64,8 @@ describe.each(SHAPES)('on the default policies, the loop closes for $name', (sha
   let project: { projectId: string; apiKey: string };
   const api = (method: string, path: string) => t.request(method, path, { key: project.apiKey });
 
-  beforeAll(async () => {
+  beforeAllAwayFromDayChange(async () => {
     // every call is stamped at the real time and every nightly is for today: never start in a day's last two minutes
-    await awayFromDayChange();
     t = await startTestApp();
     project = await t.createProject(`shape-${shape.name.replace(/\W/g, '')}`);
   });

@@ -5,7 +5,7 @@ import { ToolcoachCallbackHandler } from '@toolcoach/sdk/langchain';
 import { createAgent, tool } from 'langchain';
 import { z } from 'zod';
 import { hasChromium, openChromium } from '../support/chromium';
-import { awayFromDayChange, runNightly } from '../support/job-runs';
+import { beforeAllAwayFromDayChange, runNightly } from '../support/job-runs';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
 
 // Issue 37, tool confusion, on the default configuration (rollout on, alternating canaries): a real LangChain.js agent
@@ -108,8 +108,7 @@ describe('tool confusion: search_orders taken for get_order, on the default conf
   const api = (method: string, path: string) => t.request(method, path, { key: project.apiKey });
   let storedBefore = 0;
 
-  beforeAll(async () => {
-    await awayFromDayChange();
+  beforeAllAwayFromDayChange(async () => {
     t = await startTestApp();
     project = await t.createProject('tool-confusion');
   });

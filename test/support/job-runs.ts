@@ -35,7 +35,22 @@ const DAY_MS = 86_400_000;
  * calls are stamped at the real time and whose nightlies all run for today: a day that changes in the middle would
  * split their days' calls across two dates.
  */
-export async function awayFromDayChange(): Promise<void> {
+async function awayFromDayChange(): Promise<void> {
   const isAway = () => Date.now() % DAY_MS > 2_000 && Date.now() % DAY_MS < DAY_MS - 120_000;
   while (!isAway()) await new Promise((resolve) => setTimeout(resolve, 500));
+}
+
+/** The longest awayFromDayChange can wait, with a margin. */
+const DAY_CHANGE_WAIT_MS = 125_000;
+
+/**
+ * `beforeAll(setUp, timeoutMs)` that first waits out a UTC day change (awayFromDayChange), the wait added to the hook's
+ * timeout: a file that starts in a day's last two minutes waits, and its own set-up still gets `timeoutMs`. (Waiting
+ * inside a plain beforeAll ran past Jest's 30 s hook timeout in a CI run that started at 23:58.)
+ */
+export function beforeAllAwayFromDayChange(setUp: () => Promise<void>, timeoutMs = 60_000): void {
+  beforeAll(async () => {
+    await awayFromDayChange();
+    await setUp();
+  }, DAY_CHANGE_WAIT_MS + timeoutMs);
 }
