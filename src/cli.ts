@@ -1,4 +1,7 @@
 import 'reflect-metadata';
+import { writeFileSync } from 'node:fs';
+import { UnknownLaneRepository } from './categorize/unknown-lane.repository';
+import { UnknownTemplatesService } from './categorize/unknown-templates.service';
 import { loadConfig, redactUrl } from './config/config';
 import { RedisTarget } from './config/redis-settings';
 import { createRootLogger } from './infra/logging/logger';
@@ -21,6 +24,9 @@ const USAGE = `usage: npm run cli -- <command>     (after npm run build; DATABAS
   key:revoke KEY_ID            ... or its id (from key:list)
   key:revoke PROJECT NAME      ... or its name within the project (every active key of that name)
   retention:set PROJECT DAYS   keep the project's raw events DAYS days (${MIN_RETENTION_DAYS}-${MAX_RETENTION_DAYS}; docs/retention.md)
+  unknown-labels:export --project ID|NAME [--out FILE]
+                               the project's labelled unknown templates as categorizer fixture lines (JSONL), to
+                               stdout or FILE (docs/unknown-lane.md)
   help, --help, -h             this text`;
 
 async function main(argv: string[]): Promise<number> {
@@ -84,6 +90,12 @@ async function main(argv: string[]): Promise<number> {
         if (!args[0] || !args[1]) break;
         return await setRetention(new RetentionRepository(prisma), args[0], args[1]);
       }
+      case 'unknown-labels:export': {
+        const options = readOptions(args, ['--project', '--out']);
+        if (!options?.['--project']) break;
+        const lane = new UnknownTemplatesService(new UnknownLaneRepository(prisma));
+        return await exportLabels(projects, lane, options['--project'], options['--out']);
+      }
     }
     console.error(USAGE);
     return 2;
@@ -107,6 +119,36 @@ async function setRetention(retention: RetentionRepository, projectName: string,
   }
   console.log(`project ${projectName} keeps its raw events ${days} days from the next maintenance run on`);
   return 0;
+}
+
+/** The labelled templates as fixture lines: the lines `GET /v1/unknown-templates/fixtures` answers. */
+async function exportLabels(projects: ProjectService, lane: UnknownTemplatesService, project: string, outPath?: string): Promise<number> {
+  const projectId = await projects.findProjectId(project);
+  if (!projectId) {
+    console.error(`project "${project}" does not exist`);
+    return 1;
+  }
+  const lines = await lane.fixtureLines(projectId);
+  if (outPath) {
+    writeFileSync(outPath, lines.join(''));
+    console.error(`${lines.length} labelled template${lines.length === 1 ? '' : 's'} written to ${outPath}`);
+  } else {
+    // written before main() returns its code: process.exit() does not wait for a write still queued
+    await new Promise<void>((resolve) => process.stdout.write(lines.join(''), () => resolve()));
+    console.error(`${lines.length} labelled template${lines.length === 1 ? '' : 's'}`);
+  }
+  return 0;
+}
+
+/** `--name value` pairs of the given names; null when an argument is neither one of them nor a value. */
+function readOptions(args: string[], names: string[]): Record<string, string> | null {
+  const options: Record<string, string> = {};
+  for (let index = 0; index < args.length; index += 2) {
+    const [name, value] = [args[index], args[index + 1]];
+    if (!names.includes(name) || value === undefined || value.startsWith('--')) return null;
+    options[name] = value;
+  }
+  return options;
 }
 
 /**

@@ -165,6 +165,20 @@ export class RetentionRepository {
         SELECT ctid FROM ${quoted(table)} WHERE project_id = ${projectId}::uuid AND ${quoted(dateColumn)} < ${limitValue}
         LIMIT ${limit}))`;
   }
+
+  /**
+   * Deletes at most `limit` of the project's unknown-lane templates last seen before `before` that carry no label: a
+   * labelled template stays (its label routes later failures, and the fixtures export reads its example), and so does
+   * every label.
+   */
+  deleteUnlabelledTemplatesBefore(projectId: string, before: Date, limit: number): Promise<number> {
+    return this.prisma.$executeRaw`
+      DELETE FROM unknown_templates WHERE ctid = ANY(ARRAY(
+        SELECT t.ctid FROM unknown_templates t
+        WHERE t.project_id = ${projectId}::uuid AND t.last_seen < ${bound(before)}::timestamptz
+          AND NOT EXISTS (SELECT 1 FROM template_labels l WHERE l.project_id = t.project_id AND l.template_id = t.id)
+        LIMIT ${limit}))`;
+  }
 }
 
 /** 55P03 lock_not_available: what Postgres raises when lock_timeout expires (the adapter nests the driver's error). */

@@ -30,6 +30,8 @@ export interface MaintenanceReport {
   deletedEvents: number;
   deletedEventIds: number;
   deletedRollups: number;
+  /** Unknown-lane templates unseen for the rollup period and never labelled. */
+  deletedUnknownTemplates: number;
   deleteStatements: number;
   /** The most rows one DELETE statement removed (never above the batch size). */
   largestDelete: number;
@@ -38,7 +40,8 @@ export interface MaintenanceReport {
 /**
  * Keeps `events` partitioned ahead of the clock and applies retention: whole daily partitions are dropped when no
  * project still keeps any of their rows, a project whose retention is shorter than others' loses its rows of a kept day
- * by bounded deletes, then its idempotency keys; rollups, error groups and daily stats go after ROLLUP_RETENTION_DAYS.
+ * by bounded deletes, then its idempotency keys; rollups, error groups, daily stats and the unknown lane's unlabelled
+ * templates go after ROLLUP_RETENTION_DAYS (labels, and the templates they label, stay).
  * Idempotent (a second run finds nothing to do) and run by one process at a time (a Postgres advisory lock): every
  * scheduler replica may call it on the same tick.
  */
@@ -75,6 +78,7 @@ export class RetentionService {
       deletedEvents: 0,
       deletedEventIds: 0,
       deletedRollups: 0,
+      deletedUnknownTemplates: 0,
       deleteStatements: 0,
       largestDelete: 0,
     };
@@ -92,9 +96,11 @@ export class RetentionService {
         await this.trimDefaultPartition(now, project, batchRows, report);
         await this.trimEventIds(now, project, batchRows, report);
         await this.trimRollups(now, project.projectId, batchRows, report);
+        await this.trimUnknownTemplates(now, project.projectId, batchRows, report);
       }
       // creating tomorrow's partitions is routine (debug); a run that removed or moved data says so at info
-      const hasRemoved = report.droppedPartitions.length + report.deletedEvents + report.deletedEventIds + report.deletedRollups > 0;
+      const removedRows = [report.deletedEvents, report.deletedEventIds, report.deletedRollups, report.deletedUnknownTemplates];
+      const hasRemoved = report.droppedPartitions.length > 0 || removedRows.some((rows) => rows > 0);
       const level = hasRemoved || report.movedFromDefault > 0 ? 'info' : 'debug';
       this.logger[level]({ ...report, now: now.toISOString() }, 'retention maintenance done');
       return report;
@@ -181,6 +187,16 @@ export class RetentionService {
       report.deletedRollups += deleted;
       this.logger.info({ table, projectId, deleted }, 'expired rollups deleted');
     }
+  }
+
+  /** A template is a group of failures like an error group: it goes when unseen for as long, unless a person labelled it. */
+  private async trimUnknownTemplates(now: Date, projectId: string, batchRows: number, report: MaintenanceReport) {
+    const deleted = await this.deleteInBatches(report, batchRows, () =>
+      this.repository.deleteUnlabelledTemplatesBefore(projectId, rollupCutoff(now), batchRows),
+    );
+    if (deleted === 0) return;
+    report.deletedUnknownTemplates += deleted;
+    this.logger.info({ projectId, deleted }, 'unknown templates unseen for the rollup period deleted');
   }
 
   /** Runs one bounded DELETE after another until one deletes less than a full batch; returns the total. */

@@ -57,6 +57,13 @@ export class ProjectRepository {
     return this.prisma.project.findUnique({ where: { name }, select: { id: true } });
   }
 
+  /** The project with this id, or else with this name (a name shaped like an id is looked up as a name too). */
+  async findProjectByIdOrName(idOrName: string): Promise<{ id: string } | null> {
+    const isId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(idOrName);
+    const byId = isId ? await this.prisma.project.findUnique({ where: { id: idOrName.toLowerCase() }, select: { id: true } }) : null;
+    return byId ?? this.findProjectByName(idOrName);
+  }
+
   async insertProject(name: string): Promise<{ id: string }> {
     return this.prisma.project.create({ data: { name }, select: { id: true } });
   }

@@ -116,6 +116,11 @@ export class ProjectService {
     return project;
   }
 
+  /** A project's id, given its id or its name; null when there is none. */
+  async findProjectId(idOrName: string): Promise<string | null> {
+    return (await this.projects.findProjectByIdOrName(idOrName))?.id ?? null;
+  }
+
   /** Creates a project and its first key; the key is returned once and never stored in clear. */
   async createProject(name: string): Promise<{ projectId: string; apiKey: string }> {
     if (!PROJECT_NAME_PATTERN.test(name)) {

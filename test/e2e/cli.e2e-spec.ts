@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
@@ -88,5 +91,54 @@ describe('CLI: projects and keys', () => {
     expect(keys.every((k) => k.REVOKED !== '-')).toBe(true);
     expect(await cli(t, 'key:revoke', laptop.ID)).toMatchObject({ code: 1, stdout: 'no active key matches\n' });
     expect((await cli(t, 'key:revoke', 'cli-revoke', 'no-such-key')).code).toBe(1);
+  });
+  it('exports the labelled unknown templates as the fixture lines the API answers, for a project named by name or id', async () => {
+    const { projectId, apiKey } = await t.createProject('cli-labels');
+    // templates as the worker folds unknown failures into them (test/e2e/unknown-lane.e2e-spec.ts covers that path)
+    const templates = [
+      { id: randomUUID(), message: "Frobnicator quota spent for account 8812 (ref 'alpha')", category: 'runtime_error', subtype: null },
+      { id: randomUUID(), message: 'Widget size 900 exceeds the tray', category: 'out_of_range', subtype: 'above_maximum' },
+      { id: randomUUID(), message: 'Tool execution failed', category: null, subtype: null },
+    ];
+    for (const { id, message, category, subtype } of templates) {
+      await t.db.sql.query(
+        `INSERT INTO unknown_templates (project_id, id, template, count, first_seen, last_seen, sample_event_ids, example_tool, example_message)
+         VALUES ($1, $2, $3, 1, now(), now(), '{}', 'ship_order', $3)`,
+        [projectId, id, message],
+      );
+      if (category === null) continue;
+      const labelled = await t.request('POST', `/v1/unknown-templates/${id}/label`, { key: apiKey, body: { category, subtype } });
+      expect(labelled.status).toBe(200);
+    }
+    const out = join(tmpdir(), `labels-${randomUUID()}.jsonl`);
+
+    const byName = await cli(t, 'unknown-labels:export', '--project', 'cli-labels', '--out', out);
+    const byId = await cli(t, 'unknown-labels:export', '--project', projectId);
+
+    expect([byName.code, byName.stdout, byName.stderr.trim()]).toEqual([0, '', `2 labelled templates written to ${out}`]);
+    const written = readFileSync(out, 'utf8');
+    expect(
+      written
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line)),
+    ).toEqual([
+      expect.objectContaining({
+        family: `label:${projectId}`,
+        tool: 'ship_order',
+        error: { type: null, message: templates[0].message },
+        expected: { category: 'runtime_error', subtype: null },
+      }),
+      expect.objectContaining({
+        error: { type: null, message: templates[1].message },
+        expected: { category: 'out_of_range', subtype: 'above_maximum' },
+      }),
+    ]);
+    expect([byId.code, byId.stdout]).toEqual([0, written]);
+    expect((await t.request('GET', '/v1/unknown-templates/fixtures', { key: apiKey })).body).toBe(written);
+
+    const missing = await cli(t, 'unknown-labels:export', '--project', 'no-such-project');
+    expect([missing.code, missing.stderr.trim()]).toEqual([1, 'project "no-such-project" does not exist']);
+    expect((await cli(t, 'unknown-labels:export', '--out', out)).code).toBe(2);
   });
 });

@@ -306,6 +306,7 @@ describe('retention of partitioned events', () => {
         deletedEvents: 0,
         deletedEventIds: 0,
         deletedRollups: 0,
+        deletedUnknownTemplates: 0,
         largestDelete: 0,
       });
       expect(await partitionsOf()).toEqual(partitions);

@@ -1,7 +1,7 @@
 import { diagnose } from '../categorizer';
 import { familyOf } from './family';
 import { extractFeatures } from './features';
-import { FALLBACK_CONFIDENCE_THRESHOLD, SHIPPED_FALLBACK_MODEL, decideByModel } from './fallback';
+import { FALLBACK_CONFIDENCE_THRESHOLD, SHIPPED_FALLBACK_MODEL, decideByModel, isMessageless } from './fallback';
 import { type FallbackModel, type FallbackWeights, loadFallbackModel } from './linear-model';
 import { type TrainingFixture, serializeWeights, trainFallbackModels } from './training';
 
@@ -71,6 +71,37 @@ describe('diagnose with the fallback model', () => {
 
   it('keeps the shipped model out of generic failures that name no cause', () => {
     expect(decideByModel(GENERIC, SHIPPED_FALLBACK_MODEL)).toBeNull();
+  });
+
+  // What Node, Python, the MCP SDKs and the AI SDK print for an error without a message (gen/gen-opaque.*).
+  it.each([
+    ['Error', ''],
+    ['Error', 'Error'],
+    [null, ''],
+    [null, 'null'],
+    ['Exception', 'None'],
+    [null, 'undefined'],
+    [null, '[object Object]'],
+    [null, '{}'],
+    [null, 'RuntimeError()'],
+    [null, 'unknown error'],
+    ['System.Exception', ''],
+    ['AggregateError', 'AggregateError'],
+  ])('leaves a failure that says nothing (type %j, message %j) unknown, however confident the model', (type, message) => {
+    const input = { tool: 'lookup', arguments: { id: 7 }, error: { type, message } };
+    expect(diagnose(input, proposing('argument_mismatch/missing_argument', 0.99))).toMatchObject({ category: 'unknown', evidence: 'none' });
+  });
+
+  it('still lets the model read a failure whose message or type names something', () => {
+    const model = proposing('timeout/-', 0.9);
+    const cancelled = { tool: 'crawl', arguments: {}, error: { type: 'asyncio.exceptions.CancelledError', message: '' } };
+    const worded = { tool: 'crawl', arguments: {}, error: { type: 'Error', message: 'upstream gave up' } };
+    expect([decideByModel(cancelled, model)?.category, decideByModel(worded, model)?.category]).toEqual(['timeout', 'timeout']);
+    expect([isMessageless('', 'ValueError'), isMessageless('null', 'KeyError'), isMessageless('Error: None', null)]).toEqual([
+      false,
+      false,
+      true,
+    ]);
   });
 });
 

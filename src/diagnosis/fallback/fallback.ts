@@ -1,4 +1,5 @@
 import { CATEGORIES, type Category, type DiagnosisInput, SUBTYPES, type Subtype } from '../diagnosis.types';
+import { messageWords, typeNameWords } from './features';
 import { type FallbackModel, type FallbackWeights, loadFallbackModel } from './linear-model';
 import shippedWeights from './weights.v1.json';
 
@@ -19,12 +20,16 @@ export interface FallbackDecision {
 
 export const SHIPPED_FALLBACK_MODEL: FallbackModel = loadFallbackModel(shippedWeights as unknown as FallbackWeights);
 
-/** The model's category and subtype for a call, or null when it is not confident enough or proposes `unknown`. */
+/**
+ * The model's category and subtype for a call, or null when it is not confident enough, proposes `unknown`, or the
+ * failure says nothing (isMessageless).
+ */
 export function decideByModel(
   input: DiagnosisInput,
   model: FallbackModel,
   threshold = FALLBACK_CONFIDENCE_THRESHOLD,
 ): FallbackDecision | null {
+  if (isMessageless(input?.error?.message, input?.error?.type)) return null;
   const proposal = model.propose({
     message: input?.error?.message,
     type: input?.error?.type,
@@ -43,4 +48,26 @@ function isCategory(value: string): value is Exclude<Category, 'unknown'> {
 
 function isSubtype(value: string | undefined): value is Subtype {
   return (SUBTYPES as readonly string[]).includes(value ?? '');
+}
+
+// What runtimes print in place of a message they do not have: "" (new Error()), "Error", "null", "None", "undefined",
+// "[object Object]", "{}", "unknown error" (the AI SDK for a thrown undefined), "Exception(None)".
+const PLACEHOLDER_WORDS = new Set(['error', 'exception', 'null', 'none', 'nil', 'undefined', 'object', 'unknown']);
+// Words of exception type names that name no cause (Error, Exception, RuntimeError, System.Exception, AggregateError).
+const GENERIC_TYPE_WORDS = new Set(['error', 'exception', 'runtime', 'system', 'aggregate', 'base', 'standard', 'application', 'none']);
+
+/**
+ * A failure whose message is empty or a placeholder, raised as a generic type: nothing in it tells a category, so the
+ * model would decide from the call's shape alone (its argument kinds, which every call of the tool shares) and take a
+ * true `unknown` for a missing argument. Such a failure stays `unknown` (docs/categorization.md).
+ */
+export function isMessageless(message: unknown, type: unknown): boolean {
+  const isGenericType = typeNameWords(type).every((word) => GENERIC_TYPE_WORDS.has(word));
+  return isGenericType && messageWords(message).every((word) => PLACEHOLDER_WORDS.has(word) || isGenericTypeName(word));
+}
+
+/** "runtimeerror", "aggregateerror", "systemexception": a generic type name printed as the message (repr, traceback). */
+function isGenericTypeName(word: string): boolean {
+  const stem = /^([a-z]{1,20}?)(?:error|exception)$/.exec(word)?.[1];
+  return stem !== undefined && GENERIC_TYPE_WORDS.has(stem);
 }

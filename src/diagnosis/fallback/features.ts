@@ -22,9 +22,7 @@ const WORD = /[a-z_]{1,30}|#|<|>|=/g;
 /** The features of one call, without duplicates, in first-seen order. */
 export function extractFeatures(input: FeatureInput): string[] {
   const features = new Set<string>();
-  const message = typeof input.message === 'string' ? input.message.slice(0, MAX_FEATURE_MESSAGE_CHARS) : '';
-  const masked = message.toLowerCase().replace(QUOTED, ' qv ').replace(NUMBER, ' # ');
-  const words = (masked.match(WORD) ?? []).slice(0, MAX_FEATURE_WORDS);
+  const words = messageWords(input.message);
   if (words.length === 0) features.add('m:empty');
   for (let index = 0; index < words.length; index++) {
     features.add(`u:${words[index]}`);
@@ -35,8 +33,15 @@ export function extractFeatures(input: FeatureInput): string[] {
   return [...features];
 }
 
+/** The message's words as the model reads them: lower-cased, quoted values read `qv`, numbers `#`, bounded. */
+export function messageWords(message: unknown): string[] {
+  const text = typeof message === 'string' ? message.slice(0, MAX_FEATURE_MESSAGE_CHARS) : '';
+  const masked = text.toLowerCase().replace(QUOTED, ' qv ').replace(NUMBER, ' # ');
+  return (masked.match(WORD) ?? []).slice(0, MAX_FEATURE_WORDS);
+}
+
 /** "System.ArgumentOutOfRangeException" -> system, argument, out, of, range, exception; "ZodError" -> zod, error. */
-function typeNameWords(type: unknown): string[] {
+export function typeNameWords(type: unknown): string[] {
   if (typeof type !== 'string' || type === '') return ['none'];
   const spaced = type
     .slice(0, 200)
