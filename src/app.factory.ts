@@ -15,7 +15,6 @@ import { RouteMethods } from './infra/http/route-methods';
 import { sendSecurityHeaders } from './infra/http/security-headers';
 import { answerClientError, answerFrameworkError } from './infra/http/transport-errors';
 import { PinoNestLogger } from './infra/logging/logger';
-import { loadTokenizer } from './registry/serving/description-tokens';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const MAX_PATH_PARAM_LENGTH = 1000;
@@ -45,10 +44,6 @@ export async function createApp(config: AppConfig, logger: Logger): Promise<Nest
   sendSecurityHeaders(adapter.getInstance());
   markKeyedAnswersPrivate(adapter.getInstance());
   app.useGlobalFilters(new AllExceptionsFilter(logger, routeMethods));
-  if (config.roles.has('api')) {
-    setUpOpenApi(app);
-    // before the first request: a registration counts tokens, and loading the ranks then froze the process (see there)
-    loadTokenizer();
-  }
+  if (config.roles.has('api')) setUpOpenApi(app);
   return app;
 }

@@ -37,9 +37,10 @@ export class AutoApplyService {
     const alreadyApplied = await this.recommendations.findAppliedRecommendations(projectId);
     const bundles = new CanaryBundles(runningTools, alreadyApplied);
     // a warning that would take its tool over the project's token cap is not applied (docs/description-cost.md)
-    const budget = this.warningCost.budgetFor(policy, alreadyApplied);
+    const eligible = orderForRollout(recommendations.filter((r) => r.status === 'proposed' && isEligible(r, policy)));
+    const budget = await this.warningCost.budgetFor(policy, alreadyApplied, eligible);
     let applied = 0;
-    for (const recommendation of orderForRollout(recommendations.filter((r) => r.status === 'proposed' && isEligible(r, policy)))) {
+    for (const recommendation of eligible) {
       if (!bundles.admits(recommendation, canary !== null) || !budget.admits(recommendation)) continue;
       const start = canary && { ...canary, join: bundles.isStarted(recommendation.tool) };
       if (!(await this.applier.apply(projectId, recommendation, asOf, start))) continue;

@@ -3,6 +3,7 @@ import { PrismaService } from '../infra/prisma/prisma.service';
 import type { DailyVersionCount } from '../statistics/effect-statistics';
 import type { ConfusionCount, SessionCall } from './tool-confusion';
 import type { ConfusedPair } from './tool-confusion-rules';
+import { confusedPairsQuery, ConfusedPairRow } from './tool-confusion-pairs.sql';
 
 const DAY_MS = 86_400_000;
 /** Arguments or results larger than this (stored bytes) are not read: a confusion is about short lookups, and memory stays bounded. */
@@ -74,30 +75,7 @@ export class ToolConfusionRepository {
 
   /** The pairs confused in [from, until), summed over days and versions, most confused sessions first, at most `limit`. */
   async sumConfusedPairs(projectId: string, from: Date, until: Date, limit: number): Promise<Omit<ConfusedPair, 'exampleEventIds'>[]> {
-    const rows = await this.prisma.$queryRaw<
-      Array<{
-        tool: string;
-        confused_with: string;
-        confusions: number;
-        confused_sessions: number;
-        sessions: number;
-        first_day: Date;
-        last_day: Date;
-        example_session_ids: string[];
-      }>
-    >`
-      SELECT tool, confused_with, sum(confusions)::int AS confusions, sum(confused_sessions)::int AS confused_sessions,
-        sum(sessions)::int AS sessions,
-        (min(day) FILTER (WHERE confusions > 0))::timestamptz AS first_day,
-        (max(day) FILTER (WHERE confusions > 0))::timestamptz AS last_day,
-        -- the latest day's examples (jsonb: array_agg of arrays would make one two-dimensional array)
-        (jsonb_agg(to_jsonb(example_session_ids) ORDER BY day DESC, description_version) FILTER (WHERE confusions > 0))->0 AS example_session_ids
-      FROM daily_tool_confusions
-      WHERE project_id = ${projectId}::uuid AND day >= ${from}::date AND day < ${until}::date
-      GROUP BY tool, confused_with
-      HAVING sum(confusions) > 0
-      ORDER BY sum(confused_sessions) DESC, tool, confused_with
-      LIMIT ${limit}`;
+    const rows = await this.prisma.$queryRaw<ConfusedPairRow[]>(confusedPairsQuery(projectId, from, until, limit));
     return rows.map((row) => ({
       tool: row.tool,
       confusedWith: row.confused_with,

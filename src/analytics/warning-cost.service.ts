@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { countDescriptionTokens } from '../registry/serving/description-tokens';
+import { countTokens } from '../registry/serving/description-tokens';
 import { renderWarningLine } from '../registry/serving/description-renderer';
 import { RegistryService } from '../registry/registry.service';
 import { ProjectPolicyValues, RecommendationRepository, StoredRecommendation } from './recommendation.repository';
-import { CostedWarning, measuredValue, selectUnderCap } from './warning-token-cap';
+import { measuredValue, selectUnderCap } from './warning-token-cap';
 
 const DAY_MS = 86_400_000;
 
@@ -25,10 +25,12 @@ export class WarningCostService {
    */
   async enforceCap(projectId: string, day: Date, policy: ProjectPolicyValues, canaryTools: ReadonlySet<string>): Promise<number> {
     const until = new Date(day.getTime() + DAY_MS);
-    const byTool = groupByTool((await this.recommendations.findAppliedRecommendations(projectId)).filter((r) => !canaryTools.has(r.tool)));
+    const capped = (await this.recommendations.findAppliedRecommendations(projectId)).filter((r) => !canaryTools.has(r.tool));
+    const tokens = await countWarningLines(capped);
     let retired = 0;
-    for (const [, applied] of [...byTool].sort(([a], [b]) => (a < b ? -1 : 1))) {
-      const { dropped, keptTokens } = selectUnderCap(applied.map(costOf), policy.warningTokenCap);
+    for (const [, applied] of [...groupByTool(capped)].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      const costs = applied.map((r) => ({ id: r.id, tokens: tokens.get(r.id)!, value: measuredValue(r.effect) }));
+      const { dropped, keptTokens } = selectUnderCap(costs, policy.warningTokenCap);
       for (const { id, tokens } of dropped) {
         const recommendation = applied.find((r) => r.id === id)!;
         const reason = `token cap: ${policy.warningTokenCap} tokens per tool; kept warnings with a better measured effect per token`;
@@ -45,9 +47,16 @@ export class WarningCostService {
     return retired;
   }
 
-  /** The tokens each tool's applied warnings use, and whether a proposal still fits under the cap. */
-  budgetFor(policy: ProjectPolicyValues, applied: readonly StoredRecommendation[]): TokenBudget {
-    return new TokenBudget(policy.warningTokenCap, applied);
+  /**
+   * The tokens each tool's applied warnings use, and whether one of the `proposals` still fits under the cap (their
+   * lines counted up front, so the budget answers at once).
+   */
+  async budgetFor(
+    policy: ProjectPolicyValues,
+    applied: readonly StoredRecommendation[],
+    proposals: readonly StoredRecommendation[],
+  ): Promise<TokenBudget> {
+    return new TokenBudget(policy.warningTokenCap, applied, await countWarningLines([...applied, ...proposals]));
   }
 }
 
@@ -57,31 +66,37 @@ export class TokenBudget {
   constructor(
     private readonly cap: number,
     applied: readonly StoredRecommendation[],
+    private readonly tokens: ReadonlyMap<string, number>,
   ) {
     for (const recommendation of applied) this.add(recommendation);
   }
 
   admits(recommendation: StoredRecommendation): boolean {
-    return (this.used.get(recommendation.tool) ?? 0) + warningTokens(recommendation) <= this.cap;
+    return (this.used.get(recommendation.tool) ?? 0) + this.tokensOf(recommendation) <= this.cap;
   }
 
   add(recommendation: StoredRecommendation): void {
-    this.used.set(recommendation.tool, (this.used.get(recommendation.tool) ?? 0) + warningTokens(recommendation));
+    this.used.set(recommendation.tool, (this.used.get(recommendation.tool) ?? 0) + this.tokensOf(recommendation));
+  }
+
+  private tokensOf(recommendation: StoredRecommendation): number {
+    const tokens = this.tokens.get(recommendation.id);
+    if (tokens === undefined) throw new Error(`recommendation ${recommendation.id} was not counted for the token budget`);
+    return tokens;
   }
 }
 
-/** The o200k_base tokens of the line the recommendation's warning adds to the served description. */
-export function warningTokens(recommendation: Pick<StoredRecommendation, 'kind' | 'text' | 'evidence'>): number {
+/** The line the recommendation's warning adds to the served description, with its newline in the block. */
+export function warningLine(recommendation: Pick<StoredRecommendation, 'kind' | 'text' | 'evidence'>): string {
   const evidence = recommendation.evidence as { count?: unknown; calls?: unknown };
   const count = typeof evidence.count === 'number' ? evidence.count : 0;
-  // the line plus its newline in the block
-  return countDescriptionTokens(
-    `${renderWarningLine({ kind: recommendation.kind, text: recommendation.text, evidence: { count, calls: evidence.calls } })}\n`,
-  );
+  return `${renderWarningLine({ kind: recommendation.kind, text: recommendation.text, evidence: { count, calls: evidence.calls } })}\n`;
 }
 
-function costOf(recommendation: StoredRecommendation): CostedWarning {
-  return { id: recommendation.id, tokens: warningTokens(recommendation), value: measuredValue(recommendation.effect) };
+/** The o200k_base tokens of each recommendation's warning line, by recommendation id. */
+async function countWarningLines(recommendations: readonly StoredRecommendation[]): Promise<Map<string, number>> {
+  const counts = await countTokens(recommendations.map(warningLine));
+  return new Map(recommendations.map((r, i) => [r.id, counts[i]]));
 }
 
 function groupByTool(recommendations: readonly StoredRecommendation[]): Map<string, StoredRecommendation[]> {

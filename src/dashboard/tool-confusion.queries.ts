@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma } from '../generated/prisma/client';
+import { confusedPairsQuery, ConfusedPairRow } from '../analytics/tool-confusion-pairs.sql';
 import { ReadPrismaService } from '../infra/prisma/read-prisma.service';
 import type { StatsRange } from './stats-range';
 
@@ -25,32 +25,8 @@ export class ToolConfusionQueries {
 
   /** The pairs confused in the range, most confused sessions first; with `tool`, only pairs it is on either side of. */
   listPairs(projectId: string, range: StatsRange, limit: number, tool?: string): Promise<ConfusedPairView[]> {
-    const ofTool = tool === undefined ? Prisma.empty : Prisma.sql`AND (tool = ${tool} OR confused_with = ${tool})`;
     return this.db.read(async (prisma) => {
-      const pairs = await prisma.$queryRaw<
-        Array<{
-          tool: string;
-          confused_with: string;
-          confusions: number;
-          confused_sessions: number;
-          sessions: number;
-          first_day: Date;
-          last_day: Date;
-          example_session_ids: string[] | null;
-        }>
-      >`
-        SELECT tool, confused_with, sum(confusions)::int AS confusions, sum(confused_sessions)::int AS confused_sessions,
-          sum(sessions)::int AS sessions,
-          (min(day) FILTER (WHERE confusions > 0))::timestamptz AS first_day,
-          (max(day) FILTER (WHERE confusions > 0))::timestamptz AS last_day,
-          -- the latest day's examples (jsonb: array_agg of arrays would make one two-dimensional array)
-        (jsonb_agg(to_jsonb(example_session_ids) ORDER BY day DESC, description_version) FILTER (WHERE confusions > 0))->0 AS example_session_ids
-        FROM daily_tool_confusions
-        WHERE project_id = ${projectId}::uuid AND day >= ${range.from}::date AND day < ${range.to}::date ${ofTool}
-        GROUP BY tool, confused_with
-        HAVING sum(confusions) > 0
-        ORDER BY sum(confused_sessions) DESC, tool, confused_with
-        LIMIT ${limit}`;
+      const pairs = await prisma.$queryRaw<ConfusedPairRow[]>(confusedPairsQuery(projectId, range.from, range.to, limit, tool));
       if (pairs.length === 0) return [];
       const versions = await prisma.dailyToolConfusion.groupBy({
         by: ['tool', 'confusedWith', 'descriptionVersion'],

@@ -10,7 +10,7 @@ import { RepeatedCallsService } from '../../src/analytics/repeated-calls.service
 import { SessionRollupRepository } from '../../src/analytics/session-rollup.repository';
 import { ToolConfusionRepository } from '../../src/analytics/tool-confusion.repository';
 import { BreakdownRepository } from '../../src/analytics/breakdown.repository';
-import { WarningCostService, warningTokens } from '../../src/analytics/warning-cost.service';
+import { WarningCostService, warningLine } from '../../src/analytics/warning-cost.service';
 import { aggregateBatch } from '../../src/categorize/batch-aggregates';
 import { CategorizeRepository } from '../../src/categorize/categorize.repository';
 import { toRow } from '../../src/categorize/categorize.service';
@@ -266,13 +266,14 @@ describe('description cost and repeated calls', () => {
     await recommendations.recordEffect(projectId, missing.id, effect(0.01, 0.2));
     await recommendations.recordEffect(projectId, typeMismatch.id, effect(0.1, 0.2));
     await recommendations.recordEffect(projectId, wrongName.id, effect(0.18, 0.2));
-    const cap = warningTokens(missing) + warningTokens(typeMismatch) + warningTokens(wrongName) - 1;
+    const lineTokens = (r: StoredRecommendation) => encode(warningLine(r)).length;
+    const cap = lineTokens(missing) + lineTokens(typeMismatch) + lineTokens(wrongName) - 1;
     const policy = { ...DEFAULT_POLICY, warningTokenCap: cap };
 
     // a proposal that would take the tool over the cap is not applied
     const extra = { ...missing, id: 'proposal', status: 'proposed' } as StoredRecommendation;
-    expect(warningCost.budgetFor(policy, [typeMismatch]).admits(extra)).toBe(true);
-    expect(warningCost.budgetFor(policy, [missing, typeMismatch, wrongName]).admits(extra)).toBe(false);
+    expect((await warningCost.budgetFor(policy, [typeMismatch], [extra])).admits(extra)).toBe(true);
+    expect((await warningCost.budgetFor(policy, [missing, typeMismatch, wrongName], [extra])).admits(extra)).toBe(false);
 
     expect(await warningCost.enforceCap(projectId, DAY, policy, new Set())).toBe(1);
     const applied = await recommendations.findAppliedRecommendations(projectId);

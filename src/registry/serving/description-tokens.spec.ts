@@ -1,6 +1,6 @@
 import { encode } from 'gpt-tokenizer/cjs/encoding/o200k_base';
 import { renderDescription, renderWarningLine } from './description-renderer';
-import { countDescriptionTokens, countWarningTokens } from './description-tokens';
+import { countDescriptionTokens, countTokens, countWarningTokens } from './description-tokens';
 
 const BASE = 'Look up one order by its id. Returns status, items and totals.';
 const WARNINGS = [
@@ -13,16 +13,23 @@ const WARNINGS = [
 ];
 
 describe('description tokens', () => {
-  it("counts a served description as the tokenizer's o200k_base encoding does", () => {
+  it("counts a served description as the tokenizer's o200k_base encoding does", async () => {
     const served = renderDescription(BASE, WARNINGS);
-    expect(countDescriptionTokens(served)).toBe(encode(served).length);
-    expect(countDescriptionTokens('')).toBe(0);
+    expect(await countDescriptionTokens(served)).toBe(encode(served).length);
+    expect(await countDescriptionTokens('')).toBe(0);
   });
 
-  it("counts what the warnings block adds as the served text's tokens less the base's", () => {
+  it("counts what the warnings block adds as the served text's tokens less the base's", async () => {
     const served = renderDescription(BASE, WARNINGS);
-    expect(countWarningTokens(BASE, served)).toBe(encode(served).length - encode(BASE).length);
-    expect(countWarningTokens(BASE, renderDescription(BASE, []))).toBe(0);
+    expect(await countWarningTokens(BASE, served)).toBe(encode(served).length - encode(BASE).length);
+    expect(await countWarningTokens(BASE, renderDescription(BASE, []))).toBe(0);
+  });
+
+  it('answers many counts at once in order, and counts again after its thread ended', async () => {
+    const texts = Array.from({ length: 200 }, (_, i) => `${BASE} ${'word '.repeat(i)}`);
+    const counts = await Promise.all(texts.map((text) => countDescriptionTokens(text)));
+    expect(counts).toEqual(texts.map((text) => encode(text).length));
+    expect(await countTokens([BASE, ''])).toEqual([encode(BASE).length, 0]);
   });
 
   it('says a repeated_call warning counts repeated calls, not failures', () => {

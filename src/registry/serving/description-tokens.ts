@@ -1,34 +1,91 @@
 // What a description costs an agent: its length in tokens of o200k_base, the encoding of OpenAI's GPT-4o, GPT-4.1, o1,
-// o3 and o4 families (docs/description-cost.md). The ranks ship inside gpt-tokenizer: counting never goes online. Pure.
+// o3 and o4 families (docs/description-cost.md). The ranks ship inside gpt-tokenizer: counting never goes online.
+//
+// Counting runs on a worker thread, started on the first count and ended after a minute without one. Loading the ranks
+// takes ~400 ms of synchronous work on a 2-core box and ~70 MB of resident memory: on the event loop, the first
+// registration froze every request of every project for that long (the bounded-registration e2e saw /healthz at
+// 353-393 ms); loaded at start-up, every API process carried the memory whether it ever made a new version or not (the
+// ingest bench's API went from ~210 to 316 MB). Counts are only needed when a new version is written and by the
+// nightly, both rare.
 
-import type * as O200kBase from 'gpt-tokenizer/cjs/encoding/o200k_base';
+import { Worker } from 'node:worker_threads';
 import { renderDescription } from './description-renderer';
-
-let encoding: typeof O200kBase | undefined;
-
-/**
- * Loads the ranks (about 34 MB of heap, ~400 ms of synchronous work on a 2-core box). A process that serves the API
- * calls it at start-up, before it listens: loaded on a first registration instead, it would freeze every request of
- * every project for that long. Processes that never count (the worker, which may run on a small heap) never load it.
- */
-export function loadTokenizer(): typeof O200kBase {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  encoding ??= require('gpt-tokenizer/cjs/encoding/o200k_base') as typeof O200kBase;
-  return encoding;
-}
-
-function countTokens(text: string): number {
-  return loadTokenizer().countTokens(text);
-}
 
 /** The encoding every stored token count is in. */
 export const TOKEN_ENCODING = 'o200k_base';
 
-export function countDescriptionTokens(text: string): number {
-  return countTokens(text);
+const IDLE_MS = 60_000;
+const TOKENIZER_MODULE = require.resolve('gpt-tokenizer/cjs/encoding/o200k_base');
+const THREAD_SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const { countTokens } = require(${JSON.stringify(TOKENIZER_MODULE)});
+parentPort.on('message', ({ id, texts }) => parentPort.postMessage({ id, counts: texts.map((text) => countTokens(text)) }));
+`;
+
+interface Pending {
+  resolve: (counts: number[]) => void;
+  reject: (error: Error) => void;
+}
+
+class TokenCounterThread {
+  private worker: Worker | undefined;
+  private nextId = 0;
+  private readonly pending = new Map<number, Pending>();
+  private idleTimer: NodeJS.Timeout | undefined;
+
+  count(texts: readonly string[]): Promise<number[]> {
+    if (texts.length === 0) return Promise.resolve([]);
+    const worker = this.started();
+    const id = this.nextId++;
+    clearTimeout(this.idleTimer);
+    return new Promise<number[]>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      worker.postMessage({ id, texts });
+    });
+  }
+
+  private started(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(THREAD_SOURCE, { eval: true });
+    // an idle counter never keeps a process alive (a CLI command, a test) that has nothing else to do
+    worker.unref();
+    worker.on('message', ({ id, counts }: { id: number; counts: number[] }) => {
+      this.pending.get(id)?.resolve(counts);
+      this.pending.delete(id);
+      if (this.pending.size === 0) this.idleTimer = setTimeout(() => this.stop(worker), IDLE_MS).unref();
+    });
+    const fail = (error: Error) => {
+      if (this.worker !== worker) return;
+      this.worker = undefined;
+      for (const { reject } of this.pending.values()) reject(error);
+      this.pending.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the token counter thread exited (code ${code})`)));
+    this.worker = worker;
+    return worker;
+  }
+
+  private stop(worker: Worker): void {
+    if (this.worker !== worker || this.pending.size > 0) return;
+    this.worker = undefined;
+    void worker.terminate();
+  }
+}
+
+const counter = new TokenCounterThread();
+
+/** The o200k_base tokens of each text, in order. */
+export function countTokens(texts: readonly string[]): Promise<number[]> {
+  return counter.count(texts);
+}
+
+export async function countDescriptionTokens(text: string): Promise<number> {
+  return (await counter.count([text]))[0];
 }
 
 /** The tokens the warnings block adds to the base description: the served text's count less the base's. */
-export function countWarningTokens(baseDescription: string, description: string): number {
-  return Math.max(0, countTokens(description) - countTokens(renderDescription(baseDescription, [])));
+export async function countWarningTokens(baseDescription: string, description: string): Promise<number> {
+  const [served, base] = await counter.count([description, renderDescription(baseDescription, [])]);
+  return Math.max(0, served - base);
 }

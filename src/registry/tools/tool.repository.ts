@@ -224,8 +224,8 @@ export class ToolRepository {
           parameters: snapshot.parameters as Prisma.InputJsonObject,
           warnings: snapshot.warnings as unknown as Prisma.InputJsonArray,
           warningIds: snapshot.warnings.map((warning) => warning.id),
-          descriptionTokens: countDescriptionTokens(snapshot.description),
-          warningTokens: countWarningTokens(snapshot.baseDescription, snapshot.description),
+          descriptionTokens: await countDescriptionTokens(snapshot.description),
+          warningTokens: await countWarningTokens(snapshot.baseDescription, snapshot.description),
         },
       });
     }
