@@ -73,6 +73,7 @@ const SECOND_WRITERS: SecondWriter[] = [
       'daily_tool_confusions',
       'daily_session_rollups',
       'daily_breakdown_rollups',
+      'unknown_templates',
     ],
     why: "deletes rows past their retention, and manages events' daily partitions (docs/retention.md)",
   },
