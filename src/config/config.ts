@@ -42,6 +42,11 @@ export interface AppConfig {
   workerGroupMaxEvents: number;
   /** How long a group waits for more batches after its first one: what a lone batch waits before it is written. */
   workerGroupWaitMs: number;
+  /**
+   * A queue worker that runs no job and shows no progress this long while jobs wait in its unpaused queue is closed and
+   * started again (a BullMQ worker can stay stuck after its Redis node restarts); 0 never does.
+   */
+  workerStuckAfterMs: number;
   jobAttempts: number;
   migrateOnStart: boolean;
   shutdownTimeoutMs: number;
@@ -102,6 +107,7 @@ const DEFAULTS: Record<string, string> = {
   WORKER_GROUP_MAX_BATCHES: '50',
   WORKER_GROUP_MAX_EVENTS: '5000',
   WORKER_GROUP_WAIT_MS: '10',
+  WORKER_STUCK_AFTER_MS: '30000',
   JOB_ATTEMPTS: '8',
   MIGRATE_ON_START: 'true',
   SHUTDOWN_TIMEOUT_MS: '10000',
@@ -143,6 +149,7 @@ const envSchema = {
     WORKER_GROUP_MAX_BATCHES: { type: 'string', pattern: '^[1-9][0-9]{0,2}$' },
     WORKER_GROUP_MAX_EVENTS: { type: 'string', pattern: '^[1-9][0-9]{0,5}$' },
     WORKER_GROUP_WAIT_MS: { type: 'string', pattern: '^[0-9]{1,5}$' },
+    WORKER_STUCK_AFTER_MS: { type: 'string', pattern: '^(0|[1-9][0-9]{3,6})$' },
     JOB_ATTEMPTS: { type: 'string', pattern: '^[1-9][0-9]{0,2}$' },
     MIGRATE_ON_START: { enum: ['true', 'false'] },
     SHUTDOWN_TIMEOUT_MS: { type: 'string', pattern: '^[0-9]{1,7}$' },
@@ -181,6 +188,7 @@ const HINTS: Record<string, string> = {
   WORKER_GROUP_MAX_BATCHES: 'an integer from 1 to 999',
   WORKER_GROUP_MAX_EVENTS: 'an integer from 1 to 999999',
   WORKER_GROUP_WAIT_MS: 'milliseconds, from 0 to 99999',
+  WORKER_STUCK_AFTER_MS: 'milliseconds, 0 (never) or from 1000 to 9999999',
   JOB_ATTEMPTS: 'an integer from 1 to 999',
   MIGRATE_ON_START: 'true or false',
   SHUTDOWN_TIMEOUT_MS: 'milliseconds, an integer',
@@ -263,6 +271,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     workerGroupMaxBatches: Number(raw.WORKER_GROUP_MAX_BATCHES),
     workerGroupMaxEvents: Number(raw.WORKER_GROUP_MAX_EVENTS),
     workerGroupWaitMs: Number(raw.WORKER_GROUP_WAIT_MS),
+    workerStuckAfterMs: Number(raw.WORKER_STUCK_AFTER_MS),
     jobAttempts: Number(raw.JOB_ATTEMPTS),
     migrateOnStart: raw.MIGRATE_ON_START === 'true',
     shutdownTimeoutMs: Number(raw.SHUTDOWN_TIMEOUT_MS),

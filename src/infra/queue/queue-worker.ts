@@ -1,21 +1,24 @@
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import { Job, UnrecoverableError, Worker } from 'bullmq';
+import { Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { Logger } from 'pino';
 import { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import { ROOT_LOGGER } from '../logging/logging.module';
-import { createWorkerConnection } from '../redis/redis-connections';
+import { createProducerConnection, createWorkerConnection, RedisConnection } from '../redis/redis-connections';
 import { JOB_FAILED_LISTENER, JOB_HANDLER, JobFailedListenerMethod, JobHandlerMethod } from './job-handler';
 import { FoundMethod, mapJobHandlers, QueueHandlers } from './job-handler-map';
 import { JOBS, payloadOf } from './queue.jobs';
 import { JobName, QueueName } from './queue.names';
 import { QUEUE_WORKERS, WorkerSettings } from './queue.workers';
 import { JobRun, StalledJobIsolation } from './stalled-job-isolation';
+import { isStuck, trackProgress, WATCHDOG_INTERVAL_MS, WorkerProgress } from './worker-watchdog';
 
 interface RunningWorker {
   /** Waits for in-flight jobs (up to `timeoutMs`, then forces), and closes the connection. */
   close(timeoutMs: number): Promise<void>;
+  progress: WorkerProgress;
+  worker: Worker<unknown>;
 }
 
 type Handler = JobHandlerMethod<JobName>;
@@ -32,8 +35,9 @@ const FORCED_CLOSE_TIMEOUT_MS = 2000;
 export class QueueWorkers implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger: Logger;
   private handlers = new Map<QueueName, QueueHandlers<Handler, JobFailedListenerMethod>>();
-  private readonly running: RunningWorker[] = [];
+  private readonly running = new Map<QueueName, RunningWorker>();
   private closing?: Promise<void>;
+  private watchdog?: { timer: NodeJS.Timeout; queues: Map<QueueName, Queue>; isChecking: boolean; connections: RedisConnection[] };
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -58,6 +62,58 @@ export class QueueWorkers implements OnModuleInit, OnApplicationBootstrap, Befor
       this.start(queue, handlers, QUEUE_WORKERS[queue as keyof typeof QUEUE_WORKERS](this.config));
       this.logger.info({ queue, jobs: [...handlers.handlers.keys()] }, 'queue worker started');
     }
+    if (this.config.workerStuckAfterMs > 0 && this.handlers.size > 0) {
+      const timer = setInterval(() => void this.restartStuckWorkers(), WATCHDOG_INTERVAL_MS);
+      timer.unref();
+      this.watchdog = { timer, queues: new Map(), isChecking: false, connections: [] };
+    }
+  }
+
+  /**
+   * Closes and starts again each worker that is stuck (worker-watchdog.ts): jobs wait in its queue, unpaused, and it has
+   * run none for WORKER_STUCK_AFTER_MS. A backlog that cannot be read (Redis down) is no reason: the next check sees.
+   */
+  private async restartStuckWorkers(): Promise<void> {
+    const watchdog = this.watchdog;
+    if (!watchdog || watchdog.isChecking || this.closing) return;
+    watchdog.isChecking = true;
+    try {
+      for (const [queue, running] of this.running) {
+        const backlog = await this.backlogOf(watchdog, queue).catch(() => null);
+        if (!backlog || !isStuck(running.progress, backlog, Date.now(), this.config.workerStuckAfterMs) || this.closing) continue;
+        this.logger.warn(
+          { queue, waiting: backlog.waiting, idleMs: Date.now() - running.progress.lastProgressAt },
+          'queue worker took no job while jobs waited; starting it again on a new connection',
+        );
+        await running.close(FORCED_CLOSE_TIMEOUT_MS);
+        if (this.closing) return;
+        this.start(queue, this.handlers.get(queue)!, QUEUE_WORKERS[queue as keyof typeof QUEUE_WORKERS](this.config));
+      }
+    } finally {
+      watchdog.isChecking = false;
+    }
+  }
+
+  private async backlogOf(
+    { queues, connections }: { queues: Map<QueueName, Queue>; connections: RedisConnection[] },
+    name: QueueName,
+  ): Promise<{ waiting: number; isPaused: boolean }> {
+    let queue = queues.get(name);
+    if (!queue) {
+      const connection = createProducerConnection(this.config.redis);
+      connection.on('error', () => undefined);
+      connections.push(connection);
+      queue = new Queue(name, { connection, prefix: this.config.queueKeyPrefix });
+      queue.on('error', () => undefined);
+      queues.set(name, queue);
+    }
+    const [counts, isPaused] = await Promise.all([queue.getJobCounts('wait', 'prioritized'), queue.isPaused()]);
+    return { waiting: (counts.wait ?? 0) + (counts.prioritized ?? 0), isPaused };
+  }
+
+  /** The BullMQ worker running a queue's jobs now (for diagnostics and tests): the watchdog may replace it. */
+  workerFor(queue: QueueName): Worker<unknown> | undefined {
+    return this.running.get(queue)?.worker;
   }
 
   /** The jobs this process runs, by queue (for logs and tests). */
@@ -110,7 +166,9 @@ export class QueueWorkers implements OnModuleInit, OnApplicationBootstrap, Befor
     // also emitted for attempts that will be retried; the listener decides what a failure means
     // (a failure BullMQ reports without its job is left to the listeners' own sweeps)
     worker.on('failed', (job, error) => job && failedListeners.get(job.name as JobName)?.(job, error));
-    this.running.push({
+    this.running.set(queue, {
+      worker,
+      progress: trackProgress(worker),
       async close(timeoutMs: number) {
         if (!(await settlesWithin(worker.close(), timeoutMs))) {
           logger.warn('in-flight jobs did not finish in time; another worker will retry them');
@@ -127,7 +185,16 @@ export class QueueWorkers implements OnModuleInit, OnApplicationBootstrap, Befor
 
   /** Lets in-flight jobs of every worker finish at once (each up to SHUTDOWN_TIMEOUT_MS, then forced). */
   beforeApplicationShutdown(): Promise<void> {
-    this.closing ??= Promise.all(this.running.map((worker) => worker.close(this.config.shutdownTimeoutMs))).then(() => undefined);
+    if (this.watchdog) clearInterval(this.watchdog.timer);
+    const queues = [...(this.watchdog?.queues.values() ?? [])];
+    const connections = this.watchdog?.connections ?? [];
+    this.closing ??= Promise.all([
+      ...[...this.running.values()].map((worker) => worker.close(this.config.shutdownTimeoutMs)),
+      ...queues.map((queue) => settlesWithin(queue.close(), FORCED_CLOSE_TIMEOUT_MS)),
+    ]).then(() => {
+      // a connection handed to a Queue is the caller's to close
+      for (const connection of connections) connection.disconnect();
+    });
     return this.closing;
   }
 }
