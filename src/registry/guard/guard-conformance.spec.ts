@@ -16,14 +16,23 @@ describe('validate against the guard conformance table', () => {
     expect(new Set(table.cases.map((testCase) => testCase.name)).size).toBe(table.cases.length);
   });
 
-  it.each(table.cases.map((testCase) => [testCase.name, testCase] as const))('%s', (_name, testCase) => {
-    const answer = checkArguments({
+  const check = (testCase: GuardConformanceTable['cases'][number]) =>
+    checkArguments({
       tool: testCase.tool,
       arguments: testCase.arguments,
       schema: compileArgumentSchema(table.schemas[testCase.tool]),
       learnedRenames: new Map((testCase.guard?.renames ?? []).map((rename) => [rename.wrong, rename.intended])),
       learnedLimits: (testCase.guard?.limits ?? []).map((limit) => ({ ...limit, argumentPath: limit.path, warningId: 'learned' })),
     });
+
+  // validate's answer is cut by its CPU budget (25 ms a call): the first calls of a fresh process load and compile the
+  // name matching, which is not what a case is about (one CI run lost the first case's suggestion to it)
+  beforeAll(() => {
+    for (const testCase of table.cases) check(testCase);
+  });
+
+  it.each(table.cases.map((testCase) => [testCase.name, testCase] as const))('%s', (_name, testCase) => {
+    const answer = check(testCase);
     const verdict = guardVerdict(testCase.tool, testCase.arguments, answer, testCase.mode);
     expect(guardOutcomeOf(verdict, answer.valid)).toEqual(testCase.expected);
   });

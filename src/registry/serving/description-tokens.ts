@@ -80,6 +80,14 @@ export function countTokens(texts: readonly string[]): Promise<number[]> {
   return counter.count(texts);
 }
 
+/**
+ * Resolves once the counter's thread has loaded the ranks. A caller that counts inside a database transaction waits
+ * for this first, outside it: a first load under load can take seconds, past an interactive transaction's timeout.
+ */
+export async function tokenCounterReady(): Promise<void> {
+  await counter.count(['']);
+}
+
 export async function countDescriptionTokens(text: string): Promise<number> {
   return (await counter.count([text]))[0];
 }

@@ -16,7 +16,7 @@ import type {
   WarningStatus,
 } from '../registry.types';
 import type { ToolChangePlan } from './tool-versioning';
-import { countDescriptionTokens, countWarningTokens } from '../serving/description-tokens';
+import { countDescriptionTokens, countWarningTokens, tokenCounterReady } from '../serving/description-tokens';
 
 type Transaction = Parameters<Parameters<PrismaService['$transaction']>[0]>[0];
 
@@ -113,6 +113,8 @@ export class ToolRepository {
    * in the same transaction, so concurrent changes to one tool never skip or reuse a version number.
    */
   async changeTool<R>(projectId: string, name: string, decide: (state: ToolState | null) => ToolDecision<R>): Promise<R> {
+    // a new version counts its tokens inside the transaction: the tokenizer loads first, outside it
+    await tokenCounterReady();
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.prisma.$transaction((tx) => this.changeLocked(tx, projectId, name, decide));
