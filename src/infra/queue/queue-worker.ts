@@ -23,6 +23,12 @@ interface RunningWorker {
 
 type Handler = JobHandlerMethod<JobName>;
 
+/** The watchdog's view of a queue's backlog, on a connection of its own (a connection handed to a Queue is ours to close). */
+interface BacklogReader {
+  queue: Queue;
+  connection: RedisConnection;
+}
+
 const FORCED_CLOSE_TIMEOUT_MS = 2000;
 
 /**
@@ -37,7 +43,7 @@ export class QueueWorkers implements OnModuleInit, OnApplicationBootstrap, Befor
   private handlers = new Map<QueueName, QueueHandlers<Handler, JobFailedListenerMethod>>();
   private readonly running = new Map<QueueName, RunningWorker>();
   private closing?: Promise<void>;
-  private watchdog?: { timer: NodeJS.Timeout; queues: Map<QueueName, Queue>; isChecking: boolean; connections: RedisConnection[] };
+  private watchdog?: { timer: NodeJS.Timeout; queues: Map<QueueName, BacklogReader>; isChecking: boolean };
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -65,7 +71,7 @@ export class QueueWorkers implements OnModuleInit, OnApplicationBootstrap, Befor
     if (this.config.workerStuckAfterMs > 0 && this.handlers.size > 0) {
       const timer = setInterval(() => void this.restartStuckWorkers(), WATCHDOG_INTERVAL_MS);
       timer.unref();
-      this.watchdog = { timer, queues: new Map(), isChecking: false, connections: [] };
+      this.watchdog = { timer, queues: new Map(), isChecking: false };
     }
   }
 
@@ -79,7 +85,7 @@ export class QueueWorkers implements OnModuleInit, OnApplicationBootstrap, Befor
     watchdog.isChecking = true;
     try {
       for (const [queue, running] of this.running) {
-        const backlog = await this.backlogOf(watchdog, queue).catch(() => null);
+        const backlog = await this.backlogOf(watchdog.queues, queue).catch(() => null);
         if (!backlog || !isStuck(running.progress, backlog, Date.now(), this.config.workerStuckAfterMs) || this.closing) continue;
         this.logger.warn(
           { queue, waiting: backlog.waiting, idleMs: Date.now() - running.progress.lastProgressAt },
@@ -94,19 +100,17 @@ export class QueueWorkers implements OnModuleInit, OnApplicationBootstrap, Befor
     }
   }
 
-  private async backlogOf(
-    { queues, connections }: { queues: Map<QueueName, Queue>; connections: RedisConnection[] },
-    name: QueueName,
-  ): Promise<{ waiting: number; isPaused: boolean }> {
-    let queue = queues.get(name);
-    if (!queue) {
+  private async backlogOf(queues: Map<QueueName, BacklogReader>, name: QueueName): Promise<{ waiting: number; isPaused: boolean }> {
+    let reader = queues.get(name);
+    if (!reader) {
       const connection = createProducerConnection(this.config.redis);
       connection.on('error', () => undefined);
-      connections.push(connection);
-      queue = new Queue(name, { connection, prefix: this.config.queueKeyPrefix });
+      const queue = new Queue(name, { connection, prefix: this.config.queueKeyPrefix });
       queue.on('error', () => undefined);
-      queues.set(name, queue);
+      reader = { queue, connection };
+      queues.set(name, reader);
     }
+    const { queue } = reader;
     const [counts, isPaused] = await Promise.all([queue.getJobCounts('wait', 'prioritized'), queue.isPaused()]);
     return { waiting: (counts.wait ?? 0) + (counts.prioritized ?? 0), isPaused };
   }
@@ -186,14 +190,13 @@ export class QueueWorkers implements OnModuleInit, OnApplicationBootstrap, Befor
   /** Lets in-flight jobs of every worker finish at once (each up to SHUTDOWN_TIMEOUT_MS, then forced). */
   beforeApplicationShutdown(): Promise<void> {
     if (this.watchdog) clearInterval(this.watchdog.timer);
-    const queues = [...(this.watchdog?.queues.values() ?? [])];
-    const connections = this.watchdog?.connections ?? [];
+    const readers = [...(this.watchdog?.queues.values() ?? [])];
     this.closing ??= Promise.all([
       ...[...this.running.values()].map((worker) => worker.close(this.config.shutdownTimeoutMs)),
-      ...queues.map((queue) => settlesWithin(queue.close(), FORCED_CLOSE_TIMEOUT_MS)),
+      ...readers.map(({ queue }) => settlesWithin(queue.close(), FORCED_CLOSE_TIMEOUT_MS)),
     ]).then(() => {
       // a connection handed to a Queue is the caller's to close
-      for (const connection of connections) connection.disconnect();
+      for (const { connection } of readers) connection.disconnect();
     });
     return this.closing;
   }
