@@ -23,6 +23,37 @@ const BUDGET_BYTES = 16 * 1024;
 const AGENT_CONFIG = JSON.parse(readFileSync(join(__dirname, '..', '..', 'examples', 'mcp-server', 'mcp.json'), 'utf8')).mcpServers
   .toolcoach as { type: string; url: string; headers: Record<string, string> };
 
+/** The seeded day: a third of the calls batch the numbers (`numbers: [...]`) and fail, the rest succeed. */
+function seededDay(): Record<string, unknown>[] {
+  const at = (second: number) => new Date(Date.parse(`${DAY}T09:00:00Z`) + second * 1000).toISOString();
+  return Array.from({ length: 60 }, (_, i) =>
+    i % 3 === 0
+      ? {
+          id: randomUUID(),
+          tool: TOOL,
+          status: 'error',
+          sessionId: i < 30 ? 'session-a' : 'session-b',
+          arguments: { numbers: [12, 15, 18 + i] },
+          occurredAt: at(i),
+          descriptionVersion: 1,
+          error: {
+            type: 'ValidationError',
+            message: `1 validation error for ${TOOL}\nnumber\n  Field required [type=missing, input_value={'numbers': [12, 15, ${18 + i}]}, input_type=dict]`,
+          },
+        }
+      : {
+          id: randomUUID(),
+          tool: TOOL,
+          status: 'success',
+          sessionId: i < 30 ? 'session-a' : 'session-b',
+          arguments: { number: 12 + i },
+          result: [2, 2, 3],
+          occurredAt: at(i),
+          descriptionVersion: 1,
+        },
+  );
+}
+
 type Answer = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- tool answers are asserted with expect
 
 /**
@@ -70,34 +101,7 @@ describe('MCP server at /mcp', () => {
     expect((await t.request('PUT', `/v1/tools/${TOOL}`, { body: ORIGIN_TOOL })).status).toBe(201);
     // nothing applies by itself: the recommendation waits for the agent's apply
     expect((await t.request('PUT', '/v1/policy', { body: { autoApply: false } })).status).toBe(200);
-    const at = (second: number) => new Date(Date.parse(`${DAY}T09:00:00Z`) + second * 1000).toISOString();
-    const events = Array.from({ length: 60 }, (_, i) =>
-      i % 3 === 0
-        ? {
-            id: randomUUID(),
-            tool: TOOL,
-            status: 'error',
-            sessionId: i < 30 ? 'session-a' : 'session-b',
-            arguments: { numbers: [12, 15, 18 + i] },
-            occurredAt: at(i),
-            descriptionVersion: 1,
-            error: {
-              type: 'ValidationError',
-              message: `1 validation error for ${TOOL}\nnumber\n  Field required [type=missing, input_value={'numbers': [12, 15, ${18 + i}]}, input_type=dict]`,
-            },
-          }
-        : {
-            id: randomUUID(),
-            tool: TOOL,
-            status: 'success',
-            sessionId: i < 30 ? 'session-a' : 'session-b',
-            arguments: { number: 12 + i },
-            result: [2, 2, 3],
-            occurredAt: at(i),
-            descriptionVersion: 1,
-          },
-    );
-    await sendEvents(t, events);
+    await sendEvents(t, seededDay());
     expect((await runNightly(t, DAY)).body).toMatchObject({ status: 'succeeded', date: DAY });
 
     const { rows } = await t.db.sql.query('SELECT name FROM projects WHERE id = $1', [t.projectId]);
@@ -240,6 +244,47 @@ describe('MCP server at /mcp', () => {
     expect(errorText(await call(other, 'dismiss_recommendation', { id: ours.id }))).toMatch(/^No recommendation ".*" in this project/);
     expect((await t.request('GET', `/v1/recommendations?tool=${TOOL}&limit=1`)).body.items[0].status).toBe(ours.status);
   });
+
+  it('on the default policy the nightly starts a canary itself; the agent reads it, promotes one and stops another, and dismisses a proposal', async () => {
+    // the twin of the tests above on the defaults (auto-apply and rollout on): two projects with the same seeded day
+    const seeded = async (name: string) => {
+      const project = await t.createProject(`${name}-${randomUUID().slice(0, 8)}`);
+      const request: TestApp['request'] = (method, path, options = {}) => t.request(method, path, { ...options, key: project.apiKey });
+      expect((await request('PUT', `/v1/tools/${TOOL}`, { body: ORIGIN_TOOL })).status).toBe(201);
+      await sendEvents({ request, db: t.db, projectId: project.projectId }, seededDay());
+      expect((await runNightly({ request }, DAY)).body).toMatchObject({ status: 'succeeded' });
+      const client = await connect(project.apiKey);
+      const [canary] = answerOf(await call(client, 'tool_details', { tool: TOOL })).canaries;
+      return { project, request, client, canary };
+    };
+
+    const promoted = await seeded('mcp-promote');
+    expect(promoted.canary).toMatchObject({ tool: TOOL, status: 'running', design: 'alternating', previousVersion: 1, canaryVersion: 2 });
+    const done = answerOf(await call(promoted.client, 'promote_canary', { id: promoted.canary.id })).canary;
+    expect(done).toMatchObject({ id: promoted.canary.id, status: 'promoted' });
+    expect(errorText(await call(promoted.client, 'promote_canary', { id: promoted.canary.id }))).toMatch(/canary_not_running/);
+    expect(errorText(await call(promoted.client, 'stop_canary', { id: randomUUID() }))).toMatch(/^No canary ".*" in this project/);
+    const served = await promoted.request('GET', `/v1/tools/${TOOL}/description`);
+    expect(served.body).toMatchObject({ version: 2 });
+    expect(answerOf(await call(promoted.client, 'tool_details', { tool: TOOL })).live.version).toBe(2);
+
+    const stopped = await seeded('mcp-stop');
+    // another project's key can neither stop nor promote it
+    expect(errorText(await call(promoted.client, 'stop_canary', { id: stopped.canary.id }))).toMatch(/^No canary ".*" in this project/);
+    const rolledBack = answerOf(await call(stopped.client, 'stop_canary', { id: stopped.canary.id })).canary;
+    expect(rolledBack).toMatchObject({ id: stopped.canary.id, status: 'rolled_back' });
+    const live = answerOf(await call(stopped.client, 'tool_details', { tool: TOOL })).live;
+    expect(live.description).toBe(ORIGIN_TOOL.description);
+    expect((await stopped.request('GET', `/v1/tools/${TOOL}/description`)).body.description).toBe(ORIGIN_TOOL.description);
+
+    const { recommendations } = answerOf(await call(stopped.client, 'recommendations', { tool: TOOL, status: 'proposed' }));
+    const proposal = recommendations[0];
+    expect(proposal).toMatchObject({ status: 'proposed' });
+    const dismissed = answerOf(await call(stopped.client, 'dismiss_recommendation', { id: proposal.id })).recommendation;
+    expect(dismissed).toMatchObject({ id: proposal.id, status: 'dismissed' });
+    const after = answerOf(await call(stopped.client, 'recommendations', { tool: TOOL, status: 'proposed' })).recommendations;
+    expect(after.map((item: Answer) => item.id)).not.toContain(proposal.id);
+  }, 90_000);
 
   it('refuses /mcp without a key (401), a body that is not JSON-RPC (400) or a client that cannot read JSON (406), and answers GET with 405: the server is stateless', async () => {
     const unkeyed = await t.request('POST', '/mcp', { key: null, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
