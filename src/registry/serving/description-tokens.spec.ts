@@ -32,6 +32,17 @@ describe('description tokens', () => {
     expect(await countTokens([BASE, ''])).toEqual([encode(BASE).length, 0]);
   });
 
+  it('keeps the process alive while a count is waited for, and never once it is answered', async () => {
+    const counterHandles = () => process.getActiveResourcesInfo().filter((kind) => kind === 'MessagePort' || kind === 'Worker');
+    const before = counterHandles().length;
+    const waiting = countTokens([BASE]);
+    expect(counterHandles().length).toBeGreaterThan(before);
+    expect(await waiting).toEqual([encode(BASE).length]);
+    // the idle thread lives on for a minute, unref'd: a CLI command or a test run that counted exits at once
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(counterHandles()).toEqual([]);
+  });
+
   it('says a repeated_call warning counts repeated calls, not failures', () => {
     expect(renderWarningLine(WARNINGS[0])).toBe(
       "- Call this tool once per 'order_id'; the answer does not change on retry. 12 of 140 recent calls repeated an identical call.",

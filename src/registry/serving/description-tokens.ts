@@ -38,6 +38,8 @@ class TokenCounterThread {
     const worker = this.started();
     const id = this.nextId++;
     clearTimeout(this.idleTimer);
+    // a count waited for keeps the process alive until it is answered; an idle counter never does (see started)
+    worker.ref();
     return new Promise<number[]>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       worker.postMessage({ id, texts });
@@ -47,12 +49,15 @@ class TokenCounterThread {
   private started(): Worker {
     if (this.worker) return this.worker;
     const worker = new Worker(THREAD_SOURCE, { eval: true });
-    // an idle counter never keeps a process alive (a CLI command, a test) that has nothing else to do
-    worker.unref();
     worker.on('message', ({ id, counts }: { id: number; counts: number[] }) => {
       this.pending.get(id)?.resolve(counts);
       this.pending.delete(id);
-      if (this.pending.size === 0) this.idleTimer = setTimeout(() => this.stop(worker), IDLE_MS).unref();
+      if (this.pending.size > 0) return;
+      // an idle counter never keeps a process alive (a CLI command, a test run) that has nothing else to do. Unref'd
+      // here, after the listener: adding a 'message' listener refs the worker's port again (an unref before it kept
+      // every process that ever counted alive for the idle minute)
+      worker.unref();
+      this.idleTimer = setTimeout(() => this.stop(worker), IDLE_MS).unref();
     });
     const fail = (error: Error) => {
       if (this.worker !== worker) return;
