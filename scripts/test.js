@@ -17,6 +17,23 @@ const args = process.argv.slice(2);
 const jest = require.resolve('jest/bin/jest');
 const run = (laneArgs) => spawnSync(process.execPath, [jest, ...laneArgs], { stdio: 'inherit' }).status ?? 1;
 
+/** Returns once the process `pid` has ended (polled every 200 ms); at once when pid is not a number. */
+function waitForProcessEnd(pid) {
+  if (!Number.isInteger(pid) || pid <= 0) return;
+  const started = Date.now();
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      break;
+    }
+    Atomics.wait(pause, 0, 0, 200);
+  }
+  const waitedS = Math.round((Date.now() - started) / 1000);
+  if (waitedS > 0) console.log(`serial lane: waited ${waitedS} s for process ${pid} (lint) to end`);
+}
+
 const selectsFiles = args.some((arg) => !arg.startsWith('-') && !/^--/.test(arg));
 if (selectsFiles || args.some((arg) => arg.startsWith('--selectProjects'))) process.exit(run(args));
 
@@ -35,6 +52,9 @@ const serialPattern = SERIAL_FILES.map((file) => file.replace(/[.]/g, '\\.')).jo
 // with two, 401 s with three; four was slower). TOOLCOACH_TEST_WORKERS overrides.
 const workers = process.env.TOOLCOACH_TEST_WORKERS ?? '3';
 const parallel = run([...withOutput('parallel'), `--maxWorkers=${workers}`, '--testPathIgnorePatterns', serialPattern]);
+// CI runs lint beside the parallel lane (.ci/run) and names its process here: the serial lane, which times the process,
+// waits for it to end so that nothing else runs beside it
+waitForProcessEnd(Number(process.env.TOOLCOACH_SERIAL_LANE_AFTER_PID));
 const serial = run([...withOutput('serial'), '--runInBand', ...SERIAL_FILES]);
 
 if (outputFile) {
