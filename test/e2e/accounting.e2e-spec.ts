@@ -299,8 +299,11 @@ describe('finding 2: a worker that dies on a job, again and again (built app, sm
   }
 
   /** Runs workers one after the other; `shouldKill` says when to SIGKILL the running one. Returns the deaths. */
+  /** How each worker of the last runWorkersUntilSettled that died by itself ended: its exit code and last output. */
+  const deathLog: string[] = [];
   async function runWorkersUntilSettled(project: Key, acceptedIds: readonly string[], heapMb: number, shouldKill: () => Promise<boolean>) {
     let deaths = 0;
+    deathLog.length = 0;
     for (let run = 0; run < 8; run++) {
       const worker: AppProcess = spawnApp(workerEnv(), [`--max-old-space-size=${heapMb}`]);
       let hasExited = false;
@@ -321,6 +324,8 @@ describe('finding 2: a worker that dies on a job, again and again (built app, sm
         await worker.exited;
       }
       if (outcome === 'settled') return deaths;
+      // how each worker ended, for a failure's message: a death the test did not cause prints its last words
+      if (outcome === 'died') deathLog.push(`worker ${run} died (exit ${await worker.exited}): ${worker.output().slice(-1500)}`);
       await endOrphanedQueries();
       deaths += 1;
     }
@@ -392,7 +397,9 @@ describe('finding 2: a worker that dies on a job, again and again (built app, sm
     const deaths = await runWorkersUntilSettled(project, ids, 64, async () => false);
 
     // a job that kills its worker costs at most the stall limit + 1 deaths, then it is dead-lettered
-    expect(deaths).toBeLessThanOrEqual(MAX_STALLED_COUNT + 1);
+    if (deaths > MAX_STALLED_COUNT + 1) {
+      throw new Error(`${deaths} worker deaths, at most ${MAX_STALLED_COUNT + 1} expected; how they ended:\n${deathLog.join('\n')}`);
+    }
     const { stored, deadLettered } = await accountFor(t, project, ids);
     expect(stored.size + deadLettered).toBe(11);
     console.info(`hostile schema on a 64 MB heap: ${deaths} worker deaths, ${stored.size} stored, ${deadLettered} dead-lettered`);
