@@ -1,6 +1,6 @@
 import { encode } from 'gpt-tokenizer/cjs/encoding/o200k_base';
 import { renderDescription, renderWarningLine } from './description-renderer';
-import { countDescriptionTokens, countTokens, countWarningTokens } from './description-tokens';
+import { countTokens, countVersionTokens } from './description-tokens';
 
 const BASE = 'Look up one order by its id. Returns status, items and totals.';
 const WARNINGS = [
@@ -15,19 +15,19 @@ const WARNINGS = [
 describe('description tokens', () => {
   it("counts a served description as the tokenizer's o200k_base encoding does", async () => {
     const served = renderDescription(BASE, WARNINGS);
-    expect(await countDescriptionTokens(served)).toBe(encode(served).length);
-    expect(await countDescriptionTokens('')).toBe(0);
+    expect((await countVersionTokens(BASE, served)).descriptionTokens).toBe(encode(served).length);
+    expect(await countTokens([''])).toEqual([0]);
   });
 
   it("counts what the warnings block adds as the served text's tokens less the base's", async () => {
     const served = renderDescription(BASE, WARNINGS);
-    expect(await countWarningTokens(BASE, served)).toBe(encode(served).length - encode(BASE).length);
-    expect(await countWarningTokens(BASE, renderDescription(BASE, []))).toBe(0);
+    expect((await countVersionTokens(BASE, served)).warningTokens).toBe(encode(served).length - encode(BASE).length);
+    expect((await countVersionTokens(BASE, renderDescription(BASE, []))).warningTokens).toBe(0);
   });
 
   it('answers many counts at once in order, and counts again after its thread ended', async () => {
     const texts = Array.from({ length: 200 }, (_, i) => `${BASE} ${'word '.repeat(i)}`);
-    const counts = await Promise.all(texts.map((text) => countDescriptionTokens(text)));
+    const counts = (await Promise.all(texts.map((text) => countTokens([text])))).flat();
     expect(counts).toEqual(texts.map((text) => encode(text).length));
     expect(await countTokens([BASE, ''])).toEqual([encode(BASE).length, 0]);
   });

@@ -93,12 +93,14 @@ export async function tokenCounterReady(): Promise<void> {
   await counter.count(['']);
 }
 
-export async function countDescriptionTokens(text: string): Promise<number> {
-  return (await counter.count([text]))[0];
-}
-
-/** The tokens the warnings block adds to the base description: the served text's count less the base's. */
-export async function countWarningTokens(baseDescription: string, description: string): Promise<number> {
+/**
+ * What a new description version costs: the tokens of its served description, and those its warnings block adds (the
+ * served text's count less the base description's), counted in one round trip.
+ */
+export async function countVersionTokens(
+  baseDescription: string,
+  description: string,
+): Promise<{ descriptionTokens: number; warningTokens: number }> {
   const [served, base] = await counter.count([description, renderDescription(baseDescription, [])]);
-  return Math.max(0, served - base);
+  return { descriptionTokens: served, warningTokens: Math.max(0, served - base) };
 }

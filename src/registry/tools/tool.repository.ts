@@ -16,7 +16,7 @@ import type {
   WarningStatus,
 } from '../registry.types';
 import type { ToolChangePlan } from './tool-versioning';
-import { countDescriptionTokens, countWarningTokens, tokenCounterReady } from '../serving/description-tokens';
+import { countVersionTokens, tokenCounterReady } from '../serving/description-tokens';
 
 type Transaction = Parameters<Parameters<PrismaService['$transaction']>[0]>[0];
 
@@ -226,8 +226,7 @@ export class ToolRepository {
           parameters: snapshot.parameters as Prisma.InputJsonObject,
           warnings: snapshot.warnings as unknown as Prisma.InputJsonArray,
           warningIds: snapshot.warnings.map((warning) => warning.id),
-          descriptionTokens: await countDescriptionTokens(snapshot.description),
-          warningTokens: await countWarningTokens(snapshot.baseDescription, snapshot.description),
+          ...(await countVersionTokens(snapshot.baseDescription, snapshot.description)),
         },
       });
     }
