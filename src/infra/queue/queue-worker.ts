@@ -65,7 +65,7 @@ export class QueueWorkers implements OnModuleInit, OnApplicationBootstrap, Befor
 
   onApplicationBootstrap() {
     for (const [queue, handlers] of this.handlers) {
-      this.start(queue, handlers, QUEUE_WORKERS[queue as keyof typeof QUEUE_WORKERS](this.config));
+      this.start(queue);
       this.logger.info({ queue, jobs: [...handlers.handlers.keys()] }, 'queue worker started');
     }
     if (this.config.workerStuckAfterMs > 0 && this.handlers.size > 0) {
@@ -93,7 +93,7 @@ export class QueueWorkers implements OnModuleInit, OnApplicationBootstrap, Befor
         );
         await running.close(FORCED_CLOSE_TIMEOUT_MS);
         if (this.closing) return;
-        this.start(queue, this.handlers.get(queue)!, QUEUE_WORKERS[queue as keyof typeof QUEUE_WORKERS](this.config));
+        this.start(queue);
       }
     } finally {
       watchdog.isChecking = false;
@@ -144,13 +144,12 @@ export class QueueWorkers implements OnModuleInit, OnApplicationBootstrap, Befor
 
   /**
    * A BullMQ worker on its own blocking connection, with the app's queue prefix and errors logged, not thrown. A job
-   * that stalled before runs alone (StalledJobIsolation); its handler is told so.
+   * that stalled before runs alone (StalledJobIsolation); its handler is told so. At boot and when the watchdog starts
+   * a stuck queue's worker again.
    */
-  private start(
-    queue: QueueName,
-    { handlers, failedListeners }: QueueHandlers<Handler, JobFailedListenerMethod>,
-    settings: WorkerSettings,
-  ) {
+  private start(queue: QueueName) {
+    const { handlers, failedListeners } = this.handlers.get(queue)!;
+    const settings: WorkerSettings = QUEUE_WORKERS[queue as keyof typeof QUEUE_WORKERS](this.config);
     const logger = this.logger.child({ queue });
     const connection = createWorkerConnection(this.config.redis);
     connection.on('error', (error) => logger.warn({ err: error.message }, 'worker redis connection error'));
