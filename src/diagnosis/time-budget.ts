@@ -14,9 +14,6 @@ export type Budgeted<T> = { timedOut: false; value: T; elapsedMs: number } | { t
 const context = createContext({ work: null as (() => unknown) | null });
 const runWork = new Script('work()');
 
-/** The longest deadline a starved retry gets, in budgets. */
-const STARVED_DEADLINE_FACTOR = 8;
-
 /**
  * The watchdog measures wall time, so on a machine busy with other processes, or in a long garbage-collection pause,
  * work that needs a fraction of its budget can still be cut off. Callers whose refusal is final (a schema refused at
@@ -25,10 +22,6 @@ const STARVED_DEADLINE_FACTOR = 8;
  * Genuinely expensive work burns its budget computing and is cut off on the first attempt as before. The CPU time is
  * this thread's (threadCpuMs): the process's counted V8's concurrent marking and compiling on other threads, which
  * in a large heap passed for half a budget while the work itself slept (a starved attempt not retried, seen in CI).
- * Each retry gets twice the wall time of the attempt before it (at most STARVED_DEADLINE_FACTOR budgets), while
- * "starved" is still judged against the budget itself: on a box starved for longer than one budget, three attempts of
- * the same budget were all cut off and a plain schema was refused (a registration answered 400 under CI load), yet
- * work that computes for half a budget is still refused whatever deadline its attempt had.
  */
 export function runWithinBudget<T>(work: () => T, budgetMs: number, { starvedRetries = 0 }: { starvedRetries?: number } = {}): Budgeted<T> {
   const startedAt = performance.now();
@@ -37,7 +30,7 @@ export function runWithinBudget<T>(work: () => T, budgetMs: number, { starvedRet
     const gcProfiler = mayRetry ? new GCProfiler() : null;
     gcProfiler?.start();
     const cpuBeforeMs = mayRetry ? threadCpuMs() : 0;
-    const outcome = runOnce(work, budgetMs * Math.min(2 ** attempt, STARVED_DEADLINE_FACTOR));
+    const outcome = runOnce(work, budgetMs);
     const cpuMs = mayRetry ? threadCpuMs() - cpuBeforeMs : 0;
     const gcMs = (gcProfiler?.stop()?.statistics ?? []).reduce((sum, gc) => sum + gc.cost, 0) / 1000;
     if (!outcome.timedOut) return { timedOut: false, value: outcome.value, elapsedMs: performance.now() - startedAt };
