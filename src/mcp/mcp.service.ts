@@ -1,20 +1,33 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListResourcesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { ROOT_LOGGER } from '../infra/logging/logging.module';
 import { DocsResources } from './docs-resources';
 import type { McpCaller } from './mcp-tool';
 import { McpToolbox } from './mcp-toolbox';
+
+type McpSdk = {
+  server: typeof import('@modelcontextprotocol/sdk/server/index.js');
+  transport: typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js');
+  types: typeof import('@modelcontextprotocol/sdk/types.js');
+};
+let loaded: McpSdk | undefined;
+
+/**
+ * The MCP SDK, loaded on the first /mcp request: about 7 MB of heap that a worker process (which may run on a small
+ * heap) or an API that is never asked over MCP does not carry. A first request waits for it once (~100 ms).
+ */
+function mcpSdk(): McpSdk {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  loaded ??= {
+    server: require('@modelcontextprotocol/sdk/server/index.js'),
+    transport: require('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    types: require('@modelcontextprotocol/sdk/types.js'),
+  };
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  return loaded;
+}
 
 const SERVER_INFO = { name: 'toolcoach', version: '0.1.0' };
 const INSTRUCTIONS =
@@ -40,8 +53,9 @@ export class McpService {
   }
 
   async handle(caller: McpCaller, request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void> {
-    const server = this.serverFor(caller);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const sdk = mcpSdk();
+    const server = this.serverFor(caller, sdk);
+    const transport = new sdk.transport.StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     response.on('close', () => {
       void transport.close();
       void server.close();
@@ -53,12 +67,16 @@ export class McpService {
       // the response is the SDK's, past Nest's exception filter: answer here, or the client would wait for ever
       this.logger.error({ err: error }, 'MCP request failed');
       if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ jsonrpc: '2.0', error: { code: ErrorCode.InternalError, message: 'Internal error' }, id: null }));
+      response.end(
+        JSON.stringify({ jsonrpc: '2.0', error: { code: sdk.types.ErrorCode.InternalError, message: 'Internal error' }, id: null }),
+      );
     }
   }
 
-  private serverFor(caller: McpCaller): Server {
-    const server = new Server(SERVER_INFO, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS });
+  private serverFor(caller: McpCaller, sdk: McpSdk): Server {
+    const { CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema } =
+      sdk.types;
+    const server = new sdk.server.Server(SERVER_INFO, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.toolbox.list() }));
     server.setRequestHandler(CallToolRequestSchema, (request) => this.toolbox.call(caller, request.params.name, request.params.arguments));
     server.setRequestHandler(ListResourcesRequestSchema, () => ({
