@@ -72,7 +72,10 @@ describe('finding 3: healthy events are never dead-lettered because of other eve
       body: { description: 'Weather for a city.', parameters: TOOL_SCHEMA },
       key: project.apiKey,
     });
-    expect(registered.status).toBeLessThan(300);
+    // a refusal says why (one CI run saw a 400 for this plain tool on a busy box, body not kept)
+    expect({ status: registered.status < 300 ? 'registered' : registered.status, body: registered.body }).toMatchObject({
+      status: 'registered',
+    });
     return project;
   }
 
